@@ -1,0 +1,30 @@
+# Two entry points (see README): `make run` and `make test`.
+# Each installs missing Debian packages, configures with the CMake preset and builds.
+PRESET ?= release
+BUILD_DIR := build/$(PRESET)
+JOBS ?= $(shell nproc)
+
+.PHONY: deps build run test bench docs clean
+
+deps:
+	@scripts/install-deps.sh --with-browser
+
+build: deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+run: build
+	@$(BUILD_DIR)/rlcost estimate
+
+test: build
+	@ctest --preset $(PRESET) -j $(JOBS)
+
+bench: build
+	@$(BUILD_DIR)/bench/rlcost_bench
+
+docs: build
+	@$(BUILD_DIR)/rlcost validate ../shared/validation --markdown docs/validation.md --report-only >/dev/null
+	@echo "wrote docs/validation.md"
+
+clean:
+	rm -rf build

@@ -1,0 +1,104 @@
+// GPUs and model architectures as data (catalog/gpus.yaml, catalog/models.yaml,
+// compiled into the binary), each number with its source; users add their own
+// entries with a file of the same shape.
+//
+//   rlcost::Catalog cat = rlcost::Catalog::Builtin().value();
+//   if (auto ok = cat.AddFile("my_gpus.yaml"); !ok) ...;
+//   const rlcost::GpuSpec* h100 = cat.FindGpu("h100-sxm");
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rlcost/error.h"
+#include "rlcost/types.h"
+
+namespace rlcost {
+
+// Achieved fractions of the roofline, per GPU and phase. Defaults come from
+// published measurements (catalog/gpus.yaml, docs/model.md); `rlcost calibrate`
+// fits them to a user's own log and `--calibration FILE` overrides them.
+struct Efficiency {
+  double decode_bw = 0.70;           // achieved / peak HBM bandwidth while decoding
+  double decode_compute = 0.50;      // achieved / peak FLOP/s when decode is compute-bound
+  double decode_iter_overhead_s = 0.0;  // fixed per decode iteration (scheduler, sampling, launches)
+  double prefill_mfu = 0.50;         // prefill model FLOPs utilisation
+  double train_mfu = 0.40;           // policy update MFU (forward + backward)
+  double logprob_mfu = 0.45;         // log-prob / reference forward MFU
+  double step_overhead_s = 0.0;      // fixed per training step (scheduling, data, checkpoint share)
+  double weight_sync_eff = 0.5;      // achieved / peak link bandwidth for weight broadcast
+};
+
+struct GpuSpec {
+  std::string id;                 // catalog id, e.g. "h100-sxm"
+  std::string name;               // human name
+  double memory_gb = 0;           // HBM capacity, GB (1e9 bytes)
+  double hbm_tb_per_s = 0;        // peak HBM bandwidth, TB/s (1e12 bytes/s)
+  double tflops_bf16 = 0;         // dense peak, TFLOP/s
+  double tflops_fp8 = 0;          // dense peak; 0 = not supported
+  double tflops_fp4 = 0;          // dense peak; 0 = not supported
+  double intra_node_gb_per_s = 0; // NVLink / Infinity Fabric per GPU, one direction, GB/s
+  double inter_node_gb_per_s = 0; // network per GPU, one direction, GB/s
+  double price_per_hour = 0;      // default USD per GPU-hour
+  Efficiency efficiency;          // defaults for this GPU
+  std::map<std::string, std::string> sources;  // field -> where the number comes from
+
+  // Dense peak FLOP/s for a precision (falls back to the nearest supported one
+  // above it: fp4 -> fp8 -> bf16).
+  double PeakFlops(Precision p) const;
+  bool Supports(Precision p) const;
+};
+
+struct ModelSpec {
+  std::string id;
+  std::string name;
+  double params_b = 0;            // total parameters, billions
+  double active_params_b = 0;     // per token (MoE); = params_b for dense
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;               // GQA
+  int head_dim = 0;
+  int vocab = 0;                  // 0 = unknown
+  int experts = 0;                // routed experts (MoE); 0 = dense
+  int experts_per_token = 0;
+  int shared_experts = 0;
+  Attention attention = Attention::kGqa;
+  int kv_lora_rank = 0;           // MLA
+  int rope_head_dim = 0;          // MLA
+  std::map<std::string, std::string> sources;
+
+  bool is_moe() const { return experts > 0; }
+  // Parameters in routed experts (all of them), billions. From
+  //   total = dense + routed,  active = dense + routed * k / E.
+  double routed_expert_params_b() const;
+  // Parameters every token uses (attention, embeddings, shared experts), billions.
+  double dense_params_b() const;
+};
+
+class Catalog {
+ public:
+  // The catalog compiled into the binary.
+  static Result<Catalog> Builtin();
+  // Parses a catalog document (YAML or JSON) with top-level `gpus:` and/or `models:`
+  // mappings of id -> entry. `origin` names the source in error messages.
+  Result<void> AddText(std::string_view text, const std::string& origin);
+  Result<void> AddFile(const std::string& path);
+
+  const GpuSpec* FindGpu(std::string_view id) const;
+  const ModelSpec* FindModel(std::string_view id) const;
+  std::vector<std::string> GpuIds() const;
+  std::vector<std::string> ModelIds() const;
+  const std::map<std::string, GpuSpec>& gpus() const { return gpus_; }
+  const std::map<std::string, ModelSpec>& models() const { return models_; }
+
+  void AddGpu(GpuSpec g) { gpus_[g.id] = std::move(g); }
+  void AddModel(ModelSpec m) { models_[m.id] = std::move(m); }
+
+ private:
+  std::map<std::string, GpuSpec> gpus_;
+  std::map<std::string, ModelSpec> models_;
+};
+
+}  // namespace rlcost

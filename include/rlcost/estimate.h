@@ -1,0 +1,79 @@
+// econ + the one definition of every output metric.
+//
+//   auto est = rlcost::EstimateAnalytic(scenario);       // or EstimateSimulated(...)
+//   for (const auto& m : rlcost::Metrics()) m.key, m.Get(*est);   // JSON, table, HTML
+//
+// A metric is declared once in Metrics(): its dotted key (the JSON contract in
+// SCENARIO.md), unit, description and getter. The JSON, the terminal table and
+// the HTML report all read it from there.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rlcost/error.h"
+#include "rlcost/scenario.h"
+#include "rlcost/signal.h"
+#include "rlcost/sim.h"
+#include "rlcost/timing.h"
+
+namespace rlcost {
+
+struct GoalEstimate {
+  bool requested = false;      // goal.target_pass_rate was set
+  bool reachable = false;
+  std::string reason;          // when not reachable, in words
+  double target_pass_rate = 0;
+  double steps = 0;
+  double gpu_hours = 0;
+  double usd = 0;
+  bool curve_is_illustrative = true;  // the curve's parameters are defaults, not the user's
+};
+
+struct Estimate {
+  std::string scenario_name;
+  std::string method = "analytic";  // analytic | simulated
+  StepTiming step;
+  signal::Summary signal;
+  std::optional<sim::SimResult> sim;  // simulated path only
+
+  double rollout_fraction = 0;
+  double mfu_rollout = 0;
+  double mfu_train = 0;
+  double tokens_per_s_per_gpu = 0;
+  double output_tokens_per_s_per_gpu = 0;
+
+  double usd_gpu_per_step = 0;
+  double usd_sandbox_per_step = 0;
+  double usd_per_step = 0;
+  double usd_per_useful_sample = 0;
+  double usd_per_reward_bit = 0;
+  double usd_per_million_trained_tokens = 0;
+  double gpu_hours = 0;
+  double cpu_hours = 0;
+  double wall_time_h = 0;
+  double usd = 0;
+  GoalEstimate goal;
+  std::vector<std::string> assumptions;  // what the numbers rest on, in words
+};
+
+// Econ: dollars, MFU, throughput from a step timing and the signal summary.
+Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig);
+
+Result<Estimate> EstimateAnalytic(const Scenario& s);
+Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt);
+
+struct MetricDef {
+  std::string_view key;          // dotted JSON path, e.g. "step.time_s"
+  std::string_view unit;         // "s", "USD", "", ...
+  std::string_view description;
+  bool contract = false;         // one of SCENARIO.md's output keys
+  std::function<std::optional<double>(const Estimate&)> get;  // nullopt = not applicable
+};
+const std::vector<MetricDef>& Metrics();
+const MetricDef* FindMetric(std::string_view key);
+
+}  // namespace rlcost

@@ -1,0 +1,97 @@
+// perf: the time of one unit of work on one GPU or one tensor-parallel group,
+// by the roofline. Pure functions: no state, no randomness. Every formula is in
+// docs/model.md with its derivation.
+//
+//   rlcost::perf::EngineConfig e{&model, &gpu, gpu.efficiency, /*tp=*/1,
+//                                Precision::kBf16, Precision::kBf16};
+//   auto it = rlcost::perf::DecodeIteration(e, /*batch=*/256, /*context_tokens=*/256 * 1500);
+//   it.time_s;  // one decode iteration of 256 sequences holding 384k tokens of context
+#pragma once
+
+#include <optional>
+
+#include "rlcost/catalog.h"
+#include "rlcost/error.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::perf {
+
+// An inference engine: one model replica over `tp` GPUs.
+struct EngineConfig {
+  const ModelSpec* model = nullptr;
+  const GpuSpec* gpu = nullptr;
+  Efficiency eff;
+  int tp = 1;
+  Precision weights = Precision::kBf16;
+  Precision kv = Precision::kBf16;
+  int lora_rank = 0;     // 0 = no adapters
+  int lora_tenants = 0;  // distinct adapters served in the same batch
+};
+
+// Cost of one unit of work. flops and bytes are per GPU of the engine.
+struct Work {
+  double time_s = 0;
+  double flops = 0;        // model FLOPs (for MFU), per GPU
+  double bytes = 0;        // HBM bytes moved, per GPU
+  bool compute_bound = false;
+};
+
+// --- Sizes ---------------------------------------------------------------
+// KV cache per token of context. GQA: 2 * layers * kv_heads * head_dim * bytes(kv);
+// MLA: layers * (kv_lora_rank + rope_head_dim) * bytes(kv).
+double KvBytesPerToken(const ModelSpec& m, Precision kv);
+// All weights at a precision, bytes.
+double WeightBytes(const ModelSpec& m, Precision p);
+// Trainable parameters of a LoRA adapter of rank r on every linear layer.
+double LoraParams(const ModelSpec& m, int rank);
+// Expected routed experts touched per layer by a batch of `tokens` tokens, each
+// choosing k of E uniformly: E * (1 - (1 - k/E)^tokens). Dense models: 0.
+double ExpertsTouched(const ModelSpec& m, double tokens);
+// Weight bytes read by one forward step over `tokens` tokens (whole model, all
+// TP shards): dense part + routed experts in proportion to ExpertsTouched.
+double WeightBytesRead(const ModelSpec& m, Precision p, double tokens);
+// Model FLOPs for one token at context position `context` (forward only):
+// 2 * active_params + attention 4 * layers * heads * head_dim * context.
+double ForwardFlopsPerToken(const ModelSpec& m, double context);
+
+// --- Inference -----------------------------------------------------------
+// One decode iteration: `batch` running sequences holding `context_tokens`
+// tokens of KV in total. max(bytes / (BW*eff_bw), flops / (peak*eff_c)) +
+// tensor-parallel all-reduces + fixed overhead.
+Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens);
+// n consecutive iterations with a fixed batch whose context grows by `batch`
+// tokens per iteration, starting at `context_tokens`: closed form (the roofline
+// max switches at most once because both arms are linear in context).
+Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens, double n);
+// Prefill of `tokens` new tokens appended after `context_before` tokens of
+// cached context (a prompt, a resumed sequence, a tool output).
+Work Prefill(const EngineConfig& e, double tokens, double context_before);
+
+// --- Memory --------------------------------------------------------------
+struct MemoryPlan {
+  double gpu_memory_gb = 0;
+  double rollout_weights_gb = 0;   // per GPU, inference weights (one TP shard)
+  double train_state_gb = 0;       // per GPU, weights + grads + optimizer (sharded)
+  double activation_reserve_gb = 0;
+  double kv_budget_gb = 0;         // per GPU, for the KV cache
+  double kv_tokens_per_engine = 0; // tokens of context one engine can hold
+  double needed_gb = 0;            // per GPU, without KV
+};
+// Memory per GPU. Colocated: training state (ZeRO-3 sharded over the training GPUs)
+// stays resident beside the inference weights; disaggregated: each side alone.
+// Fails with kDoesNotFit and the numbers when the model cannot fit or leaves no
+// room for one sequence of maximal length.
+Result<MemoryPlan> PlanMemory(const Scenario& s);
+
+// --- Training ------------------------------------------------------------
+// Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for
+// full fine-tuning, 4 * N_active + 6 * N_adapter for LoRA, plus attention (x3),
+// at the train MFU.
+Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
+// Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
+Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
+// Weight sync from trainer to rollout engines: full weights (or the adapters)
+// at the rollout precision over NVLink (same node) or the network.
+double WeightSyncTime(const Scenario& s);
+
+}  // namespace rlcost::perf

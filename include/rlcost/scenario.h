@@ -1,0 +1,167 @@
+// A scenario: one RL post-training run (SCENARIO.md, format version 1), parsed,
+// validated and with every default filled in. Catalog ids are resolved: the
+// scenario carries the GpuSpec and ModelSpec it runs with.
+//
+//   rlcost::Catalog cat = rlcost::Catalog::Builtin().value();
+//   rlcost::Result<rlcost::Scenario> s = rlcost::LoadScenarioFile("run.yaml", cat);
+//   if (!s) { std::cerr << s.error().ToString(); return 2; }   // every problem, one per line
+//   s->algorithm.group_size;
+//
+// Overrides (`--set key=value`) are applied to the document before validation.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rlcost/catalog.h"
+#include "rlcost/distribution.h"
+#include "rlcost/error.h"
+#include "rlcost/types.h"
+
+namespace rlcost {
+
+struct HardwareSpec {
+  GpuSpec gpu;                    // resolved from `hardware.gpu`
+  int gpus = 8;
+  int gpus_per_node = 8;
+  double price_per_gpu_hour = 0;  // default: gpu.price_per_hour
+};
+
+struct PlacementSpec {
+  PlacementMode mode = PlacementMode::kColocated;
+  int rollout_gpus = 0;  // colocated: = hardware.gpus
+  int train_gpus = 0;    // colocated: = hardware.gpus
+  int rollout_tp = 1;
+};
+
+struct SandboxSpec {
+  double cpus_per_rollout = 1;
+  double startup_s = 0;
+  double price_per_cpu_hour = 0.04;
+  int max_concurrent = 512;
+};
+
+struct RewardSpec {
+  RewardType type = RewardType::kOutcome;
+  int credited_steps = 1;        // process rewards: steps with their own reward
+  Distribution verify_s;         // wall time to compute the reward, per trajectory
+};
+
+// The base model's per-task pass-rate distribution.
+struct PassRateSpec {
+  enum class Kind { kBeta, kHistogram, kTasks };
+  Kind kind = Kind::kBeta;
+  double a = 0.7, b = 1.3;       // Beta(a, b); default mean 0.35, concentration 2
+  std::vector<std::pair<double, double>> histogram;  // (pass rate, probability), sums to 1
+  std::vector<double> task_pass_rates;  // kTasks: observed per-task pass rates (k/n)
+  int samples_per_task = 0;      // kTasks: n of the pilot; 0 = infer from the rates' granularity
+  std::string file;              // kTasks: resolved path of the CSV
+  double mean() const;           // mean pass rate of the distribution as given
+};
+
+struct EnvironmentSpec {
+  std::string name = "env";
+  Distribution turns = Distribution::Fixed(1);
+  Distribution prompt_tokens = Distribution::Fixed(300);
+  Distribution response_tokens = Distribution::Fixed(1000);  // per turn
+  Distribution tool_output_tokens = Distribution::Fixed(0);  // per turn
+  Distribution tool_latency_s = Distribution::Fixed(0);      // per turn
+  std::optional<SandboxSpec> sandbox;
+  RewardSpec reward;
+  PassRateSpec pass_rate;
+};
+
+struct LoraSpec {
+  int rank = 32;
+  int tenants = 1;
+};
+
+struct AlgorithmSpec {
+  Algorithm name = Algorithm::kGrpo;
+  int group_size = 16;
+  int prompts_per_step = 128;
+  int steps = 500;
+  bool dynamic_sampling = false;
+  bool reference_model = true;
+  bool recompute_logprobs = true;
+  std::optional<LoraSpec> lora;  // absent = full fine-tuning
+};
+
+struct PrecisionSpec {
+  Precision rollout = Precision::kBf16;
+  Precision kv_cache = Precision::kBf16;
+  Precision train = Precision::kBf16;
+};
+
+struct PipelineSpec {
+  PipelineMode mode = PipelineMode::kSync;
+  double max_staleness = 1;
+  bool partial_rollouts = false;
+  Dispatch dispatch = Dispatch::kAsync;
+};
+
+// The learning curve of "The Art of Scaling Reinforcement Learning Compute for
+// LLMs" (2025): R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B), with C counted in
+// useful samples trained on (hardware-independent). R0 is the base model's mean
+// pass rate. Defaults are ILLUSTRATIVE, not measured (docs/model.md).
+struct LearningCurveSpec {
+  double asymptote = 0.8;                  // A
+  double exponent = 1.0;                   // B
+  double midpoint_useful_samples = 2.0e5;  // C_mid
+};
+
+struct GoalSpec {
+  std::optional<double> target_pass_rate;
+  std::optional<LearningCurveSpec> curve;  // `goal.curve`; defaults apply when a target is set
+};
+
+struct ExpectedMetric {
+  double value = 0;
+  double tolerance = 0.25;  // |pred/value - 1| <= tolerance
+};
+
+struct ExpectSpec {
+  std::string source;
+  std::map<std::string, ExpectedMetric> metrics;
+  std::string relative_scenario;  // resolved path; empty = none
+  std::map<std::string, ExpectedMetric> relative_metrics;
+};
+
+struct Scenario {
+  std::string name = "scenario";
+  std::string model_id;     // catalog id or inline name
+  ModelSpec model;
+  HardwareSpec hardware;
+  PlacementSpec placement;
+  EnvironmentSpec environment;
+  AlgorithmSpec algorithm;
+  PrecisionSpec precision;
+  PipelineSpec pipeline;
+  GoalSpec goal;
+  std::optional<ExpectSpec> expect;
+  std::string source_path;  // file it was loaded from ("" = text / built-in)
+};
+
+// One `--set key=value` override: a dotted path into the document and a YAML
+// scalar or flow value ("qwen3-32b", "0.45", "{mean: 500, cv: 1}").
+struct Override {
+  std::string path;
+  std::string value;
+};
+Result<Override> ParseOverride(std::string_view key_equals_value);
+
+// Parses YAML (or JSON, a subset of YAML) text. `origin` names it in messages and
+// `base_dir` resolves relative file references (pass-rate CSVs, relative_to).
+Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
+                                  const std::string& origin = "<text>",
+                                  const std::string& base_dir = ".",
+                                  const std::vector<Override>& overrides = {});
+Result<Scenario> LoadScenarioFile(const std::string& path, const Catalog& catalog,
+                                  const std::vector<Override>& overrides = {});
+// The built-in default scenario (scenarios/default.yaml, compiled in).
+Result<Scenario> DefaultScenario(const Catalog& catalog, const std::vector<Override>& overrides = {});
+
+}  // namespace rlcost

@@ -1,0 +1,57 @@
+// The time of one training step and the work done in it — what both the
+// analytic path (closed forms) and the simulated path (discrete events)
+// produce, and what econ turns into dollars.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rlcost {
+
+struct StepTiming {
+  // Wall time of one step and its split; time_s = rollout_s + train_s + other_s.
+  double time_s = 0;
+  double rollout_s = 0;  // generating (tool calls included), not hidden by overlap
+  double train_s = 0;    // policy update, not hidden by overlap
+  double other_s = 0;    // log-prob + reference + weight sync + rewards + overhead, not hidden
+  // Detail of other_s (each as it adds to the critical path).
+  double logprob_s = 0;
+  double reference_s = 0;
+  double weight_sync_s = 0;
+  double reward_s = 0;
+  double overhead_s = 0;
+
+  // GPU-seconds per step over all GPUs of the run, by what they do; the four
+  // add up to time_s * gpus.
+  double gpu_s_rollout = 0;
+  double gpu_s_train = 0;
+  double gpu_s_other = 0;
+  double gpu_s_idle = 0;
+
+  // Wall time the rollout side spends generating in one step and over how many
+  // GPUs (for tokens/s of rollout time). Async: the rollout workers' busy time.
+  double rollout_busy_s = 0;
+  int rollout_gpus = 0;
+  double train_busy_s = 0;  // trainer's busy time (update + its passes)
+
+  // Model FLOPs per step, all GPUs, by phase (for MFU).
+  double rollout_flops = 0;
+  double train_flops = 0;
+  double other_flops = 0;
+
+  // Work per step.
+  double rollouts_generated = 0;  // trajectories, dynamic-sampling extra included
+  double rollouts_trained = 0;
+  double generated_tokens = 0;    // decoded tokens, all turns
+  double prefill_tokens = 0;      // prompt + tool outputs prefetched into the KV cache
+  double trained_tokens = 0;      // prompt + response (+ tool output) tokens in the update
+  double sandbox_cpu_s = 0;       // CPU-seconds of sandbox time
+
+  // Decode batch: mean concurrent sequences per engine while generating.
+  double mean_batch = 0;
+  double kv_capacity_sequences = 0;
+
+  std::vector<std::string> notes;  // e.g. "rollout-bound: the trainer waits 12 s per step"
+};
+
+}  // namespace rlcost

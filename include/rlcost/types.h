@@ -1,0 +1,50 @@
+// Enumerations shared by every stage. Each parses and prints through one pair
+// (ToString / XFromString) so messages, JSON and reports use the same names
+// as the scenario format (SCENARIO.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rlcost {
+
+enum class Precision { kBf16, kFp8, kFp4 };
+enum class Attention { kGqa, kMla };
+enum class PlacementMode { kColocated, kDisaggregated };
+enum class PipelineMode { kSync, kAsync };
+enum class Dispatch { kAsync, kLockstep };
+enum class RewardType { kOutcome, kProcess };
+enum class Algorithm { kGrpo, kDapo, kRloo, kPpo };
+enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
+
+std::string_view ToString(Precision v);
+std::string_view ToString(Attention v);
+std::string_view ToString(PlacementMode v);
+std::string_view ToString(PipelineMode v);
+std::string_view ToString(Dispatch v);
+std::string_view ToString(RewardType v);
+std::string_view ToString(Algorithm v);
+std::string_view ToString(DistKind v);
+
+std::optional<Precision> PrecisionFromString(std::string_view s);
+std::optional<Attention> AttentionFromString(std::string_view s);
+std::optional<PlacementMode> PlacementModeFromString(std::string_view s);
+std::optional<PipelineMode> PipelineModeFromString(std::string_view s);
+std::optional<Dispatch> DispatchFromString(std::string_view s);
+std::optional<RewardType> RewardTypeFromString(std::string_view s);
+std::optional<Algorithm> AlgorithmFromString(std::string_view s);
+std::optional<DistKind> DistKindFromString(std::string_view s);
+
+// "a | b | c": the accepted names of an enum, for error messages.
+template <typename E>
+std::string AcceptedNames();
+
+// Bytes per stored value: bf16 2, fp8 1, fp4 0.5.
+double BytesPer(Precision p);
+
+// Closest candidate within a small edit distance ("" when none): did-you-mean.
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace rlcost

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rlcost needs to build and test, only those missing.
+# Usage: scripts/install-deps.sh [--with-browser]
+set -euo pipefail
+pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+      libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev)
+if [[ "${1:-}" == "--with-browser" ]]; then
+  pkgs+=(chromium)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "installing: ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
