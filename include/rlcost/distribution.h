@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rlcost/error.h"
@@ -59,6 +60,8 @@ class Distribution {
   std::vector<double> samples_;  // empirical, sorted
   double UnclippedQuantile(double u) const;
   double UnclippedCdf(double x) const;
+  // {E[clip(X)], E[clip(X)^2]} in closed form for the parametric kinds.
+  std::pair<double, double> ClippedMoments() const;
 };
 
 // Uniform double in [0, 1) from the 53 high bits of a 64-bit draw.

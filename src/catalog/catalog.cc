@@ -1,24 +1,218 @@
-// STUB — replaced by the catalog implementation.
+// The catalog loader: built-in YAML compiled into the binary (catalog/*.yaml)
+// plus user files of the same shape. A document is applied all-or-nothing:
+// every problem is collected, and the catalog changes only when there are none.
 #include "rlcost/catalog.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "catalog/parse.h"
+#include "rlcost/embedded.h"
+
 namespace rlcost {
+
 double GpuSpec::PeakFlops(Precision p) const {
   if (p == Precision::kFp4 && tflops_fp4 > 0) return tflops_fp4 * 1e12;
   if (p != Precision::kBf16 && tflops_fp8 > 0) return tflops_fp8 * 1e12;
   return tflops_bf16 * 1e12;
 }
+
 bool GpuSpec::Supports(Precision p) const {
-  return p == Precision::kBf16 || (p == Precision::kFp8 && tflops_fp8 > 0) || (p == Precision::kFp4 && tflops_fp4 > 0);
+  return p == Precision::kBf16 || (p == Precision::kFp8 && tflops_fp8 > 0) ||
+         (p == Precision::kFp4 && tflops_fp4 > 0);
 }
+
 double ModelSpec::routed_expert_params_b() const {
   if (!is_moe() || experts_per_token >= experts) return 0;
   return (params_b - active_params_b) / (1.0 - double(experts_per_token) / experts);
 }
+
 double ModelSpec::dense_params_b() const { return params_b - routed_expert_params_b(); }
-Result<Catalog> Catalog::Builtin() { return Fail(ErrorCode::kNotImplemented, "catalog", "not yet"); }
-Result<void> Catalog::AddText(std::string_view, const std::string&) { return Fail(ErrorCode::kNotImplemented, "catalog", "not yet"); }
-Result<void> Catalog::AddFile(const std::string&) { return Fail(ErrorCode::kNotImplemented, "catalog", "not yet"); }
-const GpuSpec* Catalog::FindGpu(std::string_view id) const { auto it = gpus_.find(std::string(id)); return it == gpus_.end() ? nullptr : &it->second; }
-const ModelSpec* Catalog::FindModel(std::string_view id) const { auto it = models_.find(std::string(id)); return it == models_.end() ? nullptr : &it->second; }
-std::vector<std::string> Catalog::GpuIds() const { std::vector<std::string> v; for (auto& [k, _] : gpus_) v.push_back(k); return v; }
-std::vector<std::string> Catalog::ModelIds() const { std::vector<std::string> v; for (auto& [k, _] : models_) v.push_back(k); return v; }
+
+namespace {
+
+using catalog_internal::EfficiencyPatch;
+
+// The `default:` mapping of the built-in efficiency.yaml: what a GPU added by
+// a user file starts from (with its sources), before its own `efficiency:`.
+const EfficiencyPatch& BuiltinDefaultEfficiency() {
+  static const EfficiencyPatch patch = [] {
+    std::vector<Problem> ignored;  // reported when Builtin() applies the same file
+    try {
+      auto text = EmbeddedFile("efficiency.yaml");
+      if (!text) return EfficiencyPatch{};
+      YAML::Node root = YAML::Load(std::string(*text));
+      YAML::Node def = root["efficiency"]["default"];
+      if (!def) return EfficiencyPatch{};
+      return catalog_internal::ParseEfficiencyPatch(def, "efficiency.default", ignored);
+    } catch (const YAML::Exception&) {
+      return EfficiencyPatch{};
+    }
+  }();
+  return patch;
+}
+
+std::vector<std::string> Keys(const std::map<std::string, GpuSpec>& m) {
+  std::vector<std::string> v;
+  for (const auto& [k, _] : m) v.push_back(k);
+  return v;
+}
+
+bool IdOk(const YAML::Node& key, const std::string& path, std::vector<Problem>& problems) {
+  if (key.IsScalar() && !key.Scalar().empty()) return true;
+  Problem p;
+  p.path = path;
+  p.message = "ids must be non-empty names";
+  p.line = catalog_internal::LineOf(key);
+  problems.push_back(std::move(p));
+  return false;
+}
+
+void AddProblem(std::vector<Problem>& problems, std::string path, std::string message, const YAML::Node& at) {
+  Problem p;
+  p.path = std::move(path);
+  p.message = std::move(message);
+  p.line = catalog_internal::LineOf(at);
+  problems.push_back(std::move(p));
+}
+
+}  // namespace
+
+Result<Catalog> Catalog::Builtin() {
+  Catalog cat;
+  for (const char* name : {"gpus.yaml", "models.yaml", "efficiency.yaml"}) {
+    auto text = EmbeddedFile(name);
+    if (!text) {
+      return Fail(ErrorCode::kInternal, "catalog", std::string("built-in file ") + name + " is not embedded");
+    }
+    if (auto ok = cat.AddText(*text, std::string("catalog/") + name); !ok) {
+      Error e = ok.error();
+      e.code = ErrorCode::kInternal;  // the built-in data is ours: a problem there is a bug
+      return Fail(std::move(e));
+    }
+  }
+  return cat;
+}
+
+Result<void> Catalog::AddText(std::string_view text, const std::string& origin) {
+  std::vector<Problem> problems;
+  std::map<std::string, GpuSpec> gpus = gpus_;
+  std::map<std::string, ModelSpec> models = models_;
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsDefined() || root.IsNull() || !root.IsMap()) {
+      AddProblem(problems, "",
+                 "expected a mapping with top-level gpus:, models: and/or efficiency:", root);
+    } else {
+      for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+        if (key == "gpus" || key == "models" || key == "efficiency") continue;
+        std::string msg = "unknown top-level key '" + key + "', expected gpus, models or efficiency";
+        std::string near = ClosestMatch(key, {"gpus", "models", "efficiency"});
+        if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+        AddProblem(problems, key, msg, it->first);
+      }
+      if (YAML::Node g = root["gpus"]) {
+        if (!g.IsMap()) {
+          AddProblem(problems, "gpus", "expected a mapping of id -> GPU", g);
+        } else {
+          for (auto it = g.begin(); it != g.end(); ++it) {
+            if (!IdOk(it->first, "gpus", problems)) continue;
+            const std::string id = it->first.Scalar();
+            gpus[id] = catalog_internal::ParseGpu(it->second, id, "gpus." + id, BuiltinDefaultEfficiency(),
+                                                  problems);
+          }
+        }
+      }
+      if (YAML::Node m = root["models"]) {
+        if (!m.IsMap()) {
+          AddProblem(problems, "models", "expected a mapping of id -> model", m);
+        } else {
+          for (auto it = m.begin(); it != m.end(); ++it) {
+            if (!IdOk(it->first, "models", problems)) continue;
+            const std::string id = it->first.Scalar();
+            models[id] = catalog_internal::ParseModel(it->second, id, "models." + id, problems);
+          }
+        }
+      }
+      // `default:` reaches every GPU known so far, then per-GPU-id overrides.
+      if (YAML::Node e = root["efficiency"]) {
+        if (!e.IsMap()) {
+          AddProblem(problems, "efficiency", "expected a mapping with default: and/or GPU ids", e);
+        } else {
+          if (YAML::Node d = e["default"]) {
+            EfficiencyPatch patch = catalog_internal::ParseEfficiencyPatch(d, "efficiency.default", problems);
+            for (auto& [_, gpu] : gpus) patch.ApplyTo(gpu.efficiency, &gpu.sources);
+          }
+          for (auto it = e.begin(); it != e.end(); ++it) {
+            if (!IdOk(it->first, "efficiency", problems)) continue;
+            const std::string id = it->first.Scalar();
+            if (id == "default") continue;
+            const std::string path = "efficiency." + id;
+            EfficiencyPatch patch = catalog_internal::ParseEfficiencyPatch(it->second, path, problems);
+            auto gpu = gpus.find(id);
+            if (gpu == gpus.end()) {
+              std::string msg = "no GPU '" + id + "' in the catalog";
+              std::string near = ClosestMatch(id, Keys(gpus));
+              if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+              AddProblem(problems, path, msg, it->first);
+              continue;
+            }
+            patch.ApplyTo(gpu->second.efficiency, &gpu->second.sources);
+          }
+        }
+      }
+    }
+  } catch (const YAML::Exception& ex) {
+    Problem p;
+    p.message = "not valid YAML or JSON: " + ex.msg;
+    p.line = ex.mark.line >= 0 ? ex.mark.line + 1 : 0;
+    problems.push_back(std::move(p));
+  } catch (const std::exception& ex) {
+    Error e(ErrorCode::kInternal, "", std::string("reading catalog: ") + ex.what());
+    e.problems.front().file = origin;
+    return Fail(std::move(e));
+  }
+  if (!problems.empty()) {
+    Error e;
+    e.code = ErrorCode::kInvalidInput;
+    for (auto& p : problems) {
+      if (p.file.empty()) p.file = origin;
+    }
+    e.problems = std::move(problems);
+    return Fail(std::move(e));
+  }
+  gpus_ = std::move(gpus);
+  models_ = std::move(models);
+  return {};
+}
+
+Result<void> Catalog::AddFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(ErrorCode::kNotFound, "", "catalog file '" + path + "' not found or not readable");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return AddText(ss.str(), path);
+}
+
+const GpuSpec* Catalog::FindGpu(std::string_view id) const {
+  auto it = gpus_.find(std::string(id));
+  return it == gpus_.end() ? nullptr : &it->second;
+}
+
+const ModelSpec* Catalog::FindModel(std::string_view id) const {
+  auto it = models_.find(std::string(id));
+  return it == models_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Catalog::GpuIds() const { return Keys(gpus_); }
+
+std::vector<std::string> Catalog::ModelIds() const {
+  std::vector<std::string> v;
+  for (const auto& [k, _] : models_) v.push_back(k);
+  return v;
+}
+
 }  // namespace rlcost

@@ -1,6 +1,33 @@
-// STUB
 #include "cli/cli.h"
-#include <cstdio>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common.h"
+
 namespace rlcost::cli {
-int Main(int, char**) { std::puts("not yet"); return 1; }
+
+int Main(int argc, char** argv) {
+  CLI::App app{"rlcost: what an RL post-training run will cost, where the money goes, and which lever cuts it most"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rlcost 0.1.0");
+  int exit_code = 0;
+  RegisterEstimate(app, exit_code);
+  RegisterSimulate(app, exit_code);
+  RegisterCatalog(app, exit_code);
+  RegisterCompare(app, exit_code);
+  RegisterWaterfall(app, exit_code);
+  RegisterPrice(app, exit_code);
+  RegisterReport(app, exit_code);
+  RegisterValidate(app, exit_code);
+  RegisterCalibrate(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
 }
+
+}  // namespace rlcost::cli

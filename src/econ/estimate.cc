@@ -4,6 +4,4 @@ namespace rlcost {
 Estimate BuildEstimate(const Scenario&, const StepTiming&, const signal::Summary&) { return {}; }
 Result<Estimate> EstimateAnalytic(const Scenario&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
 Result<Estimate> EstimateSimulated(const Scenario&, const sim::Options&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
-const std::vector<MetricDef>& Metrics() { static std::vector<MetricDef> m; return m; }
-const MetricDef* FindMetric(std::string_view) { return nullptr; }
 }

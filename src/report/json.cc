@@ -1,2 +1,73 @@
-// STUB
+#include <cmath>
+
 #include "report/report.h"
+
+namespace rlcost::report {
+namespace {
+
+// Sets a dotted key ("a.b.c") in a nested object.
+void SetPath(nlohmann::json& root, std::string_view key, nlohmann::json value) {
+  nlohmann::json* node = &root;
+  size_t start = 0;
+  while (true) {
+    size_t dot = key.find('.', start);
+    std::string part(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) {
+      (*node)[part] = std::move(value);
+      return;
+    }
+    node = &(*node)[part];
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
+  nlohmann::json j = nlohmann::json::object();
+  j["scenario"] = s.name;
+  j["method"] = e.method;
+  for (const auto& m : Metrics()) {
+    auto v = m.get(e);
+    if (!v) continue;
+    // JSON has no infinity or NaN: a non-finite value is reported as null.
+    SetPath(j, m.key, std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr));
+  }
+  if (e.goal.requested) {
+    j["goal"]["target_pass_rate"] = e.goal.target_pass_rate;
+    j["goal"]["reachable"] = e.goal.reachable;
+    if (!e.goal.reachable) j["goal"]["reason"] = e.goal.reason;
+    j["goal"]["curve_is_illustrative"] = e.goal.curve_is_illustrative;
+  }
+  j["signal"]["full_batch_impractical"] = e.signal.full_batch_impractical;
+  if (e.signal.pilot.present) {
+    const auto& p = e.signal.pilot;
+    j["signal"]["pilot"] = {{"tasks", p.tasks},
+                            {"samples_per_task", p.samples_per_task},
+                            {"observed_mean", p.observed_mean},
+                            {"never_solved", p.never_solved},
+                            {"always_solved", p.always_solved},
+                            {"fit_a", p.fit_a},
+                            {"fit_b", p.fit_b},
+                            {"fit_mean", p.fit_a / (p.fit_a + p.fit_b)},
+                            {"method", p.method},
+                            {"fit_mass_below_1_over_n", p.fit_mass_below_1_over_n}};
+  }
+  j["signal"]["notes"] = e.signal.notes;
+  j["notes"] = e.step.notes;
+  j["assumptions"] = e.assumptions;
+  return j;
+}
+
+nlohmann::json ErrorToJson(const Error& e) {
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& p : e.problems) {
+    nlohmann::json q = {{"path", p.path}, {"message", p.message}};
+    if (p.line > 0) q["line"] = p.line;
+    if (!p.file.empty()) q["file"] = p.file;
+    problems.push_back(std::move(q));
+  }
+  return {{"error", {{"code", std::string(ToString(e.code))}, {"problems", problems}}}};
+}
+
+}  // namespace rlcost::report

@@ -1,0 +1,387 @@
+#include "catalog/parse.h"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "rlcost/types.h"
+
+namespace rlcost::catalog_internal {
+namespace {
+
+struct EffField {
+  const char* name;
+  double Efficiency::*member;
+  bool fraction;  // in (0, 1]; otherwise a time in seconds, >= 0
+};
+constexpr EffField kEffFields[] = {
+    {"decode_bw", &Efficiency::decode_bw, true},
+    {"decode_compute", &Efficiency::decode_compute, true},
+    {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
+    {"prefill_mfu", &Efficiency::prefill_mfu, true},
+    {"train_mfu", &Efficiency::train_mfu, true},
+    {"logprob_mfu", &Efficiency::logprob_mfu, true},
+    {"step_overhead_s", &Efficiency::step_overhead_s, false},
+    {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
+};
+
+const std::vector<std::string> kModelNumericKeys = {
+    "params_b", "active_params_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
+    "experts", "experts_per_token", "shared_experts", "kv_lora_rank", "rope_head_dim"};
+const std::vector<std::string> kGpuNumericKeys = {
+    "memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
+    "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour"};
+
+std::vector<std::string> With(std::vector<std::string> base, std::initializer_list<const char*> more) {
+  for (const char* m : more) base.emplace_back(m);
+  return base;
+}
+
+std::string Join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+void Add(std::vector<Problem>& problems, std::string path, std::string message, const YAML::Node& at) {
+  Problem p;
+  p.path = std::move(path);
+  p.message = std::move(message);
+  p.line = LineOf(at);
+  problems.push_back(std::move(p));
+}
+
+// How a node looks, for "expected X, got Y" messages.
+std::string Describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  return "'" + n.Scalar() + "'";
+}
+
+// Every key of `map` must be one of `known`; a near miss gets a did-you-mean.
+void CheckKeys(const YAML::Node& map, const std::vector<std::string>& known, const std::string& path,
+               std::vector<Problem>& problems) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      Add(problems, path, "keys must be plain names, got " + Describe(it->first), it->first);
+      continue;
+    }
+    const std::string& key = it->first.Scalar();
+    bool ok = false;
+    for (const auto& k : known) ok = ok || k == key;
+    if (ok) continue;
+    std::string msg = "unknown key '" + key + "'";
+    std::string near = ClosestMatch(key, known);
+    if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+    Add(problems, Join(path, key), msg, it->first);
+  }
+}
+
+std::optional<double> ReadDouble(const YAML::Node& n, const std::string& path, std::vector<Problem>& problems) {
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v)) {
+    Add(problems, path, "expected a number, got " + Describe(n), n);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<int> ReadInt(const YAML::Node& n, const std::string& path, std::vector<Problem>& problems) {
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v != std::floor(v) ||
+      std::fabs(v) > 2e9) {
+    Add(problems, path, "expected a whole number, got " + Describe(n), n);
+    return std::nullopt;
+  }
+  return static_cast<int>(v);
+}
+
+std::optional<std::string> ReadString(const YAML::Node& n, const std::string& path,
+                                      std::vector<Problem>& problems) {
+  if (!n.IsScalar()) {
+    Add(problems, path, "expected text, got " + Describe(n), n);
+    return std::nullopt;
+  }
+  return n.Scalar();
+}
+
+// `sources:` is a mapping of field name -> text; `source:` one text for the entry.
+void ReadSources(const YAML::Node& node, const std::string& path, const std::vector<std::string>& fields,
+                 std::map<std::string, std::string>& out, std::vector<Problem>& problems) {
+  if (auto s = node["source"]) {
+    if (auto text = ReadString(s, Join(path, "source"), problems)) out["source"] = *text;
+  }
+  auto s = node["sources"];
+  if (!s) return;
+  if (!s.IsMap()) {
+    Add(problems, Join(path, "sources"), "expected a mapping of field -> source, got " + Describe(s), s);
+    return;
+  }
+  CheckKeys(s, fields, Join(path, "sources"), problems);
+  for (auto it = s.begin(); it != s.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    if (auto text = ReadString(it->second, Join(path, "sources." + it->first.Scalar()), problems)) {
+      out[it->first.Scalar()] = *text;
+    }
+  }
+}
+
+std::string Num(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+int LineOf(const YAML::Node& node) {
+  if (!node.IsDefined()) return 0;
+  const int line = node.Mark().line;
+  return line >= 0 ? line + 1 : 0;
+}
+
+std::vector<std::string> EfficiencyFieldNames() {
+  std::vector<std::string> names;
+  for (const auto& f : kEffFields) names.emplace_back(f.name);
+  return names;
+}
+
+void EfficiencyPatch::ApplyTo(Efficiency& eff, std::map<std::string, std::string>* sources_out) const {
+  for (const auto& [member, value] : values) eff.*member = value;
+  if (sources_out) {
+    for (const auto& [k, v] : sources) (*sources_out)[k] = v;
+  }
+}
+
+EfficiencyPatch ParseEfficiencyPatch(const YAML::Node& node, const std::string& path,
+                                     std::vector<Problem>& problems) {
+  EfficiencyPatch patch;
+  if (!node.IsDefined() || !node.IsMap()) {
+    Add(problems, path, "expected a mapping of efficiency fields (" + EfficiencyFieldNames().front() +
+                            ", ...), got " + Describe(node), node);
+    return patch;
+  }
+  const std::vector<std::string> fields = EfficiencyFieldNames();
+  CheckKeys(node, With(fields, {"sources", "source"}), path, problems);
+  for (const auto& f : kEffFields) {
+    YAML::Node v = node[f.name];
+    if (!v) continue;
+    const std::string p = Join(path, f.name);
+    auto value = ReadDouble(v, p, problems);
+    if (!value) continue;
+    if (f.fraction && (*value <= 0 || *value > 1)) {
+      Add(problems, p, "expected a fraction in (0, 1], got " + Num(*value), v);
+      continue;
+    }
+    if (!f.fraction && *value < 0) {
+      Add(problems, p, "expected seconds >= 0, got " + Num(*value), v);
+      continue;
+    }
+    patch.values.emplace_back(f.member, *value);
+  }
+  std::map<std::string, std::string> sources;
+  ReadSources(node, path, fields, sources, problems);
+  for (auto& [k, v] : sources) patch.sources["efficiency." + k] = v;
+  return patch;
+}
+
+void ParseEfficiency(const YAML::Node& node, const std::string& path, Efficiency& eff,
+                     std::vector<Problem>& problems) {
+  ParseEfficiencyPatch(node, path, problems).ApplyTo(eff, nullptr);
+}
+
+ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::string& path,
+                     std::vector<Problem>& problems) {
+  ModelSpec m;
+  m.id = id;
+  m.name = id;
+  if (!node.IsDefined() || !node.IsMap()) {
+    Add(problems, path,
+        "expected a catalog model id or a mapping of model fields (name, params_b, layers, hidden, heads, ...), got " +
+            Describe(node),
+        node);
+    return m;
+  }
+  CheckKeys(node, With(kModelNumericKeys, {"name", "attention", "sources", "source"}), path, problems);
+
+  auto field = [&](const char* key) { return Join(path, key); };
+  auto dbl = [&](const char* key) -> std::optional<double> {
+    YAML::Node v = node[key];
+    return v ? ReadDouble(v, field(key), problems) : std::nullopt;
+  };
+  auto integer = [&](const char* key) -> std::optional<int> {
+    YAML::Node v = node[key];
+    return v ? ReadInt(v, field(key), problems) : std::nullopt;
+  };
+  auto missing = [&](const char* key, const char* what) {
+    Add(problems, field(key), std::string("missing (") + what + ")", node);
+  };
+
+  if (auto v = node["name"]) {
+    if (auto s = ReadString(v, field("name"), problems)) m.name = *s;
+  }
+  const auto params = dbl("params_b");
+  const auto active = dbl("active_params_b");
+  const auto layers = integer("layers");
+  const auto hidden = integer("hidden");
+  const auto heads = integer("heads");
+  const auto kv_heads = integer("kv_heads");
+  const auto head_dim = integer("head_dim");
+  const auto vocab = integer("vocab");
+  const auto experts = integer("experts");
+  const auto experts_per_token = integer("experts_per_token");
+  const auto shared = integer("shared_experts");
+  const auto kv_lora = integer("kv_lora_rank");
+  const auto rope = integer("rope_head_dim");
+
+  // Required, positive.
+  if (!node["params_b"]) missing("params_b", "total parameters, billions");
+  if (!node["layers"]) missing("layers", "number of transformer layers");
+  if (!node["hidden"]) missing("hidden", "hidden size");
+  if (!node["heads"]) missing("heads", "attention heads");
+  auto positive_d = [&](const char* key, const std::optional<double>& v) {
+    if (v && *v <= 0) Add(problems, field(key), "must be > 0, got " + Num(*v), node[key]);
+  };
+  auto positive_i = [&](const char* key, const std::optional<int>& v) {
+    if (v && *v <= 0) Add(problems, field(key), "must be > 0, got " + std::to_string(*v), node[key]);
+  };
+  auto non_negative = [&](const char* key, const std::optional<int>& v) {
+    if (v && *v < 0) Add(problems, field(key), "must be >= 0, got " + std::to_string(*v), node[key]);
+  };
+  positive_d("params_b", params);
+  positive_d("active_params_b", active);
+  positive_i("layers", layers);
+  positive_i("hidden", hidden);
+  positive_i("heads", heads);
+  positive_i("kv_heads", kv_heads);
+  positive_i("head_dim", head_dim);
+  non_negative("vocab", vocab);
+  non_negative("experts", experts);
+  non_negative("experts_per_token", experts_per_token);
+  non_negative("shared_experts", shared);
+  non_negative("kv_lora_rank", kv_lora);
+  non_negative("rope_head_dim", rope);
+
+  m.params_b = params.value_or(0);
+  m.active_params_b = active.value_or(m.params_b);
+  m.layers = layers.value_or(0);
+  m.hidden = hidden.value_or(0);
+  m.heads = heads.value_or(0);
+  m.kv_heads = kv_heads.value_or(m.heads);
+  m.head_dim = head_dim ? *head_dim : (m.heads > 0 ? m.hidden / m.heads : 0);
+  m.vocab = vocab.value_or(0);
+  m.experts = experts.value_or(0);
+  m.experts_per_token = experts_per_token.value_or(0);
+  m.shared_experts = shared.value_or(0);
+  m.kv_lora_rank = kv_lora.value_or(0);
+  m.rope_head_dim = rope.value_or(0);
+
+  // Consistency between fields.
+  if (m.params_b > 0 && m.active_params_b > m.params_b) {
+    Add(problems, field("active_params_b"),
+        "active parameters " + Num(m.active_params_b) + " B exceed total params_b " + Num(m.params_b) + " B",
+        node["active_params_b"]);
+  }
+  if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    Add(problems, field("kv_heads"),
+        "kv_heads " + std::to_string(m.kv_heads) + " must divide heads " + std::to_string(m.heads) +
+            " (each KV head serves a whole group of query heads)",
+        node["kv_heads"] ? node["kv_heads"] : node);
+  }
+  if (!head_dim && m.heads > 0 && m.hidden > 0 && m.hidden % m.heads != 0) {
+    Add(problems, field("head_dim"),
+        "missing, and hidden " + std::to_string(m.hidden) + " is not a multiple of heads " + std::to_string(m.heads),
+        node);
+  }
+  if (m.experts > 0) {
+    if (m.experts_per_token <= 0) {
+      missing("experts_per_token", "routed experts per token; required when experts > 0");
+    } else if (m.experts_per_token > m.experts) {
+      Add(problems, field("experts_per_token"),
+          "experts_per_token " + std::to_string(m.experts_per_token) + " exceeds experts " +
+              std::to_string(m.experts),
+          node["experts_per_token"]);
+    }
+  } else if (m.experts_per_token > 0) {
+    Add(problems, field("experts_per_token"),
+        "set to " + std::to_string(m.experts_per_token) + " but experts is 0 (dense); set experts for an MoE model",
+        node["experts_per_token"]);
+  }
+  if (auto v = node["attention"]) {
+    if (auto s = ReadString(v, field("attention"), problems)) {
+      if (auto a = AttentionFromString(*s)) {
+        m.attention = *a;
+      } else {
+        std::string msg = "unknown attention '" + *s + "', expected " + AcceptedNames<Attention>();
+        Add(problems, field("attention"), msg, v);
+      }
+    }
+  }
+  if (m.attention == Attention::kMla && m.kv_lora_rank <= 0) {
+    Add(problems, field("kv_lora_rank"),
+        "attention: mla needs kv_lora_rank > 0 (the compressed KV width cached per layer)",
+        node["kv_lora_rank"] ? node["kv_lora_rank"] : node);
+  }
+
+  ReadSources(node, path, With(kModelNumericKeys, {"name", "attention"}), m.sources, problems);
+  return m;
+}
+
+GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,
+                 const EfficiencyPatch& base, std::vector<Problem>& problems) {
+  GpuSpec g;
+  g.id = id;
+  g.name = id;
+  base.ApplyTo(g.efficiency, &g.sources);
+  if (!node.IsDefined() || !node.IsMap()) {
+    Add(problems, path,
+        "expected a mapping of GPU fields (name, memory_gb, hbm_tb_per_s, tflops_bf16, ...), got " + Describe(node),
+        node);
+    return g;
+  }
+  CheckKeys(node, With(kGpuNumericKeys, {"name", "efficiency", "sources", "source"}), path, problems);
+  if (auto v = node["name"]) {
+    if (auto s = ReadString(v, Join(path, "name"), problems)) g.name = *s;
+  }
+  struct Field {
+    const char* key;
+    double GpuSpec::*member;
+    bool required;
+    bool positive;  // else >= 0
+    const char* what;
+  };
+  const Field fields[] = {
+      {"memory_gb", &GpuSpec::memory_gb, true, true, "HBM capacity, GB"},
+      {"hbm_tb_per_s", &GpuSpec::hbm_tb_per_s, true, true, "peak memory bandwidth, TB/s"},
+      {"tflops_bf16", &GpuSpec::tflops_bf16, true, true, "dense BF16 peak, TFLOP/s"},
+      {"tflops_fp8", &GpuSpec::tflops_fp8, false, false, "dense FP8 peak, TFLOP/s; 0 = unsupported"},
+      {"tflops_fp4", &GpuSpec::tflops_fp4, false, false, "dense FP4 peak, TFLOP/s; 0 = unsupported"},
+      {"intra_node_gb_per_s", &GpuSpec::intra_node_gb_per_s, true, true, "GPU-to-GPU link in a node, GB/s one way"},
+      {"inter_node_gb_per_s", &GpuSpec::inter_node_gb_per_s, true, true, "network per GPU, GB/s one way"},
+      {"price_per_hour", &GpuSpec::price_per_hour, true, false, "USD per GPU-hour"},
+  };
+  for (const auto& f : fields) {
+    const std::string p = Join(path, f.key);
+    YAML::Node v = node[f.key];
+    if (!v) {
+      if (f.required) Add(problems, p, std::string("missing (") + f.what + ")", node);
+      continue;
+    }
+    auto value = ReadDouble(v, p, problems);
+    if (!value) continue;
+    if (f.positive && *value <= 0) {
+      Add(problems, p, "must be > 0, got " + Num(*value), v);
+    } else if (*value < 0) {
+      Add(problems, p, "must be >= 0, got " + Num(*value), v);
+    }
+    g.*(f.member) = *value;
+  }
+  if (auto e = node["efficiency"]) {
+    ParseEfficiencyPatch(e, Join(path, "efficiency"), problems).ApplyTo(g.efficiency, &g.sources);
+  }
+  ReadSources(node, path, With(kGpuNumericKeys, {"name"}), g.sources, problems);
+  return g;
+}
+
+GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,
+                 std::vector<Problem>& problems) {
+  return ParseGpu(node, id, path, EfficiencyPatch{}, problems);
+}
+
+}  // namespace rlcost::catalog_internal

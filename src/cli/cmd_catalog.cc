@@ -1,0 +1,23 @@
+// `rlcost catalog [--json] [--catalog FILE]`: the GPUs and models rlcost knows.
+#include <iostream>
+#include <memory>
+
+#include "catalog/format.h"
+#include "cli/common.h"
+
+namespace rlcost::cli {
+
+void RegisterCatalog(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<Common>();
+  auto* sub = app.add_subcommand("catalog", "list the built-in GPUs and models (and your --catalog additions)");
+  sub->add_option("--catalog", args->catalog_files, "extra catalog file; repeatable");
+  sub->add_flag("--json", args->json, "print JSON");
+  sub->callback([args, &exit_code] {
+    auto cat = LoadCatalog(*args);
+    if (!cat) { exit_code = PrintError(cat.error(), args->json); return; }
+    std::cout << (args->json ? FormatCatalogJson(*cat) : FormatCatalogTable(*cat));
+    exit_code = 0;
+  });
+}
+
+}  // namespace rlcost::cli

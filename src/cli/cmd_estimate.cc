@@ -1,0 +1,71 @@
+// `rlcost estimate [FILE] [--json]` and `rlcost simulate FILE [--json] [--seed N]`.
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "report/report.h"
+#include "rlcost/estimate.h"
+
+namespace rlcost::cli {
+namespace {
+
+struct EstimateArgs {
+  Common common;
+  std::string file;
+};
+
+struct SimulateArgs {
+  Common common;
+  std::string file;
+  uint64_t seed = 1;
+  int steps = 0;
+  std::string trace;
+};
+
+int Print(const Scenario& s, const Estimate& e, bool json) {
+  if (json) {
+    std::cout << report::EstimateToJson(s, e).dump(2) << "\n";
+  } else {
+    std::cout << report::EstimateToTable(s, e);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterEstimate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<EstimateArgs>();
+  auto* sub = app.add_subcommand("estimate", "closed-form (analytic) cost estimate of a scenario (default: the built-in one)");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default (scenarios/default.yaml)");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    auto s = LoadAll(args->file, args->common);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto e = EstimateAnalytic(*s);
+    if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
+    exit_code = Print(*s, *e, args->common.json);
+  });
+}
+
+void RegisterSimulate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<SimulateArgs>();
+  auto* sub = app.add_subcommand("simulate", "discrete-event simulation of the RL loop");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
+  sub->add_option("--seed", args->seed, "random seed (same seed, same result)");
+  sub->add_option("--steps", args->steps, "steps to simulate (default: the scenario's algorithm.steps)");
+  sub->add_option("--trace", args->trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    auto s = LoadAll(args->file, args->common);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    sim::Options opt;
+    opt.seed = args->seed;
+    opt.steps = args->steps;
+    opt.trace_path = args->trace;
+    auto e = EstimateSimulated(*s, opt);
+    if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
+    exit_code = Print(*s, *e, args->common.json);
+  });
+}
+
+}  // namespace rlcost::cli

@@ -1,0 +1,9 @@
+// STUB — replaced by the issue-5 implementation.
+#include "cli/common.h"
+namespace rlcost::cli {
+void RegisterPrice(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("price", "not yet built");
+  sub->allow_extras();
+  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "price", "not yet: this command is not built yet"), false); });
+}
+}  // namespace rlcost::cli

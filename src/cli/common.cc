@@ -1,0 +1,69 @@
+#include "cli/common.h"
+
+#include <iostream>
+
+#include "report/report.h"
+#include "rlcost/calibration.h"
+
+namespace rlcost::cli {
+
+void AddCommon(CLI::App* sub, Common& c) {
+  sub->add_option("--catalog", c.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
+  sub->add_option("--set", c.sets, "override a scenario field, e.g. --set model=qwen3-32b; repeatable");
+  sub->add_option("--calibration", c.calibration, "calibration file written by `rlcost calibrate`");
+  sub->add_flag("--json", c.json, "print JSON instead of a table");
+}
+
+Result<Catalog> LoadCatalog(const Common& c) {
+  auto cat = Catalog::Builtin();
+  if (!cat) return cat;
+  for (const auto& f : c.catalog_files) {
+    if (auto ok = cat->AddFile(f); !ok) return Fail(ok.error());
+  }
+  return cat;
+}
+
+Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const Common& c) {
+  std::vector<Override> overrides;
+  Error bad;
+  for (const auto& s : c.sets) {
+    auto o = ParseOverride(s);
+    if (!o) {
+      for (auto& p : o.error().problems) bad.problems.push_back(p);
+    } else {
+      overrides.push_back(*o);
+    }
+  }
+  if (!bad.problems.empty()) return Fail(bad);
+  auto sc = file.empty() ? DefaultScenario(cat, overrides) : LoadScenarioFile(file, cat, overrides);
+  if (!sc) return sc;
+  if (!c.calibration.empty()) {
+    auto cal = LoadCalibrationFile(c.calibration);
+    if (!cal) return Fail(cal.error());
+    ApplyCalibration(*cal, *sc);
+  }
+  return sc;
+}
+
+Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* catalog_out) {
+  auto cat = LoadCatalog(c);
+  if (!cat) return Fail(cat.error());
+  auto sc = LoadScenario(file, *cat, c);
+  if (catalog_out) *catalog_out = std::move(*cat);
+  return sc;
+}
+
+int PrintError(const Error& e, bool json) {
+  if (json) std::cout << report::ErrorToJson(e).dump(2) << "\n";
+  for (const auto& p : e.problems) std::cerr << "error: " << p.ToString() << "\n";
+  switch (e.code) {
+    case ErrorCode::kInvalidInput:
+    case ErrorCode::kNotFound: return 2;
+    case ErrorCode::kDoesNotFit: return 3;
+    case ErrorCode::kNotImplemented: return 4;
+    case ErrorCode::kInternal: return 1;
+  }
+  return 1;
+}
+
+}  // namespace rlcost::cli

@@ -1,0 +1,47 @@
+// Internal to the CLI: options every command shares and the loading of a
+// scenario with them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "rlcost/catalog.h"
+#include "rlcost/error.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::cli {
+
+struct Common {
+  std::vector<std::string> catalog_files;  // --catalog FILE (repeatable)
+  std::vector<std::string> sets;           // --set key=value (repeatable)
+  std::string calibration;                 // --calibration FILE
+  bool json = false;                       // --json
+};
+
+// Adds --catalog, --set, --calibration and --json to a subcommand.
+void AddCommon(CLI::App* sub, Common& c);
+// The built-in catalog plus the user's --catalog files.
+Result<Catalog> LoadCatalog(const Common& c);
+// A scenario file (empty = the built-in default) with --set overrides and
+// --calibration applied.
+Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const Common& c);
+// Catalog + scenario in one call.
+Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* catalog_out = nullptr);
+// Prints an error (one line per problem; JSON on stdout when json) and returns
+// the exit code: 2 invalid input, 3 does not fit, 4 not implemented, 1 other.
+int PrintError(const Error& e, bool json);
+
+// Each subcommand registers itself; `exit_code` receives its result.
+void RegisterEstimate(CLI::App& app, int& exit_code);
+void RegisterSimulate(CLI::App& app, int& exit_code);
+void RegisterCatalog(CLI::App& app, int& exit_code);
+void RegisterCompare(CLI::App& app, int& exit_code);
+void RegisterWaterfall(CLI::App& app, int& exit_code);
+void RegisterPrice(CLI::App& app, int& exit_code);
+void RegisterReport(CLI::App& app, int& exit_code);
+void RegisterValidate(CLI::App& app, int& exit_code);
+void RegisterCalibrate(CLI::App& app, int& exit_code);
+
+}  // namespace rlcost::cli

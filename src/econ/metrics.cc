@@ -1,0 +1,78 @@
+// The one definition of every output metric: key, unit, meaning, getter.
+// JSON (report/json.cc), the terminal table and the HTML report read this list.
+#include <optional>
+
+#include "rlcost/estimate.h"
+
+namespace rlcost {
+namespace {
+
+using Opt = std::optional<double>;
+
+std::optional<double> GoalValue(const Estimate& e, double v) {
+  if (!e.goal.requested || !e.goal.reachable) return std::nullopt;
+  return v;
+}
+
+std::vector<MetricDef> MakeMetrics() {
+  // clang-format off
+  return {
+    {"step.time_s", "s", "wall time of one training step (mean over the run)", true, [](const Estimate& e) -> Opt { return e.step.time_s; }},
+    {"step.rollout_s", "s", "of which generating rollouts, tool calls included, not hidden by overlap", true, [](const Estimate& e) -> Opt { return e.step.rollout_s; }},
+    {"step.train_s", "s", "of which the policy update", true, [](const Estimate& e) -> Opt { return e.step.train_s; }},
+    {"step.other_s", "s", "of which log-prob / reference passes, weight sync, rewards, overhead", true, [](const Estimate& e) -> Opt { return e.step.other_s; }},
+    {"step.logprob_s", "s", "old-policy log-prob pass on the critical path", false, [](const Estimate& e) -> Opt { return e.step.logprob_s; }},
+    {"step.reference_s", "s", "reference-model pass on the critical path", false, [](const Estimate& e) -> Opt { return e.step.reference_s; }},
+    {"step.weight_sync_s", "s", "weight sync on the critical path", false, [](const Estimate& e) -> Opt { return e.step.weight_sync_s; }},
+    {"step.reward_s", "s", "reward computation on the critical path", false, [](const Estimate& e) -> Opt { return e.step.reward_s; }},
+    {"step.overhead_s", "s", "fixed per-step overhead (scheduling, data loading)", false, [](const Estimate& e) -> Opt { return e.step.overhead_s; }},
+    {"rollout_fraction", "", "share of GPU time spent generating", true, [](const Estimate& e) -> Opt { return e.rollout_fraction; }},
+    {"mfu.rollout", "", "model FLOPs utilisation while generating (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_rollout; }},
+    {"mfu.train", "", "model FLOPs utilisation of the policy update (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_train; }},
+    {"throughput.tokens_per_s_per_gpu", "tok/s", "prompt + response tokens trained on per second per GPU (all GPUs)", true, [](const Estimate& e) -> Opt { return e.tokens_per_s_per_gpu; }},
+    {"rollout.output_tokens_per_s_per_gpu", "tok/s", "generated tokens per second of rollout time per rollout GPU", true, [](const Estimate& e) -> Opt { return e.output_tokens_per_s_per_gpu; }},
+    {"rollout.generated_tokens_per_step", "tok", "tokens decoded per step, all turns", false, [](const Estimate& e) -> Opt { return e.step.generated_tokens; }},
+    {"rollout.mean_batch", "seq", "mean running sequences per engine while generating", false, [](const Estimate& e) -> Opt { return e.step.mean_batch; }},
+    {"rollout.kv_capacity_sequences", "seq", "sequences of mean length one engine's KV cache holds", false, [](const Estimate& e) -> Opt { return e.step.kv_capacity_sequences; }},
+    {"gpu_time.rollout_s", "GPU-s", "GPU-seconds per step generating", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_rollout; }},
+    {"gpu_time.train_s", "GPU-s", "GPU-seconds per step in the policy update", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_train; }},
+    {"gpu_time.other_s", "GPU-s", "GPU-seconds per step in log-prob/reference passes, sync, rewards", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_other; }},
+    {"gpu_time.idle_s", "GPU-s", "GPU-seconds per step idle (waiting on the other side, tools, sync)", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_idle; }},
+    {"signal.rollouts_per_step", "", "trajectories generated per step", true, [](const Estimate& e) -> Opt { return e.signal.rollouts_per_step; }},
+    {"signal.informative_fraction", "", "share of rollouts whose advantage is not zero", true, [](const Estimate& e) -> Opt { return e.signal.informative_fraction; }},
+    {"signal.useful_samples_per_step", "", "rollouts that carry gradient signal", true, [](const Estimate& e) -> Opt { return e.signal.useful_samples_per_step; }},
+    {"signal.reward_bits_per_rollout", "bit", "information in the reward (1 at most for one pass/fail)", true, [](const Estimate& e) -> Opt { return e.signal.reward_bits_per_rollout; }},
+    {"signal.oversampling", "", "rollouts generated per rollout trained on (dynamic sampling)", false, [](const Estimate& e) -> Opt { return e.signal.oversampling; }},
+    {"signal.hard_task_fraction", "", "share of tasks whose expected rollouts to a first success exceed what the run spends on them", false, [](const Estimate& e) -> Opt { return e.signal.hard_task_fraction; }},
+    {"cost.usd_per_step", "USD", "GPU and sandbox dollars per step", true, [](const Estimate& e) -> Opt { return e.usd_per_step; }},
+    {"cost.usd_gpu_per_step", "USD", "GPU dollars per step", false, [](const Estimate& e) -> Opt { return e.usd_gpu_per_step; }},
+    {"cost.usd_sandbox_per_step", "USD", "sandbox CPU dollars per step", false, [](const Estimate& e) -> Opt { return e.usd_sandbox_per_step; }},
+    {"cost.usd_per_useful_sample", "USD", "dollars per rollout that carries signal", true, [](const Estimate& e) -> Opt { return e.usd_per_useful_sample; }},
+    {"cost.usd_per_reward_bit", "USD", "dollars per bit of reward information", false, [](const Estimate& e) -> Opt { return e.usd_per_reward_bit; }},
+    {"cost.usd_per_million_trained_tokens", "USD", "dollars per million prompt + response tokens trained on", false, [](const Estimate& e) -> Opt { return e.usd_per_million_trained_tokens; }},
+    {"cost.gpu_hours", "GPU-h", "GPU-hours for the whole run", true, [](const Estimate& e) -> Opt { return e.gpu_hours; }},
+    {"cost.cpu_hours", "CPU-h", "sandbox CPU-hours for the whole run", true, [](const Estimate& e) -> Opt { return e.cpu_hours; }},
+    {"run.wall_time_h", "h", "wall time of the whole run", true, [](const Estimate& e) -> Opt { return e.wall_time_h; }},
+    {"run.usd", "USD", "dollars for the whole run", true, [](const Estimate& e) -> Opt { return e.usd; }},
+    {"goal.steps", "", "steps to reach goal.target_pass_rate on the learning curve", false, [](const Estimate& e) { return GoalValue(e, e.goal.steps); }},
+    {"goal.gpu_hours", "GPU-h", "GPU-hours to reach the target", false, [](const Estimate& e) { return GoalValue(e, e.goal.gpu_hours); }},
+    {"goal.usd", "USD", "dollars to reach the target", false, [](const Estimate& e) { return GoalValue(e, e.goal.usd); }},
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+const std::vector<MetricDef>& Metrics() {
+  static const std::vector<MetricDef> metrics = MakeMetrics();
+  return metrics;
+}
+
+const MetricDef* FindMetric(std::string_view key) {
+  for (const auto& m : Metrics()) {
+    if (m.key == key) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace rlcost

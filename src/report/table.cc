@@ -1,0 +1,76 @@
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace rlcost::report {
+
+namespace {
+// 1234567 -> "1,234,567"
+std::string Thousands(double v) {
+  std::string digits = fmt::format("{:.0f}", std::fabs(v));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+}  // namespace
+
+// A value with a sensible number of digits for its size.
+std::string FormatValue(double v, std::string_view unit) {
+  if (!std::isfinite(v)) return "n/a";
+  if (unit == "" && v >= 0 && v <= 1.0 && v != 0) return fmt::format("{:.3f}", v);
+  if (unit == "USD") {
+    if (std::fabs(v) >= 100) return "$" + Thousands(v);
+    if (std::fabs(v) >= 1) return fmt::format("${:.2f}", v);
+    return fmt::format("${:.3g}", v);
+  }
+  double a = std::fabs(v);
+  if (a >= 1e6) return fmt::format("{:.3g}", v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string EstimateToTable(const Scenario& s, const Estimate& e) {
+  std::string out;
+  out += fmt::format("rlcost {} — {}\n", e.method, s.name);
+  out += fmt::format("  {} on {} x {} ({}), {} {}, G={}, {} prompts/step, {} steps\n", s.model.id,
+                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode),
+                     ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
+                     s.algorithm.prompts_per_step, s.algorithm.steps);
+  std::string group;
+  for (const auto& m : Metrics()) {
+    auto v = m.get(e);
+    if (!v) continue;
+    std::string g(m.key.substr(0, m.key.find('.')));
+    if (g != group) {
+      out += "\n";
+      group = g;
+    }
+    std::string unit = m.unit.empty() ? "" : std::string(m.unit);
+    out += fmt::format("  {:<38} {:>14} {:<6} {}\n", m.key, FormatValue(*v, m.unit),
+                       unit == "USD" ? "" : unit, m.description);
+  }
+  if (e.goal.requested && !e.goal.reachable) {
+    out += fmt::format("\n  goal: target pass rate {:.2f} is NOT reachable — {}\n", e.goal.target_pass_rate,
+                       e.goal.reason);
+  } else if (e.goal.requested) {
+    out += fmt::format("\n  goal: target pass rate {:.2f} in about {:.0f} steps{}\n", e.goal.target_pass_rate,
+                       e.goal.steps, e.goal.curve_is_illustrative ? " (ILLUSTRATIVE learning curve: default parameters, not measured)" : "");
+  }
+  if (!e.signal.notes.empty() || !e.step.notes.empty()) out += "\n";
+  for (const auto& n : e.signal.notes) out += "  signal: " + n + "\n";
+  for (const auto& n : e.step.notes) out += "  note: " + n + "\n";
+  if (!e.assumptions.empty()) {
+    out += "\n  assumed:\n";
+    for (const auto& a : e.assumptions) out += "    - " + a + "\n";
+  }
+  return out;
+}
+
+}  // namespace rlcost::report
