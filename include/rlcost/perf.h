@@ -80,7 +80,7 @@ struct MemoryPlan {
 // Memory per GPU. Colocated: training state (ZeRO-3 sharded over the training GPUs)
 // stays resident beside the inference weights; disaggregated: each side alone.
 // Fails with kDoesNotFit and the numbers when the model cannot fit or leaves no
-// room for one sequence of maximal length.
+// room for one sequence of mean length.
 Result<MemoryPlan> PlanMemory(const Scenario& s);
 
 // --- Training ------------------------------------------------------------

@@ -44,6 +44,11 @@ struct SimResult {
   long long events = 0;
   int steps_simulated = 0;
   uint64_t seed = 0;
+  // Added by the simulator (docs/model-parts/sim.md).
+  double idle_waiting_rollout_gpu_s = 0; // trainer GPUs waiting for a full batch (disaggregated), per step
+  double preemptions = 0;                // sequences evicted from a full KV cache and recomputed, per step
+  int engines = 0;                       // inference engines (tensor-parallel groups)
+  double kv_blocks_per_engine = 0;       // 16-token KV blocks one engine holds
 };
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt);

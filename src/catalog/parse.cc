@@ -319,7 +319,7 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
         node["kv_lora_rank"] ? node["kv_lora_rank"] : node);
   }
 
-  ReadSources(node, path, With(kModelNumericKeys, {"name", "attention"}), m.sources, problems);
+  ReadSources(node, path, With(kModelNumericKeys, {"name", "attention", "source"}), m.sources, problems);
   return m;
 }
 
@@ -375,7 +375,11 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
   if (auto e = node["efficiency"]) {
     ParseEfficiencyPatch(e, Join(path, "efficiency"), problems).ApplyTo(g.efficiency, &g.sources);
   }
-  ReadSources(node, path, With(kGpuNumericKeys, {"name"}), g.sources, problems);
+  // Source keys: the fields, plus "efficiency.<field>" so that `rlcost catalog
+  // --json` output (which carries the efficiency sources) reads back in.
+  std::vector<std::string> source_keys = With(kGpuNumericKeys, {"name", "source"});
+  for (const auto& f : EfficiencyFieldNames()) source_keys.push_back("efficiency." + f);
+  ReadSources(node, path, source_keys, g.sources, problems);
   return g;
 }
 

@@ -1,9 +1,54 @@
-// STUB — replaced by the issue-5 implementation.
+// `rlcost price FILE --models a,b --gpus x,y [--stack async,fp8] [--json]`:
+// post-training tokenomics, one row per model x GPU.
+#include <iostream>
+#include <memory>
+
 #include "cli/common.h"
+#include "cli/lever_args.h"
+#include "report/levers_table.h"
+
 namespace rlcost::cli {
+namespace {
+struct PriceArgs {
+  Common common;
+  std::string file;
+  std::vector<std::string> models;
+  std::vector<std::string> gpus;
+  std::string stack;
+  int tenants = 0;
+};
+}  // namespace
+
 void RegisterPrice(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("price", "not yet built");
-  sub->allow_extras();
-  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "price", "not yet: this command is not built yet"), false); });
+  auto args = std::make_shared<PriceArgs>();
+  auto* sub = app.add_subcommand("price", "price card: $/M trained tokens, $/useful sample, $/reward bit, $ to goal per model x GPU");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
+  sub->add_option("--models", args->models, "catalog model ids (comma-separated; default: the scenario's)")->delimiter(',');
+  sub->add_option("--gpus", args->gpus, "catalog GPU ids (comma-separated; default: the scenario's)")->delimiter(',');
+  sub->add_option("--stack", args->stack, "levers applied to every row: async,fp8,grpo2,lora (default: none)");
+  sub->add_option("--tenants", args->tenants, "LoRA tenants when the stack has lora (default: the scenario's, else 4)");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    Catalog cat;
+    auto s = LoadAll(args->file, args->common, &cat);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    std::vector<levers::Lever> stack;
+    if (!args->stack.empty()) {
+      auto st = levers::ParseLeverList(args->stack, "--stack");
+      if (!st) { exit_code = PrintError(st.error(), args->common.json); return; }
+      stack = *st;
+    }
+    levers::Options opt;
+    opt.tenants = args->tenants;
+    auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
+    if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
+    if (args->common.json) {
+      std::cout << report::PriceCardToJson(*card).dump(2) << "\n";
+    } else {
+      std::cout << report::PriceCardToTable(*card);
+    }
+    exit_code = 0;
+  });
 }
+
 }  // namespace rlcost::cli

@@ -1,9 +1,42 @@
-// STUB — replaced by the issue-5 implementation.
+// `rlcost waterfall FILE [--order ...] [--gpu ID] [--tenants T] [--moe-model ID] [--json]`:
+// the seed's levers applied one at a time to its baseline.
+#include <iostream>
+#include <memory>
+
 #include "cli/common.h"
+#include "cli/lever_args.h"
+#include "report/levers_table.h"
+
 namespace rlcost::cli {
+namespace {
+struct WaterfallArgs {
+  Common common;
+  LeverArgs levers;
+  std::string file;
+};
+}  // namespace
+
 void RegisterWaterfall(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("waterfall", "not yet built");
-  sub->allow_extras();
-  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "waterfall", "not yet: this command is not built yet"), false); });
+  auto args = std::make_shared<WaterfallArgs>();
+  auto* sub = app.add_subcommand("waterfall", "apply the seed's cost levers one at a time to the naive H100 + sync baseline");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
+  AddLeverOptions(sub, args->levers);
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    Catalog cat;
+    auto s = LoadAll(args->file, args->common, &cat);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto opt = ToOptions(args->levers);
+    if (!opt) { exit_code = PrintError(opt.error(), args->common.json); return; }
+    auto wf = levers::BuildWaterfall(*s, cat, *opt);
+    if (!wf) { exit_code = PrintError(wf.error(), args->common.json); return; }
+    if (args->common.json) {
+      std::cout << report::WaterfallToJson(*wf).dump(2) << "\n";
+    } else {
+      std::cout << report::WaterfallToTable(*wf);
+    }
+    exit_code = 0;
+  });
 }
+
 }  // namespace rlcost::cli

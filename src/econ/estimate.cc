@@ -1,7 +1,97 @@
-// STUB
+// econ: GPU-hours, CPU-hours, dollars, MFU and cost per useful sample from a
+// step timing and the signal summary. Definitions: docs/model.md, "Economics".
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
 #include "rlcost/estimate.h"
+#include "rlcost/perf.h"
+
 namespace rlcost {
-Estimate BuildEstimate(const Scenario&, const StepTiming&, const signal::Summary&) { return {}; }
-Result<Estimate> EstimateAnalytic(const Scenario&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
-Result<Estimate> EstimateSimulated(const Scenario&, const sim::Options&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
+namespace {
+
+double SafeDiv(double a, double b) {
+  return b > 0 ? a / b : std::numeric_limits<double>::infinity();
 }
+
+std::vector<std::string> Assumptions(const Scenario& s) {
+  std::vector<std::string> a;
+  const auto& eff = s.hardware.gpu.efficiency;
+  a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
+                          "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or --calibration)",
+                          s.hardware.gpu.id, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
+                          eff.logprob_mfu * 100));
+  a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,
+                          s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour ? " (catalog default)" : ""));
+  if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {
+    a.push_back(fmt::format("pass rate: Beta(a={:.3g}, b={:.3g}), mean {:.3f}", s.environment.pass_rate.a,
+                            s.environment.pass_rate.b, s.environment.pass_rate.mean()));
+  }
+  if (s.environment.sandbox) {
+    a.push_back("sandbox CPU is billed for the time a slot is held: start-up, tool calls and verification");
+  }
+  if (s.algorithm.name == Algorithm::kPpo) {
+    a.push_back("ppo: a critic of the policy's size adds a value forward pass and a critic update each step");
+  }
+  return a;
+}
+
+}  // namespace
+
+Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig) {
+  Estimate e;
+  e.scenario_name = s.name;
+  e.step = t;
+  e.signal = sig;
+  const double gpus = s.hardware.gpus;
+  const double gpu_s = t.time_s * gpus;
+  e.rollout_fraction = SafeDiv(t.gpu_s_rollout, gpu_s);
+  e.mfu_rollout = t.gpu_s_rollout > 0
+                      ? t.rollout_flops / (t.gpu_s_rollout * s.hardware.gpu.PeakFlops(s.precision.rollout))
+                      : 0;
+  e.mfu_train = t.gpu_s_train > 0
+                    ? t.train_flops / (t.gpu_s_train * s.hardware.gpu.PeakFlops(s.precision.train))
+                    : 0;
+  e.tokens_per_s_per_gpu = SafeDiv(t.trained_tokens, gpu_s);
+  e.output_tokens_per_s_per_gpu = SafeDiv(t.generated_tokens, t.rollout_busy_s * t.rollout_gpus);
+
+  e.usd_gpu_per_step = gpu_s / 3600.0 * s.hardware.price_per_gpu_hour;
+  e.usd_sandbox_per_step =
+      s.environment.sandbox ? t.sandbox_cpu_s / 3600.0 * s.environment.sandbox->price_per_cpu_hour : 0.0;
+  e.usd_per_step = e.usd_gpu_per_step + e.usd_sandbox_per_step;
+  e.usd_per_useful_sample = SafeDiv(e.usd_per_step, sig.useful_samples_per_step);
+  e.usd_per_reward_bit = SafeDiv(e.usd_per_step, sig.rollouts_per_step * sig.reward_bits_per_rollout);
+  e.usd_per_million_trained_tokens = SafeDiv(e.usd_per_step, t.trained_tokens / 1e6);
+  const double steps = s.algorithm.steps;
+  e.gpu_hours = gpu_s * steps / 3600.0;
+  e.cpu_hours = t.sandbox_cpu_s * steps / 3600.0;
+  e.wall_time_h = t.time_s * steps / 3600.0;
+  e.usd = e.usd_per_step * steps;
+  e.assumptions = Assumptions(s);
+  return e;
+}
+
+Result<Estimate> EstimateAnalytic(const Scenario& s) {
+  auto sig = signal::Analyze(s);
+  if (!sig) return Fail(sig.error());
+  auto t = sim::AnalyticStep(s, *sig);
+  if (!t) return Fail(t.error());
+  Estimate e = BuildEstimate(s, *t, *sig);
+  e.method = "analytic";
+  return e;
+}
+
+Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
+  auto sig = signal::Analyze(s);
+  if (!sig) return Fail(sig.error());
+  auto r = sim::Simulate(s, *sig, opt);
+  if (!r) return Fail(r.error());
+  Estimate e = BuildEstimate(s, r->mean_step, *sig);
+  e.method = "simulated";
+  e.sim = *r;
+  return e;
+}
+
+}  // namespace rlcost

@@ -1,6 +1,600 @@
-// STUB — replaced by the signal module.
+// The signal stage: informative groups, useful samples, reward bits,
+// dynamic-sampling oversampling, exploration hardness, the pilot fit and the
+// learning curve. Every formula is derived in docs/model-parts/signal.md.
 #include "rlcost/signal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "signal/beta_math.h"
+
 namespace rlcost::signal {
-double InformativeGroupProbability(const PassRateSpec&, int) { return 0; }
-Result<Summary> Analyze(const Scenario&) { return Fail(ErrorCode::kNotImplemented, "signal", "not yet"); }
+
+namespace si = rlcost::signal_internal;
+
+namespace {
+
+constexpr double kImpracticalProbability = 1.0 / kMaxOversampling;  // 1e-4 (issue 3)
+
+// P(a group of G is not all-equal) for one Bernoulli(q) step, with q and 1-q both
+// given accurately: 1 - q^G - (1-q)^G, computed without cancellation near 0 and 1.
+double MixedProbability(double q, double qc, int g) {
+  if (g < 1) return 0;
+  if (q <= 0 || qc <= 0) return 0;
+  if (q <= qc) return -std::expm1(g * std::log(qc)) - std::exp(g * std::log(q));
+  return -std::expm1(g * std::log(q)) - std::exp(g * std::log(qc));
+}
+
+// Per-step pass probability q = p^(1/K) and 1 - q, accurate near both ends.
+std::pair<double, double> StepPassRate(double p, double pc, int k) {
+  if (p <= 0) return {0.0, 1.0};
+  if (pc <= 0) return {1.0, 0.0};
+  const double log_p = p <= 0.5 ? std::log(p) : std::log1p(-pc);
+  return {std::exp(log_p / k), -std::expm1(log_p / k)};
+}
+
+// P(group informative) for a task of pass rate p under a K-step process reward:
+// 1 - (all-equal per step)^K = -expm1(K ln(1 - m)), m = P(one step mixed).
+double ProcessMixedAt(double p, double pc, int g, int k) {
+  const auto [q, qc] = StepPassRate(p, pc, k);
+  const double m = MixedProbability(q, qc, g);
+  if (m >= 1) return 1;
+  return -std::expm1(k * std::log1p(-m));
+}
+
+double ProcessBitsAt(double p, double pc, int k) {
+  const auto [q, qc] = StepPassRate(p, pc, k);
+  double h = 0;
+  if (q > 0) h -= q * std::log2(q);
+  if (qc > 0) h -= qc * std::log2(qc);
+  return k * h;
+}
+
+Error InvalidPassRate(const std::string& message) {
+  return Error::Invalid("environment.pass_rate", message);
+}
+
+bool IsBeta(const PassRateSpec& pr) { return pr.kind != PassRateSpec::Kind::kHistogram; }
+
+// Expectation of f(p, 1-p) over an effective distribution (Beta or histogram).
+template <typename F>
+double Expect(const PassRateSpec& eff, const F& f) {
+  if (IsBeta(eff)) return si::BetaExpectation(eff.a, eff.b, f);
+  double e = 0;
+  for (const auto& [p, w] : eff.histogram) e += w * f(p, 1 - p);
+  return e;
+}
+
+double OutcomeInformative(const PassRateSpec& eff, int g) {
+  if (g < 1) return 0;
+  if (IsBeta(eff)) {
+    const double v = 1 - si::BetaMoment(eff.a, eff.b, g, 0) - si::BetaMoment(eff.a, eff.b, 0, g);
+    return std::clamp(v, 0.0, 1.0);
+  }
+  double e = 0;
+  for (const auto& [p, w] : eff.histogram) e += w * MixedProbability(p, 1 - p, g);
+  return e;
+}
+
+double ProcessInformative(const PassRateSpec& eff, int g, int k) {
+  if (k <= 1) return OutcomeInformative(eff, g);
+  if (g < 1) return 0;
+  return std::clamp(Expect(eff, [&](double p, double pc) { return ProcessMixedAt(p, pc, g, k); }), 0.0, 1.0);
+}
+
+double RewardBits(const PassRateSpec& eff, int k) {
+  if (k <= 1 && IsBeta(eff)) return si::BetaExpectedEntropyBits(eff.a, eff.b);
+  return Expect(eff, [&](double p, double pc) { return ProcessBitsAt(p, pc, std::max(k, 1)); });
+}
+
+// P(0 < p < 1): the share of rollouts an ideal critic (V = p) gives a non-zero advantage.
+double InteriorMass(const PassRateSpec& eff) {
+  if (IsBeta(eff)) return 1;
+  double e = 0;
+  for (const auto& [p, w] : eff.histogram)
+    if (p > 0 && p < 1) e += w;
+  return e;
+}
+
+// E[2p(1-p)] = E|r - p| of one pass/fail rollout.
+double MeanAbsAdvantage(const PassRateSpec& eff) {
+  if (IsBeta(eff)) {
+    const double s = eff.a + eff.b;
+    return 2 * eff.a * eff.b / (s * (s + 1));
+  }
+  double e = 0;
+  for (const auto& [p, w] : eff.histogram) e += w * 2 * p * (1 - p);
+  return e;
+}
+
+double MassBelow(const PassRateSpec& eff, double x) {
+  if (IsBeta(eff)) return si::RegularizedIncompleteBeta(eff.a, eff.b, x);
+  double e = 0;
+  for (const auto& [p, w] : eff.histogram)
+    if (p < x) e += w;
+  return e;
+}
+
+// What one step trains on, given P(informative group) and the per-rollout share
+// without dynamic sampling.
+struct StepSignal {
+  double informative_fraction = 0;  // of trained rollouts
+  double oversampling = 1;
+  bool impractical = false;
+};
+
+StepSignal SignalOfStep(double p_group, double p_rollout_plain, bool dynamic_sampling) {
+  StepSignal out;
+  if (!dynamic_sampling) {
+    out.informative_fraction = p_rollout_plain;
+    return out;
+  }
+  // Groups are regenerated until the batch holds prompts_per_step informative ones:
+  // the number of groups drawn per informative group is geometric with mean 1/P.
+  if (p_group < kImpracticalProbability) {
+    out.impractical = true;
+    out.oversampling = kMaxOversampling;
+    // Regeneration stops at the cap; the informative groups found fill part of the batch.
+    out.informative_fraction = std::min(1.0, kMaxOversampling * p_group);
+    return out;
+  }
+  out.oversampling = 1 / p_group;
+  out.informative_fraction = 1;
+  return out;
+}
+
+// ---- pilot files -------------------------------------------------------------
+
+struct CacheKey {
+  int samples_per_task;
+  std::vector<double> rates;
+  bool operator<(const CacheKey& o) const {
+    return std::tie(samples_per_task, rates) < std::tie(o.samples_per_task, o.rates);
+  }
+};
+
+std::mutex g_fit_mutex;
+std::map<CacheKey, PilotFit>& FitCache() {
+  static auto* cache = new std::map<CacheKey, PilotFit>();
+  return *cache;
+}
+constexpr size_t kFitCacheSize = 32;
+
+// Tolerance for "k/n": 1e-6 per sample, so rates printed with six decimals still
+// count as multiples of 1/n (a printed rate is off by up to 5e-7, so rate*n by 5e-7 n).
+bool IsMultipleOf(double rate, int n) {
+  const double x = rate * n;
+  return std::fabs(x - std::round(x)) <= 1e-6 * std::max(1, n);
+}
+
+constexpr int kMaxInferredSamples = 1024;
+
+Result<PilotFit> ComputeFit(const PassRateSpec& pr) {
+  const std::string path = "environment.pass_rate.file";
+  const std::string where = pr.file.empty() ? std::string("the pilot file") : pr.file;
+  if (pr.task_pass_rates.empty()) return Fail(Error::Invalid(path, fmt::format("{}: no pass rates", where)));
+  for (size_t i = 0; i < pr.task_pass_rates.size(); ++i) {
+    const double r = pr.task_pass_rates[i];
+    if (!(r >= 0 && r <= 1))
+      return Fail(Error::Invalid(path, fmt::format("{}: task {} has pass rate {}; expected a number in [0, 1]",
+                                                   where, i + 1, r)));
+  }
+  if (pr.samples_per_task < 0)
+    return Fail(Error::Invalid("environment.pass_rate.samples_per_task",
+                               fmt::format("{}; expected a positive number of samples (0 = infer)",
+                                           pr.samples_per_task)));
+  int n = pr.samples_per_task;
+  if (n == 0) {
+    for (int cand = 1; cand <= kMaxInferredSamples && n == 0; ++cand) {
+      bool all = true;
+      for (double r : pr.task_pass_rates) {
+        if (!IsMultipleOf(r, cand)) {
+          all = false;
+          break;
+        }
+      }
+      if (all) n = cand;
+    }
+    if (n == 0)
+      return Fail(Error::Invalid(
+          path, fmt::format("{}: the pass rates are not multiples of 1/n for any n <= {}; set "
+                            "environment.pass_rate.samples_per_task to the samples per task of the pilot",
+                            where, kMaxInferredSamples)));
+  } else {
+    for (size_t i = 0; i < pr.task_pass_rates.size(); ++i) {
+      if (!IsMultipleOf(pr.task_pass_rates[i], n))
+        return Fail(Error::Invalid(
+            path, fmt::format("{}: task {} has pass rate {}, not a multiple of 1/{} (samples_per_task)", where,
+                              i + 1, pr.task_pass_rates[i], n)));
+    }
+  }
+
+  si::BinomialCounts counts;
+  counts.n = n;
+  counts.tasks_with_k.assign(n + 1, 0.0);
+  double sum = 0;
+  for (double r : pr.task_pass_rates) {
+    const int k = static_cast<int>(std::lround(r * n));
+    counts.tasks_with_k[std::clamp(k, 0, n)] += 1;
+    sum += r;
+  }
+  const si::BetaBinomialFit bb = si::FitBetaBinomial(counts);
+
+  PilotFit fit;
+  fit.present = true;
+  fit.tasks = static_cast<int>(pr.task_pass_rates.size());
+  fit.samples_per_task = n;
+  fit.observed_mean = sum / fit.tasks;
+  fit.never_solved = static_cast<int>(counts.tasks_with_k[0]);
+  fit.always_solved = static_cast<int>(counts.tasks_with_k[n]);
+  fit.fit_a = bb.a;
+  fit.fit_b = bb.b;
+  fit.method = "maximum likelihood (Beta-binomial, Nelder-Mead over ln a, ln b)";
+  fit.fit_mass_below_1_over_n = si::RegularizedIncompleteBeta(bb.a, bb.b, 1.0 / n);
+  fit.fit_mean = bb.a / (bb.a + bb.b);
+  fit.fit_concentration = bb.a + bb.b;
+  fit.expected_tasks_below_1_over_n = fit.tasks * fit.fit_mass_below_1_over_n;
+  fit.expected_never_solved = fit.tasks * si::BetaMoment(bb.a, bb.b, 0, n);
+  fit.log_likelihood = bb.log_likelihood;
+  fit.converged = bb.converged;
+  fit.at_bound = bb.at_bound;
+  return fit;
+}
+
+// A histogram as the Beta with the same mean and variance (used where the model
+// needs a concentration: the learning curve).
+PassRateSpec MomentMatchedBeta(const PassRateSpec& eff) {
+  if (IsBeta(eff)) return eff;
+  double m = 0, m2 = 0;
+  for (const auto& [p, w] : eff.histogram) {
+    m += w * p;
+    m2 += w * p * p;
+  }
+  const double var = m2 - m * m;
+  m = std::clamp(m, 1e-6, 1 - 1e-6);
+  double kappa = var > 0 ? m * (1 - m) / var - 1 : si::kFitMaxShape;
+  kappa = std::clamp(kappa, 2 * si::kFitMinShape, si::kFitMaxShape);
+  PassRateSpec out;
+  out.kind = PassRateSpec::Kind::kBeta;
+  out.a = m * kappa;
+  out.b = (1 - m) * kappa;
+  return out;
+}
+
+std::string Percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+}  // namespace
+
+// ---- public functions --------------------------------------------------------
+
+double InformativeProbabilityAt(double p, int group_size) {
+  return MixedProbability(p, 1 - p, group_size);
+}
+
+Result<PilotFit> FitPilot(const PassRateSpec& pr) {
+  if (pr.kind != PassRateSpec::Kind::kTasks)
+    return Fail(InvalidPassRate("not a pilot file: FitPilot needs pass_rate: {file: ...}"));
+  CacheKey key{pr.samples_per_task, pr.task_pass_rates};
+  {
+    std::lock_guard<std::mutex> lock(g_fit_mutex);
+    auto it = FitCache().find(key);
+    if (it != FitCache().end()) return it->second;
+  }
+  auto fit = ComputeFit(pr);
+  if (!fit) return fit;
+  std::lock_guard<std::mutex> lock(g_fit_mutex);
+  if (FitCache().size() >= kFitCacheSize) FitCache().clear();
+  FitCache().emplace(std::move(key), *fit);
+  return fit;
+}
+
+Result<PassRateSpec> EffectivePassRate(const PassRateSpec& pr) {
+  switch (pr.kind) {
+    case PassRateSpec::Kind::kBeta:
+      if (!(pr.a > 0 && pr.b > 0 && std::isfinite(pr.a) && std::isfinite(pr.b)))
+        return Fail(InvalidPassRate(fmt::format("Beta(a = {}, b = {}); expected a > 0 and b > 0", pr.a, pr.b)));
+      return pr;
+    case PassRateSpec::Kind::kHistogram: {
+      if (pr.histogram.empty()) return Fail(InvalidPassRate("histogram is empty"));
+      double total = 0;
+      for (const auto& [p, w] : pr.histogram) {
+        if (!(p >= 0 && p <= 1))
+          return Fail(InvalidPassRate(fmt::format("histogram pass rate {}; expected a number in [0, 1]", p)));
+        if (!(w >= 0)) return Fail(InvalidPassRate(fmt::format("histogram weight {} at {}; expected >= 0", w, p)));
+        total += w;
+      }
+      if (!(std::fabs(total - 1) <= 1e-6))
+        return Fail(InvalidPassRate(fmt::format("histogram weights sum to {}; expected 1", total)));
+      PassRateSpec out = pr;
+      for (auto& hw : out.histogram) hw.second /= total;
+      return out;
+    }
+    case PassRateSpec::Kind::kTasks: {
+      auto fit = FitPilot(pr);
+      if (!fit) return Fail(fit.error());
+      PassRateSpec out;
+      out.kind = PassRateSpec::Kind::kBeta;
+      out.a = fit->fit_a;
+      out.b = fit->fit_b;
+      return out;
+    }
+  }
+  return Fail(ErrorCode::kInternal, "environment.pass_rate", "unknown pass-rate kind");
+}
+
+double MeanPassRate(const PassRateSpec& pr) {
+  switch (pr.kind) {
+    case PassRateSpec::Kind::kBeta:
+      return pr.a / (pr.a + pr.b);
+    case PassRateSpec::Kind::kHistogram: {
+      double m = 0, w_total = 0;
+      for (const auto& [p, w] : pr.histogram) {
+        m += w * p;
+        w_total += w;
+      }
+      return w_total > 0 ? m / w_total : 0;
+    }
+    case PassRateSpec::Kind::kTasks: {
+      if (pr.task_pass_rates.empty()) return 0;
+      double m = 0;
+      for (double r : pr.task_pass_rates) m += r;
+      return m / pr.task_pass_rates.size();
+    }
+  }
+  return 0;
+}
+
+double InformativeGroupProbability(const PassRateSpec& pr, int group_size) {
+  auto eff = EffectivePassRate(pr);
+  if (!eff) return std::numeric_limits<double>::quiet_NaN();
+  return OutcomeInformative(*eff, group_size);
+}
+
+double ProcessInformativeGroupProbability(const PassRateSpec& pr, int group_size, int credited_steps) {
+  auto eff = EffectivePassRate(pr);
+  if (!eff) return std::numeric_limits<double>::quiet_NaN();
+  return ProcessInformative(*eff, group_size, std::max(credited_steps, 1));
+}
+
+Result<Summary> Analyze(const Scenario& s) {
+  const AlgorithmSpec& alg = s.algorithm;
+  const RewardSpec& reward = s.environment.reward;
+  if (alg.group_size < 1)
+    return Fail(Error::Invalid("algorithm.group_size", fmt::format("{}; expected >= 1", alg.group_size)));
+  if (alg.prompts_per_step < 1)
+    return Fail(Error::Invalid("algorithm.prompts_per_step", fmt::format("{}; expected >= 1", alg.prompts_per_step)));
+  if (alg.steps < 0) return Fail(Error::Invalid("algorithm.steps", fmt::format("{}; expected >= 0", alg.steps)));
+  const bool process = reward.type == RewardType::kProcess;
+  if (process && reward.credited_steps < 1)
+    return Fail(Error::Invalid("environment.reward.credited_steps",
+                               fmt::format("{}; expected >= 1", reward.credited_steps)));
+  const int g = alg.group_size;
+  const int k = process ? reward.credited_steps : 1;
+
+  auto eff_or = EffectivePassRate(s.environment.pass_rate);
+  if (!eff_or) return Fail(eff_or.error());
+  const PassRateSpec& eff = *eff_or;
+
+  Summary out;
+  if (s.environment.pass_rate.kind == PassRateSpec::Kind::kTasks) {
+    auto fit = FitPilot(s.environment.pass_rate);
+    if (!fit) return Fail(fit.error());
+    out.pilot = *fit;
+  }
+  out.mean_pass_rate = MeanPassRate(eff);
+  out.outcome_informative_group_probability = OutcomeInformative(eff, g);
+  out.informative_group_probability = process ? ProcessInformative(eff, g, k) : out.outcome_informative_group_probability;
+  out.mean_abs_advantage = MeanAbsAdvantage(eff);
+
+  const bool ppo = alg.name == Algorithm::kPpo;
+  const double per_rollout = ppo ? InteriorMass(eff) : out.informative_group_probability;
+  const StepSignal step = SignalOfStep(out.informative_group_probability, per_rollout, alg.dynamic_sampling);
+
+  out.rollouts_trained_per_step = static_cast<double>(alg.prompts_per_step) * g;
+  out.oversampling = step.oversampling;
+  out.rollouts_per_step = out.rollouts_trained_per_step * step.oversampling;
+  out.informative_fraction = step.informative_fraction;
+  out.useful_samples_per_step = out.rollouts_trained_per_step * step.informative_fraction;
+  out.full_batch_impractical = step.impractical;
+  out.reward_bits_per_rollout = RewardBits(eff, k);
+
+  // Exploration hardness: tasks whose expected rollouts to a first success (1/p)
+  // exceed the rollouts the run spends on each of them.
+  const int tasks = out.pilot.present ? out.pilot.tasks : 0;
+  out.rollouts_per_task = tasks > 0 ? alg.steps * out.rollouts_per_step / tasks : g;
+  out.hard_task_fraction = out.rollouts_per_task > 1 ? MassBelow(eff, 1 / out.rollouts_per_task) : 1.0;
+
+  // ---- notes, in plain words ----
+  const std::string algo(ToString(alg.name));
+  if (out.pilot.present) {
+    const PilotFit& f = out.pilot;
+    out.notes.push_back(fmt::format(
+        "pilot: {} of {} tasks never solved in {} samples (and {} always solved); the Beta-binomial fit "
+        "(a = {:.3f}, b = {:.3f}, mean {:.3f} vs the file's {:.3f}) puts {} of tasks below p = 1/{} "
+        "(about {:.0f} tasks) and expects {:.1f} tasks at 0/{}",
+        f.never_solved, f.tasks, f.samples_per_task, f.always_solved, f.fit_a, f.fit_b, f.fit_mean,
+        f.observed_mean, Percent(f.fit_mass_below_1_over_n), f.samples_per_task, f.expected_tasks_below_1_over_n,
+        f.expected_never_solved, f.samples_per_task));
+    if (s.environment.pass_rate.samples_per_task == 0)
+      out.notes.push_back(fmt::format("pilot: {} samples per task inferred from the rates' granularity",
+                                      f.samples_per_task));
+    if (f.at_bound)
+      out.notes.push_back(
+          "pilot: the fit ran to a bound (a or b at 0.001 or 10^6): the file does not pin the spread of "
+          "pass rates down; treat the fitted distribution with care");
+  }
+  if (ppo) {
+    out.notes.push_back(fmt::format(
+        "ppo: the critic's advantage is non-zero for every rollout whose reward differs from the critic's "
+        "prediction; with a critic that has learned each task's pass rate p, that is every rollout of a task "
+        "with 0 < p < 1 ({} of rollouts); the mean |advantage| per rollout is E[2p(1-p)] = {:.3f}",
+        Percent(InteriorMass(eff)), out.mean_abs_advantage));
+  } else {
+    out.notes.push_back(fmt::format(
+        "{} of groups of {} have mixed {} (mean pass rate {:.3f}); only those carry a gradient under {}",
+        Percent(out.informative_group_probability), g, process ? "step rewards" : "pass/fail outcomes",
+        out.mean_pass_rate, algo));
+  }
+  if (alg.dynamic_sampling) {
+    if (step.impractical) {
+      out.notes.push_back(fmt::format(
+          "a full batch of informative groups is practically impossible: P = {:.3g} per group; costs assume "
+          "regeneration stops at {:.0f} rollouts generated per rollout trained on, with {} of the batch "
+          "informative",
+          out.informative_group_probability, kMaxOversampling, Percent(step.informative_fraction)));
+    } else {
+      out.notes.push_back(fmt::format(
+          "dynamic sampling: {:.2f} rollouts generated per rollout trained on (1 / P(informative group), "
+          "P = {:.4f})",
+          step.oversampling, out.informative_group_probability));
+    }
+  }
+  if (process) {
+    out.notes.push_back(fmt::format(
+        "process reward: {:.2f} bits per rollout from {} credited steps (each step passes with p^(1/{}), "
+        "independently; {} bits at most) vs {:.3f} for the outcome alone; {} of groups informative vs {} "
+        "with the outcome alone",
+        out.reward_bits_per_rollout, k, k, k, RewardBits(eff, 1),
+        Percent(out.informative_group_probability), Percent(out.outcome_informative_group_probability)));
+  } else {
+    out.notes.push_back(fmt::format(
+        "reward: {:.3f} bits per rollout (expected binary entropy E[H(p)] of one pass/fail outcome; 1 at most)",
+        out.reward_bits_per_rollout));
+  }
+  const std::string spend =
+      tasks > 0 ? fmt::format("{} steps x {:.0f} rollouts over {} pilot tasks", alg.steps, out.rollouts_per_step, tasks)
+                : fmt::format("every prompt assumed fresh, so {} rollouts per task", g);
+  out.notes.push_back(fmt::format(
+      "exploration: {} of tasks need more than {:.4g} rollouts on average for a first success (1/p > {:.4g}, "
+      "the rollouts the run spends per task: {})",
+      Percent(out.hard_task_fraction), out.rollouts_per_task, out.rollouts_per_task, spend));
+  return out;
+}
+
+Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
+  if (!(target > 0 && target < 1))
+    return Fail(Error::Invalid("goal.target_pass_rate", fmt::format("{}; expected a pass rate in (0, 1)", target)));
+  if (!(curve.asymptote > 0 && curve.asymptote <= 1))
+    return Fail(Error::Invalid("goal.curve.asymptote", fmt::format("{}; expected a pass rate in (0, 1]", curve.asymptote)));
+  if (!(curve.exponent > 0 && std::isfinite(curve.exponent)))
+    return Fail(Error::Invalid("goal.curve.exponent", fmt::format("{}; expected > 0", curve.exponent)));
+  if (!(curve.midpoint_useful_samples > 0 && std::isfinite(curve.midpoint_useful_samples)))
+    return Fail(Error::Invalid("goal.curve.midpoint_useful_samples",
+                               fmt::format("{}; expected > 0", curve.midpoint_useful_samples)));
+  auto base = Analyze(s);  // validates the rest of the inputs
+  if (!base) return Fail(base.error());
+  auto eff_or = EffectivePassRate(s.environment.pass_rate);
+  if (!eff_or) return Fail(eff_or.error());
+  const PassRateSpec start = MomentMatchedBeta(*eff_or);
+  const double kappa = start.a + start.b;
+
+  GoalProgress out;
+  const double r0 = start.a / kappa;
+  const double a_inf = curve.asymptote;
+  out.start_pass_rate = r0;
+  out.target_pass_rate = target;
+  if (target <= r0) {
+    out.reachable = true;
+    out.within_planned_steps = true;
+    out.trajectory.push_back({0.0, r0});
+    return out;
+  }
+  if (a_inf <= target) {
+    out.reason = fmt::format("not reachable: asymptote A = {:.2f} is {} the target {:.2f}", a_inf,
+                             a_inf < target ? "below" : "equal to (the curve only approaches it)", target);
+    return out;
+  }
+
+  const AlgorithmSpec& alg = s.algorithm;
+  const bool process = s.environment.reward.type == RewardType::kProcess;
+  const int g = alg.group_size;
+  const int k = process ? s.environment.reward.credited_steps : 1;
+  const bool ppo = alg.name == Algorithm::kPpo;
+  const double trained = static_cast<double>(alg.prompts_per_step) * g;
+
+  // Useful samples the curve needs: R(C*) = T  =>  C* = C_mid / ((A - R0)/(T - R0) - 1)^(1/B).
+  const double c_target =
+      curve.midpoint_useful_samples / std::pow((a_inf - r0) / (target - r0) - 1, 1 / curve.exponent);
+  auto pass_rate_at = [&](double c) {
+    if (c <= 0) return r0;
+    return r0 + (a_inf - r0) / (1 + std::pow(curve.midpoint_useful_samples / c, curve.exponent));
+  };
+
+  // P(informative group) on [R0, T], tabulated (the process form needs quadrature)
+  // and interpolated linearly: 256 intervals keep the error below 1e-5.
+  constexpr int kTable = 256;
+  std::vector<double> table(kTable + 1);
+  for (int i = 0; i <= kTable; ++i) {
+    const double r = r0 + (target - r0) * i / kTable;
+    PassRateSpec at;
+    at.a = r * kappa;
+    at.b = (1 - r) * kappa;
+    table[i] = ProcessInformative(at, g, k);
+  }
+  auto group_probability = [&](double r) {
+    const double x = std::clamp((r - r0) / (target - r0), 0.0, 1.0) * kTable;
+    const int i = std::min(static_cast<int>(x), kTable - 1);
+    return table[i] + (x - i) * (table[i + 1] - table[i]);
+  };
+  // (useful samples, rollouts generated) of one step at mean pass rate r.
+  auto step_at = [&](double r) {
+    const double pg = group_probability(r);
+    const StepSignal st = SignalOfStep(pg, ppo ? 1.0 : pg, alg.dynamic_sampling);
+    return std::pair<double, double>{trained * st.informative_fraction, trained * st.oversampling};
+  };
+
+  // Whole steps, one at a time: at step s the policy stands at R(C_s).
+  constexpr double kDiscreteSteps = 1e5;
+  double c = 0, steps = 0, generated = 0;
+  std::vector<std::pair<double, double>> traj = {{0.0, r0}};
+  while (c < c_target && steps < kDiscreteSteps) {
+    const double r = pass_rate_at(c);
+    const auto [useful, gen] = step_at(r);
+    if (!(useful > 0)) {
+      out.reason = fmt::format(
+          "not reachable: no useful samples at mean pass rate {:.3f} (every group of {} has the same outcome)",
+          r, g);
+      return out;
+    }
+    c += useful;
+    generated += gen;
+    steps += 1;
+    traj.push_back({steps, pass_rate_at(c)});
+  }
+  if (c < c_target) {
+    // Beyond 10^5 steps, the step count is the integral dC / useful(R(C)).
+    constexpr double kRel = 1e-9;
+    const double more = si::Integrate([&](double x) { return 1 / step_at(pass_rate_at(x)).first; }, c, c_target,
+                                      kRel * c_target / trained);
+    generated += si::Integrate(
+        [&](double x) {
+          const auto [u, gen] = step_at(pass_rate_at(x));
+          return gen / u;
+        },
+        c, c_target, kRel * c_target);
+    steps += std::ceil(more);
+    c = c_target;
+    traj.push_back({steps, target});
+  }
+  out.reachable = true;
+  out.steps = steps;
+  out.useful_samples = c;
+  out.rollouts_generated = generated;
+  out.rollouts_trained = steps * trained;
+  out.final_informative_fraction = step_at(target).first / trained;
+  out.within_planned_steps = steps <= alg.steps;
+  // At most ~64 points for charts, always keeping the last.
+  const size_t stride = std::max<size_t>(1, traj.size() / 64);
+  for (size_t i = 0; i < traj.size(); i += stride) out.trajectory.push_back(traj[i]);
+  if (out.trajectory.back() != traj.back()) out.trajectory.push_back(traj.back());
+  return out;
+}
+
 }  // namespace rlcost::signal

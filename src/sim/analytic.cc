@@ -1,5 +1,447 @@
-// STUB
+// The analytic (closed-form) step model. Derivation: docs/model.md, "Analytic step".
+//
+// Rollout time per engine models the draining batch, not just the mean: the
+// response-length distribution is cut into quantile slices; while the batch
+// drains, each slice runs DecodeIterations with the sequences still alive.
+// When the step's sequences do not all fit in the KV cache, continuous
+// batching runs a steady state at KV capacity, then a drain of the last wave
+// whose residual lengths follow the equilibrium (length-biased) residual-life
+// distribution of renewal theory.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rlcost/perf.h"
 #include "rlcost/sim.h"
+
 namespace rlcost::sim {
-Result<StepTiming> AnalyticStep(const Scenario&, const signal::Summary&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
+namespace {
+
+constexpr int kMaxSlices = 48;
+
+struct RolloutResult {
+  double time_s = 0;       // wall time
+  double flops = 0;        // per GPU of one engine
+  double mean_batch = 0;   // time-weighted running sequences
+  double decode_tokens = 0;
+  double prefill_tokens = 0;
+};
+
+// Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
+double NormalQuantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549671010115819e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  p = std::clamp(p, 1e-12, 1 - 1e-12);
+  if (p < 0.02425) {
+    double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - 0.02425) return -NormalQuantile(1 - p);
+  double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
+
+// Response lengths of n sequences as `slices` equal-weight quantile points,
+// ascending, the last at the expected maximum of n draws (u = n / (n + 1)).
+int LengthSlices(const Distribution& d, double n, std::array<double, kMaxSlices>& out) {
+  if (d.is_fixed()) {
+    out[0] = d.mean();
+    return 1;
+  }
+  int m = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxSlices);
+  double top = n / (n + 1.0);
+  for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
+  // Rescale so the slices' mean equals the distribution's mean (the grid
+  // under-samples the body when the tail point is pinned).
+  double sum = 0;
+  for (int j = 0; j < m; ++j) sum += out[j];
+  double scale = d.mean() * m / std::max(sum, 1e-12);
+  for (int j = 0; j < m - 1; ++j) out[j] *= scale;
+  return m;
+}
+
+// A batch of `n` sequences, each with `ctx0` tokens of context already cached,
+// decoding lengths given by `slices`, all admitted at once: the draining batch.
+RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
+                    const std::array<double, kMaxSlices>& len, int m) {
+  RolloutResult r;
+  double done = 0;  // iterations so far
+  double batch_time = 0;
+  for (int j = 0; j < m; ++j) {
+    double alive = n * (m - j) / m;
+    double iters = len[j] - done;
+    if (iters <= 0) continue;
+    auto w = perf::DecodeIterations(e, alive, alive * (ctx0 + done), iters);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    batch_time += alive * w.time_s;
+    r.decode_tokens += alive * iters;
+    done = len[j];
+  }
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
+struct Lengths {
+  double prompt = 0;
+  double response = 0;     // per turn
+  double tool_output = 0;  // per turn
+  double turns = 1;
+};
+
+// Single-turn generation of n sequences on one engine with a KV budget.
+RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const auto& resp = env.response_tokens;
+  std::array<double, kMaxSlices> len{};
+  int m = LengthSlices(resp, n, len);
+  // Peak KV use of the all-at-once drain: max over slices of alive * (P + L).
+  double peak = 0;
+  for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j]));
+  RolloutResult r;
+  if (peak <= kv_tokens) {
+    auto pre = perf::Prefill(e, n * p, 0);
+    r = Drain(e, n, p, len, m);
+    r.time_s += pre.time_s;
+    r.flops += pre.flops;
+    r.prefill_tokens = n * p;
+    return r;
+  }
+  // Continuous batching at KV capacity. A running sequence's age is
+  // length-biased: mean E[L^2] / (2 E[L]).
+  const double mean_len = resp.mean();
+  const double age = resp.SecondMoment() / (2.0 * std::max(mean_len, 1e-9));
+  double cap = std::max(1.0, std::floor(kv_tokens / (p + 2.0 * age)));
+  cap = std::min(cap, n);
+  // Drain of the last wave: `cap` sequences whose residual lengths follow the
+  // equilibrium residual-life distribution S_e(x) = (1/E[L]) int_x^inf S(y) dy,
+  // sampled on the length slices.
+  std::array<double, kMaxSlices> full{};
+  int mf = LengthSlices(resp, std::max(n, double(kMaxSlices)), full);
+  std::array<double, kMaxSlices> resid{};
+  {
+    // Residual quantiles: invert S_e on the slice grid (piecewise linear S).
+    std::array<double, kMaxSlices + 1> x{}, se{};
+    x[0] = 0;
+    for (int j = 0; j < mf; ++j) x[j + 1] = full[j];
+    // S(y) on [x_j, x_{j+1}) = 1 - j/mf.
+    double total = 0;
+    std::array<double, kMaxSlices + 1> tail{};
+    for (int j = mf - 1; j >= 0; --j) {
+      total += (x[j + 1] - x[j]) * (1.0 - double(j) / mf);
+      tail[j] = total;
+    }
+    for (int j = 0; j <= mf; ++j) se[j] = j < mf ? tail[j] / std::max(total, 1e-12) : 0.0;
+    for (int k = 0; k < mf; ++k) {
+      double target = 1.0 - (k + 0.5) / mf;  // survival level
+      int j = 0;
+      while (j < mf && se[j + 1] > target) ++j;
+      double span = se[j] - se[j + 1];
+      double f = span > 0 ? (se[j] - target) / span : 0;
+      resid[k] = x[j] + f * (x[j + 1] - x[j]);
+    }
+  }
+  double drain_tokens = 0;
+  for (int k = 0; k < mf; ++k) drain_tokens += cap * resid[k] / mf;
+  double steady_tokens = std::max(0.0, n * mean_len - drain_tokens);
+  double steady_iters = steady_tokens / cap;
+  auto steady = perf::DecodeIterations(e, cap, cap * (p + age), 1.0);
+  auto pre = perf::Prefill(e, n * p, 0);
+  RolloutResult d = Drain(e, cap, p + age, resid, mf);
+  r.time_s = steady.time_s * steady_iters + d.time_s + pre.time_s;
+  r.flops = steady.flops * steady_iters + d.flops + pre.flops;
+  r.decode_tokens = steady_tokens + d.decode_tokens;
+  r.prefill_tokens = n * p;
+  r.mean_batch = r.time_s > 0 ? (cap * steady.time_s * steady_iters + d.mean_batch * d.time_s) / r.time_s : 0;
+  return r;
+}
+
+struct MultiTurnResult {
+  RolloutResult roll;
+  double sandbox_slot_s = 0;  // per trajectory: start-up + tool calls + verification
+};
+
+// Multi-turn generation of n trajectories per engine (N in all), tool calls
+// between turns. Tool calls per trajectory = turns - 1 (the last turn ends
+// the episode).
+MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                          double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const double t_mean = env.turns.mean();
+  const double r_mean = env.response_tokens.mean();
+  const double o_mean = env.tool_output_tokens.mean();
+  const double tau = env.tool_latency_s.mean();
+  const double calls = std::max(0.0, t_mean - 1.0);
+  const double startup = env.sandbox ? env.sandbox->startup_s : 0.0;
+  // Mean context of a decoding sequence: prompt + half the trajectory's growth.
+  const double final_ctx = p + t_mean * r_mean + calls * o_mean;
+  const double ctx = p + (final_ctx - p) / 2.0;
+  const double cap = std::max(1.0, std::floor(kv_tokens / final_ctx));
+  MultiTurnResult out;
+  out.sandbox_slot_s = startup + calls * tau;
+  RolloutResult& r = out.roll;
+
+  if (s.pipeline.dispatch == Dispatch::kLockstep) {
+    // Every turn waits for the slowest tool call of the batch: rounds are
+    // synchronous drains over the trajectories still active.
+    double rounds = env.turns.is_fixed() ? t_mean : env.turns.Quantile(n_total / (n_total + 1.0));
+    double tool_max = env.tool_latency_s.is_fixed() ? tau : env.tool_latency_s.Quantile(n_total / (n_total + 1.0));
+    double batch_time = 0;
+    for (int k = 0; k < static_cast<int>(std::ceil(rounds)); ++k) {
+      double alive_frac = env.turns.is_fixed() ? 1.0 : 1.0 - env.turns.Cdf(k + 0.5);
+      double alive = std::min(n * alive_frac, cap);
+      if (alive <= 0) break;
+      double ctx0 = p + k * (r_mean + o_mean);
+      std::array<double, kMaxSlices> len{};
+      int m = LengthSlices(env.response_tokens, alive, len);
+      auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), alive * (k == 0 ? 0 : ctx0 - o_mean));
+      auto d = Drain(e, alive, ctx0, len, m);
+      r.time_s += pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
+      r.flops += pre.flops + d.flops;
+      r.decode_tokens += d.decode_tokens;
+      r.prefill_tokens += alive * (k == 0 ? p : o_mean);
+      batch_time += d.mean_batch * d.time_s;
+    }
+    r.time_s += startup;
+    r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+    return out;
+  }
+
+  // Async dispatch: each trajectory alternates decode on the engine and tool
+  // calls off it. Fixed point for the running batch B = n * f, where f is the
+  // share of a trajectory's time spent decoding.
+  double batch = std::min(n, cap);
+  double iter_s = 0, turn_decode_s = 0;
+  for (int it = 0; it < 20; ++it) {
+    iter_s = perf::DecodeIteration(e, batch, batch * ctx).time_s;
+    turn_decode_s = r_mean * iter_s;
+    double f = turn_decode_s * t_mean / (turn_decode_s * t_mean + calls * tau + startup);
+    double next = std::clamp(n * f, 1.0, std::min(n, cap));
+    if (std::fabs(next - batch) < 1e-3 * batch) { batch = next; break; }
+    batch = 0.5 * (batch + next);
+  }
+  auto prefill_total = perf::Prefill(e, n * (p + calls * o_mean), 0);
+  // One trajectory: T turns of decode, T-1 tool calls, start-up.
+  double traj_mean = startup + t_mean * turn_decode_s + calls * tau;
+  // Its variance: a compound sum over turns (Wald): Var = E[T] Var(X) + Var(T) E[X]^2,
+  // X = one turn's decode + tool time.
+  double var_r = env.response_tokens.SecondMoment() - r_mean * r_mean;
+  double var_tau = env.tool_latency_s.SecondMoment() - tau * tau;
+  double var_t = env.turns.SecondMoment() - t_mean * t_mean;
+  double x_mean = turn_decode_s + tau * (calls / std::max(t_mean, 1.0));
+  double var_x = iter_s * iter_s * std::max(0.0, var_r) + std::max(0.0, var_tau);
+  double sd = std::sqrt(std::max(0.0, t_mean * var_x + std::max(0.0, var_t) * x_mean * x_mean));
+  // The step waits for the slowest of N trajectories: E[max] ~ mean + sd * z.
+  double z = NormalQuantile(n_total / (n_total + 1.0));
+  double makespan = traj_mean + sd * z;
+  // Throughput bound: all decode work at the capped batch.
+  double total_iters = n * t_mean * r_mean / batch;
+  double throughput_s = total_iters * iter_s;
+  r.time_s = std::max(makespan, throughput_s) + prefill_total.time_s;
+  auto w = perf::DecodeIteration(e, batch, batch * ctx);
+  r.flops = w.flops * total_iters + prefill_total.flops;
+  r.decode_tokens = n * t_mean * r_mean;
+  r.prefill_tokens = n * (p + calls * o_mean);
+  r.mean_batch = batch * (total_iters * iter_s) / std::max(r.time_s, 1e-12);
+  return out;
+}
+
+// Steady-state (no drain tail) generation: continuous generation across
+// steps, as with partial rollouts in an async pipeline.
+RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const double t_mean = env.turns.mean();
+  const double calls = std::max(0.0, t_mean - 1.0);
+  const double tokens = t_mean * env.response_tokens.mean();
+  const double final_ctx = p + tokens + calls * env.tool_output_tokens.mean();
+  const double age = env.response_tokens.SecondMoment() / (2.0 * std::max(env.response_tokens.mean(), 1e-9));
+  const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
+  double cap = std::max(1.0, std::floor(kv_tokens / (env.turns.mean() > 1 ? final_ctx : p + 2 * age)));
+  double batch = std::min(cap, n);
+  auto w = perf::DecodeIteration(e, batch, batch * ctx);
+  double iters = n * tokens / batch;
+  auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0);
+  RolloutResult r;
+  r.time_s = w.time_s * iters + pre.time_s;
+  r.flops = w.flops * iters + pre.flops;
+  r.decode_tokens = n * tokens;
+  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean());
+  r.mean_batch = batch;
+  return r;
+}
+
+}  // namespace
+
+Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
+  auto mem = perf::PlanMemory(s);
+  if (!mem) return Fail(mem.error());
+  const auto& env = s.environment;
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  const bool async = s.pipeline.mode == PipelineMode::kAsync && !colocated;
+  const int gpus = s.hardware.gpus;
+  const int rollout_gpus = colocated ? gpus : s.placement.rollout_gpus;
+  const int train_gpus = colocated ? gpus : s.placement.train_gpus;
+  const int tp = std::max(1, s.placement.rollout_tp);
+  const double engines = std::max(1, rollout_gpus / tp);
+  const Efficiency& eff = s.hardware.gpu.efficiency;
+
+  perf::EngineConfig e;
+  e.model = &s.model;
+  e.gpu = &s.hardware.gpu;
+  e.eff = eff;
+  e.tp = tp;
+  e.weights = s.precision.rollout;
+  e.kv = s.precision.kv_cache;
+  if (s.algorithm.lora) {
+    e.lora_rank = s.algorithm.lora->rank;
+    e.lora_tenants = s.algorithm.lora->tenants;
+  }
+
+  StepTiming t;
+  const double n_total = sig.rollouts_per_step;
+  const double n = n_total / engines;
+  const bool multi_turn = env.turns.mean() > 1.0 + 1e-9;
+  RolloutResult roll;
+  double sandbox_slot_s = 0;
+  if (async && s.pipeline.partial_rollouts) {
+    roll = SteadyState(e, s, n, mem->kv_tokens_per_engine);
+    sandbox_slot_s = (env.sandbox ? env.sandbox->startup_s : 0) +
+                     std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean();
+    if (multi_turn) {
+      // Tool time still bounds a trajectory, but other trajectories fill the batch.
+      t.notes.push_back("partial rollouts: generation modelled as steady state, no length tail");
+    }
+  } else if (multi_turn) {
+    auto mt = MultiTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
+    roll = mt.roll;
+    sandbox_slot_s = mt.sandbox_slot_s;
+  } else {
+    roll = SingleTurn(e, s, n, mem->kv_tokens_per_engine);
+    sandbox_slot_s = env.sandbox ? env.sandbox->startup_s : 0;
+  }
+  double rollout_side_s = roll.time_s;
+
+  // Sandbox pool: tool calls of all trajectories share max_concurrent slots.
+  const double verify_s = env.reward.verify_s.mean();
+  if (env.sandbox) {
+    double slot_s = n_total * (sandbox_slot_s + verify_s);
+    double pool_bound_s = slot_s / std::max(1, env.sandbox->max_concurrent);
+    if (pool_bound_s > rollout_side_s) {
+      t.notes.push_back(fmt::format("sandbox-bound: {} slots need {:.0f} s for the step's tool calls, "
+                                    "more than generation ({:.0f} s)",
+                                    env.sandbox->max_concurrent, pool_bound_s, rollout_side_s));
+      rollout_side_s = pool_bound_s;
+    }
+    t.sandbox_cpu_s = slot_s * env.sandbox->cpus_per_rollout;
+  }
+  // Rewards overlap generation except for the last trajectory's verification.
+  t.reward_s = verify_s;
+
+  // Trainer side.
+  const double traj_tokens = env.prompt_tokens.mean() + env.turns.mean() * env.response_tokens.mean() +
+                             std::max(0.0, env.turns.mean() - 1.0) * env.tool_output_tokens.mean();
+  t.rollouts_generated = n_total;
+  t.rollouts_trained = sig.rollouts_trained_per_step;
+  t.trained_tokens = t.rollouts_trained * traj_tokens;
+  t.generated_tokens = roll.decode_tokens * engines;
+  t.prefill_tokens = roll.prefill_tokens * engines;
+  auto logprob = s.algorithm.recompute_logprobs ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus)
+                                                : perf::Work{};
+  auto reference = s.algorithm.reference_model ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus)
+                                               : perf::Work{};
+  auto update = perf::TrainStep(s, t.trained_tokens, traj_tokens, train_gpus);
+  double critic_s = 0, critic_flops = 0;
+  if (s.algorithm.name == Algorithm::kPpo) {
+    // PPO with a critic of the policy's size: a value forward and a critic update.
+    auto v = perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus);
+    critic_s = update.time_s + v.time_s;
+    critic_flops = (update.flops + v.flops) * train_gpus;
+  }
+  double sync_s = perf::WeightSyncTime(s);
+  t.overhead_s = eff.step_overhead_s;
+  t.train_busy_s = logprob.time_s + reference.time_s + update.time_s + critic_s;
+
+  t.rollout_flops = roll.flops * tp * engines;
+  t.train_flops = (update.flops * train_gpus) + critic_flops;
+  t.other_flops = (logprob.flops + reference.flops) * train_gpus;
+  t.rollout_gpus = rollout_gpus;
+  t.mean_batch = roll.mean_batch;
+  t.kv_capacity_sequences = mem->kv_tokens_per_engine / std::max(traj_tokens, 1.0);
+
+  if (!async) {
+    // Sync: rollout, rewards, log-prob and reference passes, update, sync, in turn.
+    t.rollout_s = rollout_side_s;
+    t.logprob_s = logprob.time_s;
+    t.reference_s = reference.time_s;
+    t.train_s = update.time_s + critic_s;
+    t.weight_sync_s = sync_s;
+    t.other_s = t.logprob_s + t.reference_s + t.weight_sync_s + t.reward_s + t.overhead_s;
+    t.time_s = t.rollout_s + t.train_s + t.other_s;
+    t.rollout_busy_s = rollout_side_s;
+    if (colocated) {
+      t.gpu_s_rollout = t.rollout_s * gpus;
+      t.gpu_s_train = t.train_s * gpus;
+      t.gpu_s_other = t.other_s * gpus;
+      t.gpu_s_idle = 0;
+    } else {
+      // Disaggregated but synchronous: each side waits while the other works.
+      t.gpu_s_rollout = t.rollout_s * rollout_gpus;
+      t.gpu_s_train = t.train_s * train_gpus;
+      t.gpu_s_other = (t.logprob_s + t.reference_s) * train_gpus + (t.weight_sync_s) * gpus;
+      t.gpu_s_idle = t.time_s * gpus - t.gpu_s_rollout - t.gpu_s_train - t.gpu_s_other;
+    }
+  } else {
+    // Async, staleness k: the two sides overlap; the step is set by the slower
+    // side plus the weight sync that pauses generation. k < 1 overlaps only
+    // part of the faster side: step = max + (1 - k) * min.
+    double k = std::clamp(s.pipeline.max_staleness, 0.0, 1.0);
+    double rside = rollout_side_s + t.reward_s;
+    double tside = t.train_busy_s + t.overhead_s;
+    double slow = std::max(rside, tside), fast = std::min(rside, tside);
+    t.time_s = slow + (1.0 - k) * fast + sync_s;
+    t.weight_sync_s = sync_s;
+    t.rollout_busy_s = rollout_side_s;
+    if (rside >= tside) {
+      t.rollout_s = rollout_side_s;
+      t.train_s = (1.0 - k) * (update.time_s + critic_s);
+      t.logprob_s = (1.0 - k) * logprob.time_s;
+      t.reference_s = (1.0 - k) * reference.time_s;
+      t.notes.push_back(fmt::format("rollout-bound: the trainer is busy {:.1f} s of each {:.1f} s step", tside,
+                                    t.time_s));
+    } else {
+      t.rollout_s = (1.0 - k) * rollout_side_s;
+      t.reward_s = (1.0 - k) * t.reward_s;
+      t.train_s = update.time_s + critic_s;
+      t.logprob_s = logprob.time_s;
+      t.reference_s = reference.time_s;
+      t.notes.push_back(fmt::format("train-bound: rollout GPUs generate {:.1f} s of each {:.1f} s step",
+                                    rside, t.time_s));
+    }
+    t.other_s = t.time_s - t.rollout_s - t.train_s;
+    t.overhead_s = std::max(0.0, t.other_s - t.logprob_s - t.reference_s - t.weight_sync_s - t.reward_s);
+    t.gpu_s_rollout = rollout_side_s * rollout_gpus;
+    t.gpu_s_train = (update.time_s + critic_s) * train_gpus;
+    t.gpu_s_other = (logprob.time_s + reference.time_s) * train_gpus + sync_s * gpus;
+    t.gpu_s_idle = std::max(0.0, t.time_s * gpus - t.gpu_s_rollout - t.gpu_s_train - t.gpu_s_other);
+  }
+  if (s.pipeline.mode == PipelineMode::kAsync && colocated) {
+    t.notes.push_back("pipeline.mode async with colocated placement runs synchronously: rollout and training "
+                      "share the same GPUs");
+  }
+  return t;
+}
+
+}  // namespace rlcost::sim

@@ -1,7 +1,1387 @@
-// STUB — replaced by the discrete-event simulator.
+// The discrete-event simulation of the RL loop (docs/model-parts/sim.md).
+//
+// Engines batch continuously under a KV budget counted in 16-token blocks;
+// between two events an engine's batch is fixed, so n decode iterations are
+// one closed-form perf::DecodeIterations call (no per-token loop). Trajectories
+// leave the batch for tool calls on a FIFO sandbox pool and come back to
+// prefill the tool output. The trainer, weight sync and the sync / async
+// pipelines are a handful of events per step.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "rlcost/perf.h"
 #include "rlcost/sim.h"
+#include "sim/event_queue.h"
+#include "sim/trace.h"
+
 namespace rlcost::sim {
-Result<SimResult> Simulate(const Scenario&, const signal::Summary&, const Options&) {
-  return Fail(ErrorCode::kNotImplemented, "simulate", "the event simulator is not built yet");
+namespace {
+
+// vLLM's default KV block size (CacheConfig.block_size = 16 tokens).
+constexpr int64_t kBlockTokens = 16;
+// Prefill tokens per engine iteration under chunked prefill: vLLM's
+// max_num_batched_tokens = 8192 (a model assumption; the V1 default for large
+// GPUs is in this range).
+constexpr int64_t kChunkTokens = 8192;
+// vLLM BlockSpaceManager admits a prompt only if 1% of the blocks stay free
+// afterwards (watermark = 0.01), to avoid preempting right after admission.
+constexpr double kWatermarkFraction = 0.01;
+// Trace only the first steps in detail (bounded file).
+constexpr int kTraceSteps = 3;
+// Above this many rollouts per step the simulation would take minutes.
+constexpr double kMaxRolloutsPerStep = 2.0e6;
+
+constexpr int32_t kNone = -1;
+
+int64_t Blocks(int64_t tokens) { return tokens <= 0 ? 0 : (tokens + kBlockTokens - 1) / kBlockTokens; }
+int Mod16(int64_t x) { return static_cast<int>(((x % kBlockTokens) + kBlockTokens) % kBlockTokens); }
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
 }
+
+enum class TrajState : uint8_t { kWaiting, kPrefill, kRunning, kTool, kSandboxQueue, kBarrier, kVerify, kDone };
+enum class IdleCause : uint8_t { kNone, kTail, kTrainer, kTools, kSync };
+
+struct Turn {
+  int32_t response = 0;
+  int32_t tool_out = 0;
+  double tool_latency_s = 0;
+};
+
+struct Traj {
+  int batch = 0;
+  int engine = 0;
+  int turns = 1;
+  int turn = 0;            // current turn, 0-based
+  int turn_off = 0;        // first Turn in its batch's pool
+  int64_t prompt = 0;
+  double verify_s = 0;
+  int64_t ctx = 0;         // context tokens committed (valid while not running)
+  int64_t gen = 0;         // tokens decoded so far
+  int64_t tool_tokens = 0;
+  int64_t pf_left = 0;     // prefill tokens still to process
+  int64_t pf_ctx = 0;      // context before the remaining prefill
+  int64_t resp_left = 0;   // tokens still to decode in this turn
+  int64_t key = 0;         // running: context = key + engine iteration counter
+  int64_t finish_iter = 0; // running: iteration at which the turn is decoded
+  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
+  uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
+  int32_t prev = kNone, next = kNone;  // running list, admission order
+  double t_start = 0, t_end = 0, t_request = 0;
+  bool startup_paid = false;
+  bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
+  TrajState state = TrajState::kWaiting;
+};
+
+struct Batch {
+  int index = 0;
+  int created = 0;      // trajectories started
+  int gen_done = 0;     // trajectories done decoding
+  int finished = 0;     // trajectories rewarded
+  std::vector<Traj> trajs;
+  std::vector<Turn> turns;
+  std::vector<int> barrier_need;     // lockstep: trajectories that make tool call k
+  std::vector<int> barrier_arrived;
+  std::vector<std::vector<int32_t>> barrier_held;
+  double t_first_start = 0, t_last_gen_end = 0, t_last_end = 0;
+  bool materialized = false;
+};
+
+struct FinishEntry {
+  int64_t iter;
+  int32_t traj;
+  uint32_t epoch;
+  bool operator>(const FinishEntry& o) const {
+    return iter > o.iter || (iter == o.iter && traj > o.traj);
+  }
+};
+
+enum class SegKind : uint8_t { kNone, kDecode, kMixed };
+
+struct Engine {
+  int id = 0;
+  // Running set: context of sequence i is key_i + iter.
+  int64_t iter = 0;
+  int64_t n_running = 0;
+  int64_t sum_key = 0;
+  int64_t phase_cnt[kBlockTokens] = {};
+  int32_t head = kNone, tail = kNone;   // admission order: tail = most recent
+  std::vector<FinishEntry> finish_heap;
+  std::deque<int32_t> waiting;
+  std::deque<int32_t> prefill_q;
+  std::vector<int32_t> prefill_done;    // completed by the iteration in flight
+  std::deque<std::pair<int32_t, uint32_t>> parked_lru;
+  int64_t static_blocks = 0;            // prefill + parked
+  // Current segment.
+  SegKind seg = SegKind::kNone;
+  double seg_t0 = 0, seg_t1 = 0;
+  int64_t seg_n = 0, seg_b = 0, seg_ctx = 0;
+  double seg_flops = 0;                 // per GPU
+  uint32_t seg_version = 0;
+  bool in_handler = false;
+  bool paused = false;
+  bool recompute_on_resume = false;
+  // Trajectories assigned and not done decoding; of those, out on a tool.
+  int inflight = 0;
+  int out = 0;
+  int64_t peak_batch = 0;
+  // Idle interval.
+  bool idle = false;
+  double idle_since = 0;
+  IdleCause idle_cause = IdleCause::kNone;
+  double pause_since = 0;
+  // Totals.
+  double busy_s = 0, batch_s = 0, blocks_s = 0, pause_s = 0;
+};
+
+struct Percentile {
+  static Percentiles Of(std::vector<double>& v) {
+    Percentiles p;
+    if (v.empty()) return p;
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) {
+      // Nearest-rank percentile.
+      size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+      return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+    };
+    p.p50 = at(0.50);
+    p.p90 = at(0.90);
+    p.p99 = at(0.99);
+    p.max = v.back();
+    return p;
+  }
+};
+
+class Simulator {
+ public:
+  Simulator(const Scenario& s, const signal::Summary& sig, const Options& opt) : s_(s), sig_(sig), opt_(opt) {}
+  Result<SimResult> Run();
+
+ private:
+  // Setup and the two drivers.
+  Result<void> Setup();
+  Result<void> RunSyncColocated();
+  Result<void> RunPipelined();
+  Result<void> Dispatch(const Event& ev);
+  Result<void> Finish();
+
+  // Trajectories.
+  Traj& T(int32_t id) { return batches_[id / g_].trajs[id % g_]; }
+  // False once the trajectory's batch is finished and its storage recycled
+  // (stale finish-heap and LRU entries may still name it).
+  bool Alive(int32_t id) const { return !batches_[id / g_].trajs.empty(); }
+  Batch& MaterializeBatch(int b);
+  void StartTrajectory(int32_t id, int engine);
+  void ToolOrReward(int32_t id);
+  void RequestSandbox(int32_t id, double dur_s, EventType done);
+  void ReleaseSandbox();
+  void ReturnFromTool(int32_t id);
+  void TrajDone(int32_t id);
+  void FreeBatchIfDone(int b);
+
+  // Engines.
+  void Kick(int e);
+  void Plan(int e);
+  void EndSegment(int e);
+  void TruncateSegment(int e);
+  void Admit(Engine& en);
+  bool MakeRoom(Engine& en, int64_t need);
+  bool EvictOneParked(Engine& en);
+  void JoinRunning(Engine& en, int32_t id);
+  void LeaveRunning(Engine& en, int32_t id);
+  void Preempt(Engine& en, int32_t id);
+  int64_t RunningBlocks(const Engine& en, int64_t iter) const;
+  int64_t FreeBlocks(const Engine& en) const;
+  void OpenIdle(int e);
+  void CloseIdle(int e);
+  IdleCause Classify(const Engine& en) const;
+  void Reclassify(int e);
+  void ReclassifyAll();
+  void PauseEngines();
+  void ResumeEngine(int e);
+
+  // Pipelined trainer.
+  bool CanStart() const;
+  void TryStart();
+  void TrainerTry();
+  void StartSync();
+  void StepDone();
+  void TrainPhases(double tokens, double trajs, double& lp, double& ref, double& tr, double& lp_f, double& ref_f,
+                   double& tr_f);
+
+  bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
+
+  const Scenario& s_;
+  const signal::Summary& sig_;
+  const Options& opt_;
+
+  // Configuration.
+  perf::EngineConfig ec_;
+  int steps_ = 0;
+  int g_ = 0;                // trajectories generated per step
+  double trained_ratio_ = 1; // trained / generated
+  int n_engines_ = 0;
+  int tp_ = 1;
+  int rollout_gpus_ = 0, train_gpus_ = 0, gpus_ = 0;
+  bool pipelined_ = false;   // disaggregated: rollout and trainer sides apart
+  bool async_ = false;
+  double staleness_ = 0;
+  bool partial_ = false;
+  bool lockstep_ = false;
+  bool has_sandbox_ = false;
+  SandboxSpec sandbox_;
+  int64_t total_blocks_ = 0, watermark_blocks_ = 0;
+  double kv_tokens_ = 0;
+  double sync_s_ = 0;
+  double overhead_s_ = 0;
+  uint64_t seed_ = 1;
+  std::vector<std::string> notes_;
+
+  // State.
+  double now_ = 0;
+  EventQueue q_;
+  std::vector<Engine> engines_;
+  std::vector<Batch> batches_;
+  std::vector<std::vector<Traj>> traj_pool_;
+  std::vector<std::vector<Turn>> turn_pool_;
+  std::mt19937_64 rng_;
+  std::vector<int32_t> scratch_;
+  int sandbox_free_ = 0;
+  std::deque<std::tuple<int32_t, double, EventType>> sandbox_q_;
+  long long events_ = 0;
+  int trace_step_ = 0;
+  TraceWriter trace_;
+
+  // Pipelined state.
+  int64_t started_ = 0, max_start_ = 0;
+  int64_t inflight_total_ = 0;
+  int64_t finished_total_ = 0;
+  int version_ = 0;
+  bool update_pending_ = false;
+  int next_engine_rr_ = 0;
+  int trainer_step_ = 0;
+  enum class TrainerPhase { kWaitBatch, kBusy, kWaitSync, kSync, kOverhead, kDone } trainer_ = TrainerPhase::kWaitBatch;
+  double trainer_since_ = 0;
+  std::vector<double> finished_tokens_cum_;   // trained tokens after each multiple of g_ finished
+  std::vector<double> finished_gen_cum_;
+  double cum_tokens_ = 0, cum_gen_ = 0;
+  bool sync_done_flag_ = false;  // sync colocated: the step's batch is rewarded
+
+  // Totals over the run.
+  double sum_rollout_s_ = 0, sum_train_s_ = 0, sum_lp_s_ = 0, sum_ref_s_ = 0, sum_sync_s_ = 0, sum_reward_s_ = 0,
+         sum_overhead_s_ = 0, sum_sync_wait_s_ = 0;
+  double sum_rollout_busy_s_ = 0;
+  double rollout_flops_ = 0, train_flops_ = 0, other_flops_ = 0;
+  double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
+  double sandbox_busy_s_ = 0, sandbox_wait_s_ = 0;
+  double idle_tail_ = 0, idle_trainer_ = 0, idle_tools_ = 0, idle_sync_ = 0, idle_wait_rollout_ = 0;
+  double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
+  double preemptions_ = 0;
+  std::vector<double> traj_time_, traj_tokens_;
+  double end_time_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Setup
+
+Result<void> Simulator::Setup() {
+  steps_ = opt_.steps > 0 ? opt_.steps : s_.algorithm.steps;
+  if (steps_ <= 0) return Fail(ErrorCode::kInvalidInput, "algorithm.steps", "need at least one step to simulate");
+  double gen = sig_.rollouts_per_step > 0 ? sig_.rollouts_per_step
+                                          : double(s_.algorithm.prompts_per_step) * s_.algorithm.group_size;
+  if (!(gen >= 1) || gen > kMaxRolloutsPerStep) {
+    return Fail(ErrorCode::kInvalidInput, "signal.rollouts_per_step",
+                fmt::format("{:.4g} rollouts per step cannot be simulated (1 to {:.0f})", gen, kMaxRolloutsPerStep));
+  }
+  g_ = static_cast<int>(std::llround(gen));
+  double trained = sig_.rollouts_trained_per_step > 0 ? sig_.rollouts_trained_per_step : gen;
+  trained_ratio_ = std::min(1.0, trained / gen);
+
+  const auto& pl = s_.placement;
+  gpus_ = s_.hardware.gpus;
+  pipelined_ = pl.mode == PlacementMode::kDisaggregated;
+  rollout_gpus_ = pipelined_ ? pl.rollout_gpus : gpus_;
+  train_gpus_ = pipelined_ ? pl.train_gpus : gpus_;
+  tp_ = std::max(1, pl.rollout_tp);
+  n_engines_ = rollout_gpus_ / tp_;
+  if (n_engines_ < 1) {
+    return Fail(ErrorCode::kDoesNotFit, "placement.rollout_tp",
+                fmt::format("{} rollout GPUs cannot hold one engine of tensor-parallel size {}", rollout_gpus_, tp_));
+  }
+  if (train_gpus_ < 1) return Fail(ErrorCode::kDoesNotFit, "placement.train_gpus", "no GPUs to train on");
+  if (rollout_gpus_ % tp_ != 0) {
+    notes_.push_back(fmt::format("{} rollout GPUs are not a multiple of rollout_tp {}: {} GPUs stay idle",
+                                 rollout_gpus_, tp_, rollout_gpus_ % tp_));
+  }
+  const auto& pp = s_.pipeline;
+  if (pp.mode == PipelineMode::kAsync && !pipelined_) {
+    notes_.push_back("an async pipeline needs disaggregated placement: simulated as sync colocated");
+  }
+  async_ = pipelined_ && pp.mode == PipelineMode::kAsync;
+  // Sync on disaggregated GPUs is the pipelined loop with staleness 0.
+  staleness_ = async_ ? std::max(0.0, pp.max_staleness) : 0.0;
+  partial_ = async_ && pp.partial_rollouts;
+  lockstep_ = pp.dispatch == Dispatch::kLockstep;
+  has_sandbox_ = s_.environment.sandbox.has_value();
+  if (has_sandbox_) {
+    sandbox_ = *s_.environment.sandbox;
+    if (sandbox_.max_concurrent < 1) {
+      return Fail(ErrorCode::kInvalidInput, "environment.sandbox.max_concurrent", "need at least one sandbox slot");
+    }
+    sandbox_free_ = sandbox_.max_concurrent;
+  }
+
+  auto mem = perf::PlanMemory(s_);
+  if (!mem) return tl::unexpected(mem.error());
+  kv_tokens_ = mem->kv_tokens_per_engine;
+  total_blocks_ = static_cast<int64_t>(std::floor(kv_tokens_ / double(kBlockTokens)));
+  if (total_blocks_ < 1) {
+    return Fail(ErrorCode::kDoesNotFit, "memory",
+                fmt::format("the KV budget holds {:.0f} tokens per engine: not one 16-token block", kv_tokens_));
+  }
+  watermark_blocks_ = static_cast<int64_t>(std::floor(kWatermarkFraction * double(total_blocks_)));
+
+  ec_.model = &s_.model;
+  ec_.gpu = &s_.hardware.gpu;
+  ec_.eff = s_.hardware.gpu.efficiency;
+  ec_.tp = tp_;
+  ec_.weights = s_.precision.rollout;
+  ec_.kv = s_.precision.kv_cache;
+  if (s_.algorithm.lora) {
+    ec_.lora_rank = s_.algorithm.lora->rank;
+    ec_.lora_tenants = s_.algorithm.lora->tenants;
+  }
+  sync_s_ = perf::WeightSyncTime(s_);
+  overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;
+  seed_ = opt_.seed;
+
+  engines_.resize(n_engines_);
+  for (int e = 0; e < n_engines_; ++e) engines_[e].id = e;
+  int extra = async_ ? static_cast<int>(std::ceil(staleness_)) + 1 : 0;
+  batches_.resize(steps_ + extra);
+  for (int b = 0; b < static_cast<int>(batches_.size()); ++b) batches_[b].index = b;
+  max_start_ = int64_t(batches_.size()) * g_;
+  traj_time_.reserve(size_t(std::min<int64_t>(max_start_, 4000000)));
+  traj_tokens_.reserve(traj_time_.capacity());
+  q_.Reserve(1024);
+
+  if (!opt_.trace_path.empty()) {
+    if (auto ok = trace_.Open(opt_.trace_path); !ok) return ok;
+    for (int e = 0; e < n_engines_; ++e) trace_.ThreadName(e + 1, fmt::format("engine {} (tp {})", e, tp_));
+    trace_.ThreadName(n_engines_ + 1, "trainer");
+    trace_.ThreadName(n_engines_ + 2, "sandbox pool");
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Trajectories
+
+Batch& Simulator::MaterializeBatch(int b) {
+  Batch& bt = batches_[b];
+  if (bt.materialized) return bt;
+  bt.materialized = true;
+  if (!traj_pool_.empty()) {
+    bt.trajs = std::move(traj_pool_.back());
+    traj_pool_.pop_back();
+    bt.turns = std::move(turn_pool_.back());
+    turn_pool_.pop_back();
+  }
+  bt.trajs.assign(g_, Traj{});
+  bt.turns.clear();
+  // One random stream per batch, drawn in trajectory order when the batch is
+  // created: what a trajectory draws does not depend on the order of events.
+  rng_.seed(SplitMix64(seed_ ^ SplitMix64(0x5EED0000ULL + uint64_t(b))));
+  const auto& env = s_.environment;
+  int max_turns = 0;
+  for (int i = 0; i < g_; ++i) {
+    Traj& t = bt.trajs[i];
+    t.batch = b;
+    t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
+    t.turns = static_cast<int>(std::max<long long>(1, std::llround(env.turns.Sample(rng_))));
+    t.turn_off = static_cast<int>(bt.turns.size());
+    for (int k = 0; k < t.turns; ++k) {
+      Turn tu;
+      tu.response = static_cast<int32_t>(std::max<long long>(1, std::llround(env.response_tokens.Sample(rng_))));
+      // The tool call follows every turn but the last (turns - 1 calls).
+      if (k + 1 < t.turns) {
+        tu.tool_out = static_cast<int32_t>(std::max<long long>(0, std::llround(env.tool_output_tokens.Sample(rng_))));
+        tu.tool_latency_s = std::max(0.0, env.tool_latency_s.Sample(rng_));
+      }
+      bt.turns.push_back(tu);
+    }
+    t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
+    max_turns = std::max(max_turns, t.turns);
+  }
+  bt.barrier_need.assign(max_turns, 0);
+  bt.barrier_arrived.assign(max_turns, 0);
+  if (lockstep_) {
+    bt.barrier_held.resize(max_turns);
+    for (auto& h : bt.barrier_held) h.clear();
+    for (const Traj& t : bt.trajs)
+      for (int k = 0; k + 1 < t.turns; ++k) ++bt.barrier_need[k];
+  }
+  return bt;
+}
+
+void Simulator::FreeBatchIfDone(int b) {
+  Batch& bt = batches_[b];
+  if (!bt.materialized || bt.finished < g_) return;
+  traj_pool_.push_back(std::move(bt.trajs));
+  turn_pool_.push_back(std::move(bt.turns));
+  bt.trajs = {};
+  bt.turns = {};
+}
+
+void Simulator::StartTrajectory(int32_t id, int e) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  if (bt.created == 0) bt.t_first_start = now_;
+  ++bt.created;
+  t.engine = e;
+  t.t_start = now_;
+  t.ctx = 0;
+  t.pf_ctx = 0;
+  t.pf_left = t.prompt;
+  t.resp_left = bt.turns[t.turn_off].response;
+  t.state = TrajState::kWaiting;
+  Engine& en = engines_[e];
+  ++en.inflight;
+  ++inflight_total_;
+  en.waiting.push_back(id);
+}
+
+// After a turn is decoded: a tool call (all turns but the last) or the reward.
+void Simulator::ToolOrReward(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  Engine& en = engines_[t.engine];
+  if (t.turn + 1 < t.turns) {
+    const Turn& tu = bt.turns[t.turn_off + t.turn];
+    ++en.out;
+    if (has_sandbox_) {
+      RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
+    } else if (tu.tool_latency_s > 0) {
+      t.state = TrajState::kTool;
+      q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
+    } else {
+      t.state = TrajState::kTool;
+      ReturnFromTool(id);
+    }
+    return;
+  }
+  // Last turn decoded: the trajectory leaves generation.
+  --en.inflight;
+  --inflight_total_;
+  ++bt.gen_done;
+  bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
+  gen_tokens_ += double(t.gen);
+  if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
+    ++en.out;
+    RequestSandbox(id, t.verify_s, EventType::kVerifyDone);
+  } else if (t.verify_s > 0) {
+    ++en.out;
+    t.state = TrajState::kVerify;
+    q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
+  } else {
+    TrajDone(id);
+  }
+  if (pipelined_ && update_pending_ && !partial_ && inflight_total_ == 0 && trainer_ == TrainerPhase::kWaitSync) {
+    StartSync();
+  }
+}
+
+void Simulator::RequestSandbox(int32_t id, double dur_s, EventType done) {
+  Traj& t = T(id);
+  // Sandbox start-up is paid once per trajectory, at its first use of a slot
+  // (its first tool call, or its reward for a single-turn trajectory).
+  if (!t.startup_paid) {
+    dur_s += sandbox_.startup_s;
+    t.startup_paid = true;
+  }
+  t.t_request = now_;
+  if (sandbox_free_ > 0) {
+    --sandbox_free_;
+    t.state = done == EventType::kToolDone ? TrajState::kTool : TrajState::kVerify;
+    sandbox_busy_s_ += dur_s;
+    q_.Push(now_ + dur_s, done, id);
+    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
+  } else {
+    t.state = TrajState::kSandboxQueue;
+    sandbox_q_.emplace_back(id, dur_s, done);
+    if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+  }
+}
+
+void Simulator::ReleaseSandbox() {
+  if (sandbox_q_.empty()) {
+    ++sandbox_free_;
+    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
+    return;
+  }
+  auto [id, dur_s, done] = sandbox_q_.front();
+  sandbox_q_.pop_front();
+  Traj& t = T(id);
+  sandbox_wait_s_ += now_ - t.t_request;
+  t.state = done == EventType::kToolDone ? TrajState::kTool : TrajState::kVerify;
+  sandbox_busy_s_ += dur_s;
+  q_.Push(now_ + dur_s, done, id);
+  if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+}
+
+void Simulator::ReturnFromTool(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  if (lockstep_) {
+    // Every turn waits for the slowest tool call of its batch.
+    int k = t.turn;
+    t.state = TrajState::kBarrier;
+    bt.barrier_held[k].push_back(id);
+    if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
+    scratch_.swap(bt.barrier_held[k]);
+  } else {
+    scratch_.assign(1, id);
+  }
+  std::vector<int32_t> released;
+  released.swap(scratch_);
+  for (int32_t rid : released) {
+    Traj& r = T(rid);
+    const Turn& tu = bt.turns[r.turn_off + r.turn];
+    r.tool_tokens += tu.tool_out;
+    ++r.turn;
+    r.resp_left = bt.turns[r.turn_off + r.turn].response;
+    r.pf_ctx = r.ctx;
+    r.pf_left = tu.tool_out;
+    r.state = TrajState::kWaiting;
+    Engine& en = engines_[r.engine];
+    --en.out;
+    en.waiting.push_back(rid);
+    Kick(r.engine);
+  }
+  released.clear();
+  scratch_.swap(released);
+}
+
+void Simulator::TrajDone(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  t.state = TrajState::kDone;
+  t.t_end = now_;
+  bt.t_last_end = std::max(bt.t_last_end, now_);
+  traj_time_.push_back(t.t_end - t.t_start);
+  traj_tokens_.push_back(double(t.gen));
+  double trained = double(t.prompt + t.gen + t.tool_tokens);
+  ++bt.finished;
+  if (pipelined_) {
+    // The trainer takes trajectories in the order they finish.
+    cum_tokens_ += trained;
+    cum_gen_ += double(t.gen);
+    ++finished_total_;
+    if (finished_total_ % g_ == 0) {
+      finished_tokens_cum_.push_back(cum_tokens_);
+      finished_gen_cum_.push_back(cum_gen_);
+    }
+    FreeBatchIfDone(t.batch);
+    if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
+  } else {
+    cum_tokens_ += trained;
+    if (bt.finished == g_) sync_done_flag_ = true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Engines: KV accounting
+
+// Blocks held by the running set after `iter` iterations:
+//   sum_i ceil((key_i + iter) / 16) = [sum_i (key_i + iter + 15) - sum_i ((key_i + iter + 15) mod 16)] / 16,
+// the remainders taken from a histogram of key_i mod 16 (O(16), not O(batch)).
+int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
+  if (en.n_running == 0) return 0;
+  int64_t total = en.sum_key + en.n_running * (iter + kBlockTokens - 1);
+  int64_t rem = 0;
+  int shift = Mod16(iter + kBlockTokens - 1);
+  for (int p = 0; p < kBlockTokens; ++p) {
+    if (en.phase_cnt[p] != 0) rem += en.phase_cnt[p] * ((p + shift) % kBlockTokens);
+  }
+  return (total - rem) / kBlockTokens;
+}
+
+int64_t Simulator::FreeBlocks(const Engine& en) const {
+  return total_blocks_ - RunningBlocks(en, en.iter) - en.static_blocks;
+}
+
+bool Simulator::EvictOneParked(Engine& en) {
+  while (!en.parked_lru.empty()) {
+    auto [id, epoch] = en.parked_lru.front();
+    en.parked_lru.pop_front();
+    if (!Alive(id)) continue;
+    Traj& t = T(id);
+    if (!t.parked || t.epoch != epoch) continue;
+    // Evicted from the prefix cache: on its return it prefills its whole context.
+    t.parked = false;
+    en.static_blocks -= t.blocks;
+    t.blocks = 0;
+    ++t.epoch;
+    return true;
+  }
+  return false;
+}
+
+bool Simulator::MakeRoom(Engine& en, int64_t need) {
+  while (FreeBlocks(en) < need) {
+    if (!EvictOneParked(en)) return false;
+  }
+  return true;
+}
+
+void Simulator::JoinRunning(Engine& en, int32_t id) {
+  Traj& t = T(id);
+  t.state = TrajState::kRunning;
+  // Its prefill blocks now count in the running set.
+  en.static_blocks -= t.blocks;
+  t.blocks = 0;
+  t.key = t.ctx - en.iter;
+  t.finish_iter = en.iter + t.resp_left;
+  ++en.n_running;
+  en.sum_key += t.key;
+  ++en.phase_cnt[Mod16(t.key)];
+  t.prev = en.tail;
+  t.next = kNone;
+  if (en.tail != kNone) T(en.tail).next = id; else en.head = id;
+  en.tail = id;
+  en.finish_heap.push_back(FinishEntry{t.finish_iter, id, t.epoch});
+  std::push_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
+  en.peak_batch = std::max(en.peak_batch, en.n_running);
+}
+
+void Simulator::LeaveRunning(Engine& en, int32_t id) {
+  Traj& t = T(id);
+  int64_t ctx = t.key + en.iter;
+  int64_t decoded = ctx - t.ctx;
+  t.gen += decoded;
+  t.resp_left -= decoded;
+  t.ctx = ctx;
+  --en.n_running;
+  en.sum_key -= t.key;
+  --en.phase_cnt[Mod16(t.key)];
+  if (t.prev != kNone) T(t.prev).next = t.next; else en.head = t.next;
+  if (t.next != kNone) T(t.next).prev = t.prev; else en.tail = t.prev;
+  t.prev = t.next = kNone;
+  ++t.epoch;  // its finish-heap entry is now stale
+}
+
+// Recompute preemption (vLLM's default): the sequence loses its KV and goes to
+// the front of the queue; on resume its whole context is prefilled again.
+void Simulator::Preempt(Engine& en, int32_t id) {
+  LeaveRunning(en, id);
+  Traj& t = T(id);
+  t.pf_ctx = 0;
+  t.pf_left = t.ctx;
+  t.state = TrajState::kWaiting;
+  en.waiting.push_front(id);
+  preemptions_ += 1;
+}
+
+void Simulator::Admit(Engine& en) {
+  while (!en.waiting.empty()) {
+    int32_t id = en.waiting.front();
+    Traj& t = T(id);
+    int64_t target = t.pf_ctx + t.pf_left;
+    int64_t cached = 0;
+    if (t.parked) cached = t.blocks;  // its context is still in the prefix cache
+    int64_t need = Blocks(target) - cached;
+    bool alone = en.n_running == 0 && en.prefill_q.empty();
+    if (t.parked) {
+      // Pin its cache so eviction below cannot take it.
+      t.parked = false;
+      ++t.epoch;
+    }
+    if (!MakeRoom(en, need + watermark_blocks_) && !(alone && MakeRoom(en, need))) {
+      if (cached > 0) {
+        t.parked = true;  // unpin; stays at the back of the LRU order
+        en.parked_lru.emplace_back(id, t.epoch);
+      }
+      if (!alone) break;
+      // A context larger than the whole budget: admit it anyway (overcommit)
+      // rather than deadlock; PlanMemory normally rules this out.
+    }
+    if (cached == 0 && t.pf_ctx > 0 && t.blocks == 0) {
+      // Its cache was evicted while it was away: recompute the whole context.
+      t.pf_left += t.pf_ctx;
+      t.pf_ctx = 0;
+    }
+    en.waiting.pop_front();
+    t.blocks = Blocks(target);
+    en.static_blocks += t.blocks - cached;
+    t.state = TrajState::kPrefill;
+    en.prefill_q.push_back(id);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Engines: scheduling
+
+void Simulator::Kick(int e) {
+  Engine& en = engines_[e];
+  if (en.in_handler || en.paused) return;
+  if (en.seg == SegKind::kNone) {
+    Plan(e);
+  } else {
+    TruncateSegment(e);
+  }
+}
+
+// New work arrived while a multi-iteration decode segment runs: end it at the
+// boundary of the iteration in progress so the scheduler can admit the work.
+void Simulator::TruncateSegment(int e) {
+  Engine& en = engines_[e];
+  if (en.seg != SegKind::kDecode || en.seg_n <= 1) return;
+  double elapsed = now_ - en.seg_t0;
+  auto time_of = [&](int64_t n) {
+    return n <= 0 ? 0.0 : perf::DecodeIterations(ec_, double(en.seg_b), double(en.seg_ctx), double(n)).time_s;
+  };
+  // Iterations only get longer as the context grows, so elapsed / first and
+  // elapsed / last bracket the count; a short binary search finishes it.
+  double first = perf::DecodeIteration(ec_, double(en.seg_b), double(en.seg_ctx)).time_s;
+  double last = perf::DecodeIteration(ec_, double(en.seg_b), double(en.seg_ctx + en.seg_b * (en.seg_n - 1))).time_s;
+  int64_t hi = en.seg_n - 1, lo = 0;
+  if (first > 0) hi = std::min(hi, static_cast<int64_t>(elapsed / first));
+  if (last > 0) lo = std::min(hi, static_cast<int64_t>(elapsed / last));
+  if (lo > 0 && time_of(lo) > elapsed) lo = 0;
+  while (lo < hi) {  // largest n in [lo, hi] with time_of(n) <= elapsed
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (time_of(mid) <= elapsed) lo = mid; else hi = mid - 1;
+  }
+  int64_t n = lo + 1;
+  if (n >= en.seg_n) return;
+  perf::Work w = perf::DecodeIterations(ec_, double(en.seg_b), double(en.seg_ctx), double(n));
+  en.seg_n = n;
+  en.seg_t1 = en.seg_t0 + w.time_s;
+  en.seg_flops = w.flops;
+  ++en.seg_version;
+  q_.Push(en.seg_t1, EventType::kEngineSegmentEnd, e, en.seg_version);
+}
+
+void Simulator::Plan(int e) {
+  Engine& en = engines_[e];
+  bool preempted = false;
+  // Room for one more decode iteration of the running set: evict cached
+  // contexts first, then preempt the most recently admitted sequence.
+  while (en.n_running > 0 && RunningBlocks(en, en.iter + 1) + en.static_blocks > total_blocks_) {
+    if (EvictOneParked(en)) continue;
+    if (en.n_running == 1 && en.prefill_q.empty()) break;  // overcommit one sequence rather than stall
+    Preempt(en, en.tail);
+    preempted = true;
+  }
+  // vLLM does not admit new prompts in an iteration that preempted.
+  if (!preempted) Admit(en);
+
+  double b = double(en.n_running);
+  double ctx = double(en.sum_key + en.n_running * en.iter);
+  if (!en.prefill_q.empty()) {
+    // One mixed iteration: a prefill chunk of up to kChunkTokens, plus one
+    // decode step for the running set.
+    double t = 0, flops = 0;
+    int64_t budget = kChunkTokens;
+    en.prefill_done.clear();
+    while (budget > 0 && !en.prefill_q.empty()) {
+      int32_t id = en.prefill_q.front();
+      Traj& tr = T(id);
+      int64_t piece = std::min(budget, tr.pf_left);
+      if (piece > 0) {
+        perf::Work w = perf::Prefill(ec_, double(piece), double(tr.pf_ctx));
+        t += w.time_s;
+        flops += w.flops;
+        prefill_tokens_ += double(piece);
+      }
+      tr.pf_ctx += piece;
+      tr.pf_left -= piece;
+      budget -= piece;
+      if (tr.pf_left == 0) {
+        tr.ctx = tr.pf_ctx;
+        en.prefill_q.pop_front();
+        en.prefill_done.push_back(id);
+      }
+    }
+    if (en.n_running > 0) {
+      perf::Work w = perf::DecodeIteration(ec_, b, ctx);
+      t += w.time_s;
+      flops += w.flops;
+    }
+    en.seg = SegKind::kMixed;
+    en.seg_n = en.n_running > 0 ? 1 : 0;
+    en.seg_t0 = now_;
+    en.seg_t1 = now_ + t;
+    en.seg_b = en.n_running;
+    en.seg_ctx = static_cast<int64_t>(ctx);
+    en.seg_flops = flops;
+  } else if (en.n_running > 0) {
+    // Pure decode until the first sequence finishes its turn or the KV cache
+    // runs out of blocks, whichever is first.
+    while (!en.finish_heap.empty()) {
+      const FinishEntry& f = en.finish_heap.front();
+      if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
+      std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
+      en.finish_heap.pop_back();
+    }
+    int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
+    int64_t room = total_blocks_ - en.static_blocks;
+    if (RunningBlocks(en, en.iter + n) > room) {
+      int64_t lo = 1, hi = n;  // largest n that fits; n = 1 fits or was overcommitted above
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (RunningBlocks(en, en.iter + mid) <= room) lo = mid; else hi = mid - 1;
+      }
+      n = lo;
+    }
+    perf::Work w = perf::DecodeIterations(ec_, b, ctx, double(n));
+    en.seg = SegKind::kDecode;
+    en.seg_n = n;
+    en.seg_t0 = now_;
+    en.seg_t1 = now_ + w.time_s;
+    en.seg_b = en.n_running;
+    en.seg_ctx = static_cast<int64_t>(ctx);
+    en.seg_flops = w.flops;
+  } else {
+    en.seg = SegKind::kNone;
+    OpenIdle(e);
+    return;
+  }
+  CloseIdle(e);
+  ++en.seg_version;
+  q_.Push(en.seg_t1, EventType::kEngineSegmentEnd, e, en.seg_version);
+}
+
+void Simulator::EndSegment(int e) {
+  Engine& en = engines_[e];
+  double dur = en.seg_t1 - en.seg_t0;
+  int64_t blocks = RunningBlocks(en, en.iter) + en.static_blocks;
+  en.busy_s += dur;
+  en.batch_s += double(en.seg_b) * dur;
+  en.blocks_s += double(blocks) * dur;
+  rollout_flops_ += en.seg_flops * tp_;
+  // Length tail, under-fill part: the engine decodes with nothing left to
+  // admit and none of its trajectories out on a tool, below its peak batch.
+  if (en.waiting.empty() && en.out == 0 && en.peak_batch > 0 && en.seg_b < en.peak_batch) {
+    idle_tail_ += (1.0 - double(en.seg_b) / double(en.peak_batch)) * tp_ * dur;
+  }
+  if (Tracing()) {
+    trace_.Span(e + 1, en.seg == SegKind::kMixed ? "prefill+decode" : "decode", en.seg_t0, en.seg_t1,
+                fmt::format("\"batch\":{},\"iterations\":{},\"kv_blocks\":{}", en.seg_b, en.seg_n, blocks));
+  }
+  en.iter += en.seg_n;
+  en.seg = SegKind::kNone;
+  en.in_handler = true;
+  for (int32_t id : en.prefill_done) JoinRunning(en, id);
+  en.prefill_done.clear();
+  // Sequences whose turn is decoded.
+  scratch_.clear();
+  while (!en.finish_heap.empty() && en.finish_heap.front().iter <= en.iter) {
+    FinishEntry f = en.finish_heap.front();
+    std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
+    en.finish_heap.pop_back();
+    if (!Alive(f.traj)) continue;
+    Traj& t = T(f.traj);
+    if (t.epoch != f.epoch || t.state != TrajState::kRunning) continue;
+    scratch_.push_back(f.traj);
+  }
+  std::vector<int32_t> done;
+  done.swap(scratch_);
+  for (int32_t id : done) {
+    LeaveRunning(en, id);
+    Traj& t = T(id);
+    if (t.turn + 1 < t.turns) {
+      // Out on a tool call: its KV stays in the prefix cache, evictable (LRU).
+      t.parked = true;
+      t.blocks = Blocks(t.ctx);
+      en.static_blocks += t.blocks;
+      en.parked_lru.emplace_back(id, t.epoch);
+    }
+    ToolOrReward(id);
+  }
+  done.clear();
+  scratch_.swap(done);
+  en.in_handler = false;
+  if (en.paused) {
+    en.pause_since = now_;
+    q_.Push(now_ + sync_s_, EventType::kEngineResume, e);
+    return;
+  }
+  Plan(e);
+}
+
+// ---------------------------------------------------------------------------
+// Idle accounting
+
+IdleCause Simulator::Classify(const Engine& en) const {
+  if (en.paused) return IdleCause::kSync;
+  if (en.out > 0) return IdleCause::kTools;
+  if (!pipelined_) return IdleCause::kTail;
+  if (update_pending_ && !partial_) return IdleCause::kSync;
+  if (trainer_ == TrainerPhase::kDone) return IdleCause::kNone;
+  if (started_ >= max_start_) return IdleCause::kTail;
+  return CanStart() ? IdleCause::kTail : IdleCause::kTrainer;
+}
+
+void Simulator::OpenIdle(int e) {
+  Engine& en = engines_[e];
+  if (en.idle) return;
+  en.idle = true;
+  en.idle_since = now_;
+  en.idle_cause = Classify(en);
+}
+
+void Simulator::CloseIdle(int e) {
+  Engine& en = engines_[e];
+  if (!en.idle) return;
+  en.idle = false;
+  double gs = (now_ - en.idle_since) * tp_;
+  switch (en.idle_cause) {
+    case IdleCause::kTail: idle_tail_ += gs; break;
+    case IdleCause::kTrainer: idle_trainer_ += gs; break;
+    case IdleCause::kTools: idle_tools_ += gs; break;
+    case IdleCause::kSync: idle_sync_ += gs; break;
+    case IdleCause::kNone: break;
+  }
+  if (Tracing() && now_ > en.idle_since) {
+    static const char* kNames[] = {"idle", "idle: length tail", "idle: waiting for trainer", "idle: tools",
+                                   "idle: weight sync"};
+    trace_.Span(e + 1, kNames[int(en.idle_cause)], en.idle_since, now_);
+  }
+}
+
+void Simulator::Reclassify(int e) {
+  Engine& en = engines_[e];
+  if (!en.idle || Classify(en) == en.idle_cause) return;
+  CloseIdle(e);
+  OpenIdle(e);
+}
+
+void Simulator::ReclassifyAll() {
+  for (int e = 0; e < n_engines_; ++e) Reclassify(e);
+}
+
+// ---------------------------------------------------------------------------
+// Weight sync on the rollout side (pipelined)
+
+void Simulator::PauseEngines() {
+  for (int e = 0; e < n_engines_; ++e) {
+    Engine& en = engines_[e];
+    en.paused = true;
+    en.recompute_on_resume = partial_;
+    if (en.seg != SegKind::kNone) {
+      TruncateSegment(e);  // pause at the end of the iteration in progress
+    } else if (!en.in_handler) {  // (in its handler, EndSegment starts the pause)
+      CloseIdle(e);
+      en.pause_since = now_;
+      q_.Push(now_ + sync_s_, EventType::kEngineResume, e);
+    }
+  }
+}
+
+void Simulator::ResumeEngine(int e) {
+  Engine& en = engines_[e];
+  en.pause_s += now_ - en.pause_since;
+  idle_sync_ += (now_ - en.pause_since) * tp_;
+  if (Tracing()) trace_.Span(e + 1, "weight sync", en.pause_since, now_);
+  en.paused = false;
+  en.peak_batch = 0;
+  if (en.recompute_on_resume) {
+    // Partial rollouts continue under the new policy: their KV was computed
+    // with the old weights and is recomputed (AReaL's interruptible generation).
+    double kept = preemptions_;
+    while (en.tail != kNone) Preempt(en, en.tail);
+    preemptions_ = kept;  // recomputes after a sync are not KV preemptions
+    for (int32_t id : en.prefill_q) {
+      Traj& t = T(id);
+      t.pf_left += t.pf_ctx;
+      t.pf_ctx = 0;
+    }
+    while (EvictOneParked(en)) {
+    }
+  }
+  en.recompute_on_resume = false;
+  Plan(e);
+}
+
+// ---------------------------------------------------------------------------
+// Pipelined: starting trajectories under bounded staleness, and the trainer
+
+// Trajectory j (0-based, in start order) may start once the rollout policy is
+// at least floor(j / G) - k versions old: started < (version + k + 1) * G.
+bool Simulator::CanStart() const {
+  if (started_ >= max_start_) return false;
+  if (update_pending_ && !partial_) return false;  // drain for the weight update
+  double allowed = std::floor((double(version_) + staleness_ + 1.0) * double(g_) + 1e-9);
+  return double(started_) < allowed;
+}
+
+void Simulator::TryStart() {
+  bool any = false;
+  while (CanStart()) {
+    int b = static_cast<int>(started_ / g_);
+    int i = static_cast<int>(started_ % g_);
+    MaterializeBatch(b);
+    // Least-loaded engine (fewest trajectories in flight), lowest index on ties.
+    int best = 0;
+    for (int e = 1; e < n_engines_; ++e)
+      if (engines_[e].inflight < engines_[best].inflight) best = e;
+    StartTrajectory(b * g_ + i, best);
+    ++started_;
+    any = true;
+  }
+  if (!any) return;
+  for (int e = 0; e < n_engines_; ++e) {
+    if (!engines_[e].waiting.empty()) Kick(e);
+  }
+}
+
+void Simulator::TrainPhases(double tokens, double trajs, double& lp, double& ref, double& tr, double& lp_f,
+                            double& ref_f, double& tr_f) {
+  double mean_len = trajs > 0 ? tokens / trajs : 0;
+  lp = ref = tr = lp_f = ref_f = tr_f = 0;
+  if (s_.algorithm.recompute_logprobs) {
+    perf::Work w = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
+    lp = w.time_s;
+    lp_f = w.flops * train_gpus_;
+  }
+  if (s_.algorithm.reference_model) {
+    perf::Work w = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
+    ref = w.time_s;
+    ref_f = w.flops * train_gpus_;
+  }
+  perf::Work w = perf::TrainStep(s_, tokens, mean_len, train_gpus_);
+  tr = w.time_s;
+  tr_f = w.flops * train_gpus_;
+}
+
+void Simulator::TrainerTry() {
+  if (trainer_ != TrainerPhase::kWaitBatch) return;
+  if (finished_total_ < int64_t(trainer_step_ + 1) * g_) return;
+  double wait = now_ - trainer_since_;
+  sum_rollout_s_ += wait;
+  idle_wait_rollout_ += wait * train_gpus_;
+  if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollouts", trainer_since_, now_);
+  double tok_all = finished_tokens_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_tokens_cum_[trainer_step_ - 1] : 0);
+  double gen = finished_gen_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_gen_cum_[trainer_step_ - 1] : 0);
+  (void)gen;
+  double tokens = tok_all * trained_ratio_;
+  trained_tokens_ += tokens;
+  double lp, ref, tr, lp_f, ref_f, tr_f;
+  TrainPhases(tokens, g_ * trained_ratio_, lp, ref, tr, lp_f, ref_f, tr_f);
+  sum_lp_s_ += lp;
+  sum_ref_s_ += ref;
+  sum_train_s_ += tr;
+  train_flops_ += tr_f;
+  other_flops_ += lp_f + ref_f;
+  gpu_s_train_ += tr * train_gpus_;
+  gpu_s_other_ += (lp + ref) * train_gpus_;
+  if (Tracing()) {
+    trace_.Span(n_engines_ + 1, "log-prob", now_, now_ + lp);
+    trace_.Span(n_engines_ + 1, "reference", now_ + lp, now_ + lp + ref);
+    trace_.Span(n_engines_ + 1, "train", now_ + lp + ref, now_ + lp + ref + tr,
+                fmt::format("\"tokens\":{:.0f}", tokens));
+  }
+  trainer_ = TrainerPhase::kBusy;
+  trainer_since_ = now_;
+  q_.Push(now_ + lp + ref + tr, EventType::kTrainerPhaseEnd, 0);
+}
+
+void Simulator::StartSync() {
+  if (trainer_ == TrainerPhase::kWaitSync) {
+    double wait = now_ - trainer_since_;
+    sum_sync_wait_s_ += wait;
+    idle_sync_ += wait * train_gpus_;
+    if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollout drain", trainer_since_, now_);
+  }
+  trainer_ = TrainerPhase::kSync;
+  trainer_since_ = now_;
+  sum_sync_s_ += sync_s_;
+  gpu_s_other_ += sync_s_ * train_gpus_;
+  PauseEngines();
+  q_.Push(now_ + sync_s_, EventType::kSyncEnd, 0);
+}
+
+void Simulator::StepDone() {
+  ++trainer_step_;
+  trace_step_ = trainer_step_;
+  if (trainer_step_ >= steps_) {
+    trainer_ = TrainerPhase::kDone;
+    end_time_ = now_;
+    return;
+  }
+  trainer_ = TrainerPhase::kWaitBatch;
+  trainer_since_ = now_;
+  TrainerTry();
+}
+
+Result<void> Simulator::Dispatch(const Event& ev) {
+  switch (ev.type) {
+    case EventType::kEngineSegmentEnd: {
+      Engine& en = engines_[ev.a];
+      if (en.seg == SegKind::kNone || ev.b != en.seg_version) break;  // superseded by a truncation
+      EndSegment(ev.a);
+      break;
+    }
+    case EventType::kEngineResume:
+      ResumeEngine(ev.a);
+      break;
+    case EventType::kToolDone:
+      if (has_sandbox_) ReleaseSandbox();
+      ReturnFromTool(ev.a);
+      break;
+    case EventType::kVerifyDone: {
+      if (has_sandbox_) ReleaseSandbox();
+      Traj& t = T(ev.a);
+      Engine& en = engines_[t.engine];
+      --en.out;
+      int e = t.engine;
+      TrajDone(ev.a);
+      Reclassify(e);
+      break;
+    }
+    case EventType::kTrainerPhaseEnd:
+      update_pending_ = true;
+      if (partial_ || inflight_total_ == 0) {
+        StartSync();
+      } else {
+        trainer_ = TrainerPhase::kWaitSync;
+        trainer_since_ = now_;
+        ReclassifyAll();
+      }
+      break;
+    case EventType::kSyncEnd:
+      ++version_;
+      update_pending_ = false;
+      if (Tracing()) trace_.Span(n_engines_ + 1, "weight sync", trainer_since_, now_);
+      trainer_ = TrainerPhase::kOverhead;
+      trainer_since_ = now_;
+      sum_overhead_s_ += overhead_s_;
+      gpu_s_other_ += overhead_s_ * train_gpus_;
+      if (overhead_s_ > 0) {
+        q_.Push(now_ + overhead_s_, EventType::kOverheadEnd, 0);
+      } else {
+        StepDone();
+      }
+      TryStart();
+      ReclassifyAll();
+      break;
+    case EventType::kOverheadEnd:
+      if (Tracing()) trace_.Span(n_engines_ + 1, "overhead", trainer_since_, now_);
+      StepDone();
+      break;
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Drivers
+
+Result<void> Simulator::RunPipelined() {
+  trainer_ = TrainerPhase::kWaitBatch;
+  trainer_since_ = 0;
+  for (int e = 0; e < n_engines_; ++e) OpenIdle(e);
+  TryStart();
+  while (trainer_ != TrainerPhase::kDone) {
+    if (q_.empty()) {
+      return Fail(ErrorCode::kInternal, "simulate",
+                  fmt::format("the pipelined simulation stalled at t = {:.3f} s, step {}", now_, trainer_step_));
+    }
+    Event ev = q_.Pop();
+    now_ = ev.t;
+    ++events_;
+    if (auto ok = Dispatch(ev); !ok) return ok;
+  }
+  // Close the books at the end of the last step.
+  for (int e = 0; e < n_engines_; ++e) {
+    Engine& en = engines_[e];
+    if (en.seg != SegKind::kNone) {
+      double d = std::min(now_, en.seg_t1) - en.seg_t0;
+      en.busy_s += d;
+      en.batch_s += double(en.seg_b) * d;
+    }
+    if (en.paused) {
+      en.pause_s += now_ - en.pause_since;
+      idle_sync_ += (now_ - en.pause_since) * tp_;
+    }
+    CloseIdle(e);
+  }
+  return {};
+}
+
+Result<void> Simulator::RunSyncColocated() {
+  for (int step = 0; step < steps_; ++step) {
+    trace_step_ = step;
+    double t0 = now_;
+    Batch& bt = MaterializeBatch(step);
+    (void)bt;
+    sync_done_flag_ = false;
+    cum_tokens_ = 0;
+    double gen_before = gen_tokens_;
+    for (int i = 0; i < g_; ++i) StartTrajectory(step * g_ + i, i % n_engines_);
+    for (int e = 0; e < n_engines_; ++e) {
+      Engine& en = engines_[e];
+      en.peak_batch = 0;
+      en.finish_heap.clear();  // only stale entries are left from the last step
+      en.parked_lru.clear();
+      Plan(e);
+    }
+    while (!sync_done_flag_) {
+      if (q_.empty()) {
+        return Fail(ErrorCode::kInternal, "simulate",
+                    fmt::format("the rollout of step {} stalled at t = {:.3f} s", step, now_));
+      }
+      Event ev = q_.Pop();
+      now_ = ev.t;
+      ++events_;
+      if (auto ok = Dispatch(ev); !ok) return ok;
+    }
+    for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
+    Batch& b = batches_[step];
+    double gen_end = b.t_last_gen_end;
+    double rollout = gen_end - t0;
+    double reward = now_ - gen_end;
+    (void)gen_before;
+    double tokens = cum_tokens_ * trained_ratio_;
+    trained_tokens_ += tokens;
+    double lp, ref, tr, lp_f, ref_f, tr_f;
+    TrainPhases(tokens, g_ * trained_ratio_, lp, ref, tr, lp_f, ref_f, tr_f);
+    sum_rollout_s_ += rollout;
+    sum_reward_s_ += reward;
+    sum_rollout_busy_s_ += rollout;
+    sum_lp_s_ += lp;
+    sum_ref_s_ += ref;
+    sum_train_s_ += tr;
+    sum_sync_s_ += sync_s_;
+    sum_overhead_s_ += overhead_s_;
+    train_flops_ += tr_f;
+    other_flops_ += lp_f + ref_f;
+    // Colocated: every GPU of the run does each phase after the rollout.
+    gpu_s_train_ += tr * gpus_;
+    gpu_s_other_ += (lp + ref + sync_s_ + overhead_s_) * gpus_;
+    double t = now_;
+    if (Tracing()) {
+      int tid = n_engines_ + 1;
+      trace_.Span(tid, "rollout", t0, gen_end);
+      trace_.Span(tid, "rewards", gen_end, t);
+      trace_.Span(tid, "log-prob", t, t + lp);
+      trace_.Span(tid, "reference", t + lp, t + lp + ref);
+      trace_.Span(tid, "train", t + lp + ref, t + lp + ref + tr, fmt::format("\"tokens\":{:.0f}", tokens));
+      trace_.Span(tid, "weight sync", t + lp + ref + tr, t + lp + ref + tr + sync_s_);
+      trace_.Span(tid, "overhead", t + lp + ref + tr + sync_s_, t + lp + ref + tr + sync_s_ + overhead_s_);
+    }
+    now_ = t + lp + ref + tr + sync_s_ + overhead_s_;
+    FreeBatchIfDone(step);
+  }
+  end_time_ = now_;
+  return {};
+}
+
+Result<SimResult> Simulator::Run() {
+  if (auto ok = Setup(); !ok) return tl::unexpected(ok.error());
+  if (pipelined_) {
+    if (auto ok = RunPipelined(); !ok) return tl::unexpected(ok.error());
+  } else {
+    if (auto ok = RunSyncColocated(); !ok) return tl::unexpected(ok.error());
+  }
+  if (auto ok = trace_.Close(); !ok) return tl::unexpected(ok.error());
+
+  const double n = double(steps_);
+  SimResult r;
+  StepTiming& st = r.mean_step;
+  st.time_s = end_time_ / n;
+  st.train_s = sum_train_s_ / n;
+  st.logprob_s = sum_lp_s_ / n;
+  st.reference_s = sum_ref_s_ / n;
+  st.weight_sync_s = (sum_sync_s_ + sum_sync_wait_s_) / n;
+  st.reward_s = sum_reward_s_ / n;
+  st.overhead_s = sum_overhead_s_ / n;
+  st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s;
+  // Sync: the rollout phase as measured. Pipelined: what the trainer waited
+  // for rollouts, i.e. the rollout time not hidden behind training.
+  st.rollout_s = sum_rollout_s_ / n;
+  st.rollout_gpus = n_engines_ * tp_;
+  double busy = 0, batch = 0, blocks = 0, pause = 0;
+  for (const Engine& en : engines_) {
+    busy += en.busy_s;
+    batch += en.batch_s;
+    blocks += en.blocks_s;
+    pause += en.pause_s;
+  }
+  st.rollout_busy_s = pipelined_ ? busy / n_engines_ / n : sum_rollout_busy_s_ / n;
+  st.train_busy_s = st.train_s + st.logprob_s + st.reference_s;
+  gpu_s_rollout_ = busy * tp_;
+  if (pipelined_) gpu_s_other_ += pause * tp_;
+  st.gpu_s_rollout = gpu_s_rollout_ / n;
+  st.gpu_s_train = gpu_s_train_ / n;
+  st.gpu_s_other = gpu_s_other_ / n;
+  st.gpu_s_idle = std::max(0.0, st.time_s * gpus_ - st.gpu_s_rollout - st.gpu_s_train - st.gpu_s_other);
+  st.rollout_flops = rollout_flops_ / n;
+  st.train_flops = train_flops_ / n;
+  st.other_flops = other_flops_ / n;
+  st.rollouts_generated = g_;
+  st.rollouts_trained = g_ * trained_ratio_;
+  st.generated_tokens = gen_tokens_ / n;
+  st.prefill_tokens = prefill_tokens_ / n;
+  st.trained_tokens = trained_tokens_ / n;
+  st.sandbox_cpu_s = has_sandbox_ ? sandbox_busy_s_ * sandbox_.cpus_per_rollout / n : 0;
+  st.mean_batch = busy > 0 ? batch / busy : 0;
+  // Sequences the KV budget holds at the mean final context of a trajectory.
+  double ctx_sum = 0;
+  {
+    const auto& env = s_.environment;
+    double turns = env.turns.mean();
+    ctx_sum = env.prompt_tokens.mean() + turns * env.response_tokens.mean() +
+              std::max(0.0, turns - 1) * env.tool_output_tokens.mean();
+  }
+  st.kv_capacity_sequences = ctx_sum > 0 ? kv_tokens_ / ctx_sum : 0;
+  st.notes = notes_;
+  if (preemptions_ > 0) {
+    st.notes.push_back(fmt::format("KV cache full: {:.1f} preemptions per step (recomputed)", preemptions_ / n));
+  }
+  if (sandbox_wait_s_ > 0) {
+    st.notes.push_back(fmt::format("sandbox pool saturated: trajectories queue {:.1f} s per step for a slot",
+                                   sandbox_wait_s_ / n));
+  }
+  if (pipelined_ && st.rollout_s > 0.05 * st.time_s) {
+    st.notes.push_back(fmt::format("rollout-bound: the trainer waits {:.1f} s per step for rollouts", st.rollout_s));
+  }
+
+  r.trajectory_time_s = Percentile::Of(traj_time_);
+  r.trajectory_tokens = Percentile::Of(traj_tokens_);
+  r.idle_length_tail_gpu_s = idle_tail_ / n;
+  r.idle_waiting_trainer_gpu_s = idle_trainer_ / n;
+  r.idle_tools_gpu_s = idle_tools_ / n;
+  r.idle_weight_sync_gpu_s = idle_sync_ / n;
+  r.idle_waiting_rollout_gpu_s = idle_wait_rollout_ / n;
+  r.sandbox_wait_s = sandbox_wait_s_ / n;
+  r.mean_batch_occupancy = busy > 0 ? blocks / busy / double(total_blocks_) : 0;
+  r.events = events_;
+  r.steps_simulated = steps_;
+  r.seed = seed_;
+  r.preemptions = preemptions_ / n;
+  r.engines = n_engines_;
+  r.kv_blocks_per_engine = double(total_blocks_);
+  return r;
+}
+
+}  // namespace
+
+Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt) {
+  Simulator sim(s, sig, opt);
+  return sim.Run();
+}
+
 }  // namespace rlcost::sim

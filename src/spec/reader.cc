@@ -53,7 +53,9 @@ void Reader::AddAtLine(int line, const std::string& path, std::string message, c
 void Reader::Append(std::vector<Problem> problems, const YAML::Node& at) {
   for (auto& p : problems) {
     if (p.file.empty()) {
+      int line = p.line;
       Add(at, p.path, std::move(p.message));
+      if (line > 0 && problems_.back().file == file_) problems_.back().line = line;
     } else {
       problems_.push_back(std::move(p));
     }
@@ -80,7 +82,7 @@ bool Reader::CheckKeys(const YAML::Node& node, const std::string& path, const st
   }
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;
     if (!k.IsScalar()) {
       Add(k, path, "expected a text key, got " + Describe(k));
       continue;
@@ -152,7 +154,7 @@ std::optional<std::string> Reader::AsString(const YAML::Node& node, const std::s
 }
 
 namespace {
-std::string DescribeRange(const Reader::Range& r) {
+std::string DescribeRange(const Range& r) {
   if (r.min && r.max) {
     return fmt::format("a number in {}{}, {}{}", r.min_exclusive ? "(" : "[", Num(*r.min), Num(*r.max),
                        r.max_exclusive ? ")" : "]");

@@ -30,6 +30,14 @@ std::string Describe(const YAML::Node& node);
 // A number as a user would write it: 2000, 0.35, 1e+06.
 std::string Num(double v);
 
+// Allowed values of a number.
+struct Range {
+  std::optional<double> min;  // inclusive unless min_exclusive
+  bool min_exclusive = false;
+  std::optional<double> max;  // inclusive unless max_exclusive
+  bool max_exclusive = false;
+};
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
@@ -57,12 +65,6 @@ class Reader {
   std::optional<std::string> AsString(const YAML::Node& node, const std::string& path);
 
   // Field readers: leave `out` untouched when the key is absent; check ranges.
-  struct Range {
-    std::optional<double> min;  // inclusive unless min_exclusive
-    bool min_exclusive = false;
-    std::optional<double> max;  // inclusive unless max_exclusive
-    bool max_exclusive = false;
-  };
   bool Double(const YAML::Node& map, std::string_view key, const std::string& parent, double& out,
               Range range = {});
   bool Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value);

@@ -1,10 +1,882 @@
-// STUB — replaced by the scenario loader.
+// The scenario loader (SCENARIO.md, format version 1): YAML/JSON text ->
+// overrides applied to the tree -> one validating pass that fills a Scenario
+// and collects every problem with its dotted path and line.
 #include "rlcost/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "catalog/parse.h"
+#include "rlcost/embedded.h"
+#include "spec/csv.h"
+#include "spec/overrides.h"
+#include "spec/reader.h"
+
 namespace rlcost {
-double PassRateSpec::mean() const { return a / (a + b); }
-Result<Override> ParseOverride(std::string_view) { return Fail(ErrorCode::kNotImplemented, "--set", "not yet"); }
-Result<Scenario> LoadScenarioText(std::string_view, const Catalog&, const std::string&, const std::string&, const std::vector<Override>&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
-Result<Scenario> LoadScenarioFile(const std::string&, const Catalog&, const std::vector<Override>&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
-Result<Scenario> DefaultScenario(const Catalog&, const std::vector<Override>&) { return Fail(ErrorCode::kNotImplemented, "", "not yet"); }
-Distribution Distribution::Fixed(double v) { Distribution d; d.mean_ = v; d.lo_ = v; d.hi_ = v; return d; }
+
+double PassRateSpec::mean() const {
+  switch (kind) {
+    case Kind::kBeta: return a / (a + b);
+    case Kind::kHistogram: {
+      double m = 0;
+      for (const auto& [p, w] : histogram) m += p * w;
+      return m;
+    }
+    case Kind::kTasks:
+      if (task_pass_rates.empty()) return 0;
+      return std::accumulate(task_pass_rates.begin(), task_pass_rates.end(), 0.0) /
+             static_cast<double>(task_pass_rates.size());
+  }
+  return 0;
+}
+
+namespace spec_internal {
+
+namespace {
+std::vector<std::string> SplitPath(const std::string& dotted) {
+  std::vector<std::string> keys;
+  std::string cur;
+  for (char c : dotted) {
+    if (c == '.') {
+      keys.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  keys.push_back(cur);
+  return keys;
+}
+
+std::string TrimSpaces(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// yaml-cpp's handle semantics make `node = node[key]` overwrite the parent, so
+// the walk recurses with fresh handles instead.
+void SetKeys(YAML::Node node, const std::vector<std::string>& keys, size_t i, const YAML::Node& value) {
+  const std::string& k = keys[i];
+  if (i + 1 == keys.size()) {
+    node[k] = value;
+    return;
+  }
+  YAML::Node child = node[k];
+  if (!child.IsDefined() || !child.IsMap()) node[k] = YAML::Node(YAML::NodeType::Map);
+  SetKeys(node[k], keys, i + 1, value);
+}
+}  // namespace
+
+void SetPath(YAML::Node& root, const std::string& dotted_path, const YAML::Node& value) {
+  if (!root.IsDefined() || !root.IsMap()) root.reset(YAML::Node(YAML::NodeType::Map));
+  SetKeys(root, SplitPath(dotted_path), 0, value);
+}
+
+Result<std::vector<Override>> ParseOverrides(const std::vector<std::string>& items) {
+  std::vector<Override> out;
+  Error err;
+  for (const auto& s : items) {
+    auto o = ParseOverride(s);
+    if (o) {
+      out.push_back(std::move(*o));
+    } else {
+      for (auto& p : o.error().problems) err.problems.push_back(std::move(p));
+    }
+  }
+  if (!err.problems.empty()) return Fail(std::move(err));
+  return out;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string JoinIds(const std::vector<std::string>& ids) {
+  std::string s;
+  for (const auto& id : ids) s += (s.empty() ? "" : ", ") + id;
+  return s;
+}
+
+std::string UnknownId(const std::string& what, const std::string& id, const std::vector<std::string>& known) {
+  std::string msg = "unknown " + what + " '" + id + "'";
+  std::string guess = ClosestMatch(id, known);
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  msg += known.empty() ? " (the catalog has none)" : "; known: " + JoinIds(known);
+  return msg;
+}
+
+// Limits a distribution's values must respect (per field).
+struct DistRules {
+  double min_value = 0;                 // every value drawn is >= this
+  std::optional<double> default_min;    // clip applied when `min` is not given
+};
+
+class Loader {
+ public:
+  Loader(const Catalog& catalog, Reader& r, std::string base_dir)
+      : catalog_(catalog), r_(r), base_dir_(std::move(base_dir)) {}
+
+  Scenario Load(const YAML::Node& root) {
+    Scenario s;
+    r_.CheckKeys(root, "", {"name", "model", "hardware", "placement", "environment", "algorithm", "precision",
+                            "pipeline", "goal", "expect"});
+    r_.String(root, "name", "", s.name);
+    ReadModel(root, s);
+    bool gpu_ok = ReadHardware(root, s);
+    ReadPlacement(root, s);
+    ReadEnvironment(root, s.environment);
+    ReadAlgorithm(root, s.algorithm);
+    ReadPrecision(root, s.precision, gpu_ok ? &s.hardware.gpu : nullptr);
+    ReadPipeline(root, s.pipeline);
+    ReadGoal(root, s.goal);
+    ReadExpect(root, s);
+    return s;
+  }
+
+ private:
+  std::string Resolve(const std::string& rel) const {
+    std::filesystem::path p(rel);
+    if (p.is_absolute() || base_dir_.empty()) return p.lexically_normal().string();
+    return (std::filesystem::path(base_dir_) / p).lexically_normal().string();
+  }
+
+  // Reports a missing or unreadable file at `path`; true when it can be read.
+  bool CheckReadable(const YAML::Node& at, const std::string& path, const std::string& rel,
+                     const std::string& resolved) {
+    std::error_code ec;
+    if (!std::filesystem::exists(resolved, ec)) {
+      r_.Add(at, path, "file '" + rel + "' not found (looked for " + resolved + ")");
+      return false;
+    }
+    if (std::filesystem::is_directory(resolved, ec) || !std::ifstream(resolved)) {
+      r_.Add(at, path, "cannot read file '" + rel + "' (" + resolved + ")");
+      return false;
+    }
+    return true;
+  }
+
+  void ReadModel(const YAML::Node& root, Scenario& s) {
+    YAML::Node n = Reader::Child(root, "model");
+    if (!n.IsDefined()) {
+      r_.Add(root, "model",
+             "missing required field; expected a catalog id (" + JoinIds(catalog_.ModelIds()) +
+                 ") or a model mapping");
+      return;
+    }
+    if (n.IsMap()) {
+      std::string name = "custom-model";
+      if (YAML::Node nm = Reader::Child(n, "name"); nm.IsDefined() && nm.IsScalar()) name = nm.Scalar();
+      std::vector<Problem> problems;
+      s.model = catalog_internal::ParseModel(n, name, "model", problems);
+      r_.Append(std::move(problems), n);
+      s.model_id = name;
+      return;
+    }
+    auto id = r_.AsString(n, "model");
+    if (!id) return;
+    const ModelSpec* m = catalog_.FindModel(*id);
+    if (!m) {
+      r_.Add(n, "model", UnknownId("model", *id, catalog_.ModelIds()));
+      return;
+    }
+    s.model = *m;
+    s.model_id = *id;
+  }
+
+  bool ReadHardware(const YAML::Node& root, Scenario& s) {
+    YAML::Node hw = Reader::Child(root, "hardware");
+    if (!hw.IsDefined()) {
+      r_.Add(root, "hardware.gpu", "missing required field; expected a GPU id (" + JoinIds(catalog_.GpuIds()) + ")");
+      return false;
+    }
+    if (!r_.CheckKeys(hw, "hardware", {"gpu", "gpus", "gpus_per_node", "price_per_gpu_hour"})) return false;
+    bool gpu_ok = false;
+    YAML::Node g = Reader::Child(hw, "gpu");
+    if (!g.IsDefined()) {
+      r_.Add(hw, "hardware.gpu", "missing required field; expected a GPU id (" + JoinIds(catalog_.GpuIds()) + ")");
+    } else if (g.IsMap()) {  // an inline GPU entry, same shape as the catalog's
+      std::string name = "custom-gpu";
+      if (YAML::Node nm = Reader::Child(g, "name"); nm.IsDefined() && nm.IsScalar()) name = nm.Scalar();
+      std::vector<Problem> problems;
+      s.hardware.gpu = catalog_internal::ParseGpu(g, name, "hardware.gpu", problems);
+      gpu_ok = problems.empty();
+      r_.Append(std::move(problems), g);
+    } else if (auto id = r_.AsString(g, "hardware.gpu")) {
+      if (const GpuSpec* spec = catalog_.FindGpu(*id)) {
+        s.hardware.gpu = *spec;
+        gpu_ok = true;
+      } else {
+        r_.Add(g, "hardware.gpu", UnknownId("GPU", *id, catalog_.GpuIds()));
+      }
+    }
+    r_.Int(hw, "gpus", "hardware", s.hardware.gpus, 1);
+    r_.Int(hw, "gpus_per_node", "hardware", s.hardware.gpus_per_node, 1);
+    s.hardware.price_per_gpu_hour = s.hardware.gpu.price_per_hour;
+    r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, {.min = 0.0});
+    return gpu_ok;
+  }
+
+  void ReadPlacement(const YAML::Node& root, Scenario& s) {
+    PlacementSpec& p = s.placement;
+    const int gpus = s.hardware.gpus;
+    YAML::Node n = Reader::Child(root, "placement");
+    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp"});
+    r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
+    r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
+    if (p.mode == PlacementMode::kColocated) {
+      // Both phases share every GPU; rollout_gpus / train_gpus are ignored so a
+      // disaggregated file can be flipped with --set placement.mode=colocated.
+      p.rollout_gpus = gpus;
+      p.train_gpus = gpus;
+    } else {
+      bool has_r = r_.Int(n, "rollout_gpus", "placement", p.rollout_gpus, 1);
+      bool has_t = r_.Int(n, "train_gpus", "placement", p.train_gpus, 1);
+      bool bad_r = !has_r && Reader::Child(n, "rollout_gpus").IsDefined();
+      bool bad_t = !has_t && Reader::Child(n, "train_gpus").IsDefined();
+      if (bad_r || bad_t) return;
+      // Defaults: the rest of the GPUs go to the other side; with neither
+      // given, half each (rollout gets the odd one).
+      if (has_r && !has_t) p.train_gpus = gpus - p.rollout_gpus;
+      if (!has_r && has_t) p.rollout_gpus = gpus - p.train_gpus;
+      if (!has_r && !has_t) {
+        p.train_gpus = gpus / 2;
+        p.rollout_gpus = gpus - p.train_gpus;
+      }
+      if (p.rollout_gpus + p.train_gpus != gpus || p.rollout_gpus < 1 || p.train_gpus < 1) {
+        YAML::Node at = Reader::Child(n, "rollout_gpus").IsDefined() ? Reader::Child(n, "rollout_gpus") : n;
+        r_.Add(at, "placement.rollout_gpus",
+               fmt::format("rollout_gpus {} + train_gpus {} = {}; expected hardware.gpus = {}, each side >= 1",
+                           p.rollout_gpus, p.train_gpus, p.rollout_gpus + p.train_gpus, gpus));
+        return;
+      }
+    }
+    if (p.rollout_gpus >= 1 && p.rollout_gpus % p.rollout_tp != 0) {
+      r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",
+             fmt::format("rollout_tp {} does not divide the {} rollout GPUs", p.rollout_tp, p.rollout_gpus));
+    }
+  }
+
+  void ReadDist(const YAML::Node& map, std::string_view key, const std::string& parent, Distribution& out,
+                const DistRules& rules = {}) {
+    YAML::Node n = Reader::Child(map, key);
+    if (!n.IsDefined()) return;
+    const std::string path = Join(parent, key);
+    if (n.IsScalar()) {
+      auto v = r_.AsNumber(n, path);
+      if (!v) return;
+      if (*v < rules.min_value) {
+        r_.Add(n, path, fmt::format("{} is out of range; expected a number >= {} or a distribution mapping", Num(*v),
+                                    Num(rules.min_value)));
+        return;
+      }
+      out = Distribution::Fixed(*v);
+      return;
+    }
+    if (!n.IsMap()) {
+      r_.Add(n, path, "expected a number or a distribution mapping {mean, cv, max, min, dist}, got " + Describe(n));
+      return;
+    }
+    r_.CheckKeys(n, path, {"mean", "cv", "min", "max", "dist", "samples", "file"});
+    YAML::Node samples_n = Reader::Child(n, "samples"), file_n = Reader::Child(n, "file");
+    if (samples_n.IsDefined() || file_n.IsDefined()) {
+      ReadEmpirical(n, path, samples_n, file_n, out, rules);
+      return;
+    }
+    YAML::Node mean_n = Reader::Child(n, "mean");
+    if (!mean_n.IsDefined()) {
+      r_.Add(n, Join(path, "mean"), "missing; a distribution mapping needs 'mean' (or 'samples' / 'file')");
+      return;
+    }
+    DistKind kind = DistKind::kLognormal;
+    bool ok = true;
+    if (YAML::Node d = Reader::Child(n, "dist"); d.IsDefined()) {
+      auto s = r_.AsString(d, Join(path, "dist"));
+      auto k = s ? DistKindFromString(*s) : std::nullopt;
+      if (s && (!k || *k == DistKind::kEmpirical)) {
+        r_.Add(d, Join(path, "dist"),
+               "unknown value '" + *s + "'; expected lognormal | normal | exponential | uniform | fixed");
+      }
+      if (!k || *k == DistKind::kEmpirical) ok = false; else kind = *k;
+    }
+    double mean = 0, cv = 0;
+    double min_v = -1, max_v = -1;
+    ok = r_.Double(n, "mean", path, mean, {.min = rules.min_value}) && ok;
+    if (Reader::Child(n, "cv").IsDefined()) ok = r_.Double(n, "cv", path, cv, {.min = 0.0}) && ok;
+    bool has_min = Reader::Child(n, "min").IsDefined(), has_max = Reader::Child(n, "max").IsDefined();
+    if (has_min) ok = r_.Double(n, "min", path, min_v, {.min = 0.0}) && ok;
+    if (has_max) ok = r_.Double(n, "max", path, max_v, {.min = 0.0}) && ok;
+    if (!ok) return;
+    if (has_max && max_v < mean) {
+      r_.Add(Reader::Child(n, "max"), Join(path, "max"),
+             fmt::format("{} is below the mean {}; expected max >= mean (mean is the mean after clipping)", Num(max_v),
+                         Num(mean)));
+      ok = false;
+    }
+    if (has_min && min_v > mean) {
+      r_.Add(Reader::Child(n, "min"), Join(path, "min"),
+             fmt::format("{} is above the mean {}; expected min <= mean (mean is the mean after clipping)", Num(min_v),
+                         Num(mean)));
+      ok = false;
+    }
+    if (!ok) return;
+    std::optional<double> min_opt = has_min ? std::optional<double>(min_v) : rules.default_min;
+    if (min_opt && has_max && *min_opt > max_v) min_opt = max_v;
+    if (min_opt && *min_opt > mean) min_opt = mean;
+    auto d = Distribution::Make(kind, mean, cv, min_opt, has_max ? std::optional<double>(max_v) : std::nullopt);
+    if (!d) {
+      r_.Add(n, path, d.error());
+      return;
+    }
+    out = *d;
+  }
+
+  void ReadEmpirical(const YAML::Node& n, const std::string& path, const YAML::Node& samples_n,
+                     const YAML::Node& file_n, Distribution& out, const DistRules& rules) {
+    for (const char* k : {"mean", "cv", "min", "max", "dist"}) {
+      if (Reader::Child(n, k).IsDefined())
+        r_.Add(Reader::Child(n, k), Join(path, k), "not used with 'samples' or 'file' (the data set the distribution)");
+    }
+    if (samples_n.IsDefined() && file_n.IsDefined()) {
+      r_.Add(n, path, "give either 'samples' or 'file', not both");
+      return;
+    }
+    std::vector<double> values;
+    bool ok = true;
+    if (samples_n.IsDefined()) {
+      const std::string sp = Join(path, "samples");
+      if (!samples_n.IsSequence() || samples_n.size() == 0) {
+        r_.Add(samples_n, sp, "expected a non-empty list of numbers, got " + Describe(samples_n));
+        return;
+      }
+      for (size_t i = 0; i < samples_n.size(); ++i) {
+        std::string ip = fmt::format("{}[{}]", sp, i);
+        auto v = r_.AsNumber(samples_n[i], ip);
+        if (!v) { ok = false; continue; }
+        if (*v < rules.min_value) {
+          r_.Add(samples_n[i], ip, fmt::format("{} is out of range; expected a number >= {}", Num(*v),
+                                               Num(rules.min_value)));
+          ok = false;
+          continue;
+        }
+        values.push_back(*v);
+      }
+    } else {
+      const std::string fp = Join(path, "file");
+      auto rel = r_.AsString(file_n, fp);
+      if (!rel) return;
+      std::string resolved = Resolve(*rel);
+      if (!CheckReadable(file_n, fp, *rel, resolved)) return;
+      auto t = ReadCsv(resolved);
+      if (!t) {
+        r_.Add(file_n, fp, t.error());
+        return;
+      }
+      size_t cols = t->header.empty() ? (t->rows.empty() ? 1 : t->rows[0].size()) : t->header.size();
+      if (cols != 1) {
+        r_.Add(file_n, fp, fmt::format("'{}' has {} columns; expected one number per line", *rel, cols));
+        return;
+      }
+      for (size_t i = 0; i < t->rows.size(); ++i) {
+        double v = 0;
+        const std::string& cell = t->rows[i].empty() ? std::string() : t->rows[i][0];
+        if (t->rows[i].size() != 1 || !ParseNumber(cell, v) || v < rules.min_value) {
+          r_.AddAtLine(t->lines[i], fp,
+                       fmt::format("'{}' is not a number >= {}", cell, Num(rules.min_value)), resolved);
+          ok = false;
+          continue;
+        }
+        values.push_back(v);
+      }
+      if (values.empty() && ok) {
+        r_.Add(file_n, fp, "'" + *rel + "' holds no values");
+        return;
+      }
+    }
+    if (!ok) return;
+    auto d = Distribution::Empirical(std::move(values));
+    if (!d) {
+      r_.Add(n, path, d.error());
+      return;
+    }
+    out = *d;
+  }
+
+  void ReadEnvironment(const YAML::Node& root, EnvironmentSpec& e) {
+    const std::string path = "environment";
+    YAML::Node n = Reader::Child(root, "environment");
+    if (!r_.CheckKeys(n, path, {"name", "turns", "prompt_tokens", "response_tokens", "tool_output_tokens",
+                                "tool_latency_s", "sandbox", "reward", "pass_rate"}))
+      return;
+    r_.String(n, "name", path, e.name);
+    // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
+    ReadDist(n, "turns", path, e.turns, {.min_value = 1, .default_min = 1.0});
+    ReadDist(n, "prompt_tokens", path, e.prompt_tokens);
+    ReadDist(n, "response_tokens", path, e.response_tokens);
+    ReadDist(n, "tool_output_tokens", path, e.tool_output_tokens);
+    ReadDist(n, "tool_latency_s", path, e.tool_latency_s);
+
+    if (YAML::Node sb = Reader::Child(n, "sandbox"); sb.IsDefined()) {
+      const std::string sp = "environment.sandbox";
+      if (r_.CheckKeys(sb, sp, {"cpus_per_rollout", "startup_s", "price_per_cpu_hour", "max_concurrent"})) {
+        SandboxSpec box;
+        r_.Double(sb, "cpus_per_rollout", sp, box.cpus_per_rollout, {.min = 0.0});
+        r_.Double(sb, "startup_s", sp, box.startup_s, {.min = 0.0});
+        r_.Double(sb, "price_per_cpu_hour", sp, box.price_per_cpu_hour, {.min = 0.0});
+        r_.Int(sb, "max_concurrent", sp, box.max_concurrent, 1);
+        e.sandbox = box;
+      }
+    }
+
+    if (YAML::Node rw = Reader::Child(n, "reward"); rw.IsDefined()) {
+      const std::string rp = "environment.reward";
+      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s"})) {
+        r_.Enum(rw, "type", rp, e.reward.type, &RewardTypeFromString, AcceptedNames<RewardType>());
+        r_.Int(rw, "credited_steps", rp, e.reward.credited_steps, 1);
+        ReadDist(rw, "verify_s", rp, e.reward.verify_s);
+      }
+    }
+    ReadPassRate(n, e.pass_rate);
+  }
+
+  void ReadPassRate(const YAML::Node& env, PassRateSpec& pr) {
+    const std::string path = "environment.pass_rate";
+    YAML::Node n = Reader::Child(env, "pass_rate");
+    if (!n.IsDefined()) return;
+    if (n.IsScalar()) {  // every task passes with the same probability
+      double p = 0;
+      if (r_.Double(env, "pass_rate", "environment", p, {.min = 0.0, .max = 1.0})) {
+        pr.kind = PassRateSpec::Kind::kHistogram;
+        pr.histogram = {{p, 1.0}};
+      }
+      return;
+    }
+    if (!r_.CheckKeys(n, path, {"mean", "concentration", "a", "b", "histogram", "file", "samples_per_task"})) return;
+    auto has = [&](const char* k) { return Reader::Child(n, k).IsDefined(); };
+    int forms = (has("mean") || has("concentration")) + (has("a") || has("b")) + has("histogram") + has("file");
+    if (forms > 1) {
+      r_.Add(n, path,
+             "mixes forms; expected one of {mean, concentration}, {a, b}, {histogram: {...}} or {file: x.csv}");
+      return;
+    }
+    if (has("samples_per_task") && !has("file")) {
+      r_.Add(Reader::Child(n, "samples_per_task"), Join(path, "samples_per_task"), "only used with 'file'");
+    }
+    if (has("a") || has("b")) {
+      double a = pr.a, b = pr.b;
+      bool ok = true;
+      for (const char* k : {"a", "b"}) {
+        if (!has(k)) {
+          r_.Add(n, Join(path, k), "missing; the {a, b} form needs both Beta parameters");
+          ok = false;
+        }
+      }
+      ok = r_.Double(n, "a", path, a, {.min = 0.0, .min_exclusive = true}) && ok;
+      ok = r_.Double(n, "b", path, b, {.min = 0.0, .min_exclusive = true}) && ok;
+      if (ok) {
+        pr.kind = PassRateSpec::Kind::kBeta;
+        pr.a = a;
+        pr.b = b;
+      }
+      return;
+    }
+    if (has("histogram")) {
+      ReadHistogram(Reader::Child(n, "histogram"), Join(path, "histogram"), pr);
+      return;
+    }
+    if (has("file")) {
+      ReadPassRateFile(n, path, pr);
+      return;
+    }
+    // {mean, concentration}: Beta(mean * c, (1 - mean) * c). Defaults 0.35 and 2.
+    double mean = 0.35, conc = 2.0;
+    bool ok = true;
+    if (has("mean")) {
+      ok = r_.Double(n, "mean", path, mean, {.min = 0.0, .min_exclusive = true, .max = 1.0, .max_exclusive = true}) &&
+           ok;
+    }
+    if (has("concentration"))
+      ok = r_.Double(n, "concentration", path, conc, {.min = 0.0, .min_exclusive = true}) && ok;
+    if (ok) {
+      pr.kind = PassRateSpec::Kind::kBeta;
+      pr.a = mean * conc;
+      pr.b = (1 - mean) * conc;
+    }
+  }
+
+  void ReadHistogram(const YAML::Node& h, const std::string& path, PassRateSpec& pr) {
+    if (!h.IsMap() || h.size() == 0) {
+      r_.Add(h, path, "expected a mapping of pass rate -> weight, e.g. {0.0: 0.4, 0.5: 0.3, 1.0: 0.3}, got " +
+                          Describe(h));
+      return;
+    }
+    std::vector<std::pair<double, double>> bins;
+    bool ok = true;
+    for (auto it = h.begin(); it != h.end(); ++it) {
+      std::string kp = Join(path, it->first.IsScalar() ? it->first.Scalar() : "?");
+      double p = 0, w = 0;
+      if (!it->first.IsScalar() || !ParseNumber(it->first.Scalar(), p) || p < 0 || p > 1) {
+        r_.Add(it->first, kp, "the key " + Describe(it->first) + " is not a pass rate; expected a number in [0, 1]");
+        ok = false;
+        continue;
+      }
+      auto wv = r_.AsNumber(it->second, kp);
+      if (!wv) { ok = false; continue; }
+      w = *wv;
+      if (w < 0) {
+        r_.Add(it->second, kp, Num(w) + " is out of range; expected a weight >= 0");
+        ok = false;
+        continue;
+      }
+      bins.emplace_back(p, w);
+    }
+    if (!ok) return;
+    double total = 0;
+    for (const auto& [p, w] : bins) total += w;
+    if (!(total > 0)) {
+      r_.Add(h, path, "the weights sum to 0; expected a positive total");
+      return;
+    }
+    std::sort(bins.begin(), bins.end());
+    pr.kind = PassRateSpec::Kind::kHistogram;
+    pr.histogram.clear();
+    for (const auto& [p, w] : bins) {
+      if (!pr.histogram.empty() && pr.histogram.back().first == p) {
+        pr.histogram.back().second += w / total;
+      } else {
+        pr.histogram.emplace_back(p, w / total);
+      }
+    }
+  }
+
+  void ReadPassRateFile(const YAML::Node& n, const std::string& path, PassRateSpec& pr) {
+    YAML::Node file_n = Reader::Child(n, "file");
+    const std::string fp = Join(path, "file");
+    int declared_n = 0;
+    bool has_n = r_.Int(n, "samples_per_task", path, declared_n, 1);
+    auto rel = r_.AsString(file_n, fp);
+    if (!rel) return;
+    std::string resolved = Resolve(*rel);
+    if (!CheckReadable(file_n, fp, *rel, resolved)) return;
+    auto t = ReadCsv(resolved);
+    if (!t) {
+      r_.Add(file_n, fp, t.error());
+      return;
+    }
+    int rate_col = t->Column("pass_rate");
+    int succ_col = t->Column("successes"), samp_col = t->Column("samples");
+    if (t->header.empty() || (rate_col < 0 && (succ_col < 0 || samp_col < 0))) {
+      r_.Add(file_n, fp,
+             "'" + *rel + "' needs a header with a 'pass_rate' column, or 'successes' and 'samples' columns");
+      return;
+    }
+    std::vector<double> rates;
+    int common_n = -1;  // -1 not seen yet, 0 varies
+    bool ok = true;
+    for (size_t i = 0; i < t->rows.size(); ++i) {
+      const auto& row = t->rows[i];
+      auto cell = [&](int c) { return c < static_cast<int>(row.size()) ? row[c] : std::string(); };
+      if (rate_col >= 0) {
+        double v = 0;
+        if (!ParseNumber(cell(rate_col), v) || v < 0 || v > 1) {
+          r_.AddAtLine(t->lines[i], fp, "pass_rate '" + cell(rate_col) + "' is not a number in [0, 1]", resolved);
+          ok = false;
+          continue;
+        }
+        rates.push_back(v);
+      } else {
+        double k = 0, m = 0;
+        if (!ParseNumber(cell(samp_col), m) || m < 1 || m != std::floor(m)) {
+          r_.AddAtLine(t->lines[i], fp, "samples '" + cell(samp_col) + "' is not a whole number >= 1", resolved);
+          ok = false;
+          continue;
+        }
+        if (!ParseNumber(cell(succ_col), k) || k < 0 || k > m || k != std::floor(k)) {
+          r_.AddAtLine(t->lines[i], fp,
+                       "successes '" + cell(succ_col) + "' is not a whole number in [0, samples = " + Num(m) + "]",
+                       resolved);
+          ok = false;
+          continue;
+        }
+        rates.push_back(k / m);
+        int mi = static_cast<int>(m);
+        common_n = common_n == -1 ? mi : (common_n == mi ? mi : 0);
+      }
+    }
+    if (!ok) return;
+    if (rates.empty()) {
+      r_.Add(file_n, fp, "'" + *rel + "' holds no tasks");
+      return;
+    }
+    pr.kind = PassRateSpec::Kind::kTasks;
+    pr.task_pass_rates = std::move(rates);
+    pr.file = resolved;
+    pr.samples_per_task = has_n ? declared_n : std::max(common_n, 0);
+    if (has_n && common_n > 0 && common_n != declared_n) {
+      r_.Add(Reader::Child(n, "samples_per_task"), Join(path, "samples_per_task"),
+             fmt::format("{} disagrees with the file's samples column ({})", declared_n, common_n));
+    }
+  }
+
+  void ReadAlgorithm(const YAML::Node& root, AlgorithmSpec& a) {
+    const std::string path = "algorithm";
+    YAML::Node n = Reader::Child(root, "algorithm");
+    if (!r_.CheckKeys(n, path, {"name", "group_size", "prompts_per_step", "steps", "dynamic_sampling",
+                                "reference_model", "recompute_logprobs", "lora"}))
+      return;
+    r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
+    r_.Int(n, "group_size", path, a.group_size, 1);
+    r_.Int(n, "prompts_per_step", path, a.prompts_per_step, 1);
+    r_.Int(n, "steps", path, a.steps, 1);
+    r_.Bool(n, "dynamic_sampling", path, a.dynamic_sampling);
+    r_.Bool(n, "reference_model", path, a.reference_model);
+    r_.Bool(n, "recompute_logprobs", path, a.recompute_logprobs);
+    YAML::Node lora = Reader::Child(n, "lora");
+    if (lora.IsDefined()) {
+      bool enabled = true;
+      if (lora.IsScalar() && YAML::convert<bool>::decode(lora, enabled)) {
+        if (enabled) a.lora = LoraSpec{};  // `lora: true` = the defaults
+        return;
+      }
+      if (r_.CheckKeys(lora, "algorithm.lora", {"rank", "tenants"})) {
+        LoraSpec l;
+        r_.Int(lora, "rank", "algorithm.lora", l.rank, 1);
+        r_.Int(lora, "tenants", "algorithm.lora", l.tenants, 1);
+        a.lora = l;
+      }
+    }
+  }
+
+  void ReadPrecision(const YAML::Node& root, PrecisionSpec& p, const GpuSpec* gpu) {
+    const std::string path = "precision";
+    YAML::Node n = Reader::Child(root, "precision");
+    if (!r_.CheckKeys(n, path, {"rollout", "kv_cache", "train"})) return;
+    r_.Enum(n, "rollout", path, p.rollout, &PrecisionFromString, AcceptedNames<Precision>());
+    auto no_fp4 = [](std::string_view s) -> std::optional<Precision> {
+      auto v = PrecisionFromString(s);
+      if (v == Precision::kFp4) return std::nullopt;
+      return v;
+    };
+    r_.Enum(n, "kv_cache", path, p.kv_cache, +no_fp4, "bf16 | fp8");
+    r_.Enum(n, "train", path, p.train, +no_fp4, "bf16 | fp8");
+    if (!gpu) return;
+    // The KV cache is storage (any GPU can hold fp8 bytes); rollout and train
+    // precisions are compute and need the tensor-core support.
+    for (auto [key, prec] : {std::pair{"rollout", p.rollout}, std::pair{"train", p.train}}) {
+      if (gpu->Supports(prec)) continue;
+      std::string supported = "bf16";
+      if (gpu->Supports(Precision::kFp8)) supported += " | fp8";
+      if (gpu->Supports(Precision::kFp4)) supported += " | fp4";
+      YAML::Node at = Reader::Child(n, key);
+      r_.Add(at.IsDefined() ? at : n, Join(path, key),
+             fmt::format("{} is not supported by {} (it runs {})", ToString(prec), gpu->id, supported));
+    }
+  }
+
+  void ReadPipeline(const YAML::Node& root, PipelineSpec& p) {
+    const std::string path = "pipeline";
+    YAML::Node n = Reader::Child(root, "pipeline");
+    if (!r_.CheckKeys(n, path, {"mode", "max_staleness", "partial_rollouts", "dispatch"})) return;
+    r_.Enum(n, "mode", path, p.mode, &PipelineModeFromString, AcceptedNames<PipelineMode>());
+    r_.Double(n, "max_staleness", path, p.max_staleness, {.min = 0.0});
+    r_.Bool(n, "partial_rollouts", path, p.partial_rollouts);
+    r_.Enum(n, "dispatch", path, p.dispatch, &DispatchFromString, AcceptedNames<Dispatch>());
+  }
+
+  void ReadGoal(const YAML::Node& root, GoalSpec& g) {
+    const std::string path = "goal";
+    YAML::Node n = Reader::Child(root, "goal");
+    if (!r_.CheckKeys(n, path, {"target_pass_rate", "curve"})) return;
+    double target = 0;
+    if (r_.Double(n, "target_pass_rate", path, target,
+                  {.min = 0.0, .min_exclusive = true, .max = 1.0, .max_exclusive = true}))
+      g.target_pass_rate = target;
+    YAML::Node c = Reader::Child(n, "curve");
+    if (r_.CheckKeys(c, "goal.curve", {"asymptote", "exponent", "midpoint_useful_samples"})) {
+      LearningCurveSpec curve;
+      const std::string cp = "goal.curve";
+      r_.Double(c, "asymptote", cp, curve.asymptote, {.min = 0.0, .min_exclusive = true, .max = 1.0});
+      r_.Double(c, "exponent", cp, curve.exponent, {.min = 0.0, .min_exclusive = true});
+      r_.Double(c, "midpoint_useful_samples", cp, curve.midpoint_useful_samples, {.min = 0.0, .min_exclusive = true});
+      g.curve = curve;
+    }
+  }
+
+  void ReadMetrics(const YAML::Node& m, const std::string& path, std::map<std::string, ExpectedMetric>& out) {
+    if (!m.IsDefined()) return;
+    if (!m.IsMap()) {
+      r_.Add(m, path, "expected a mapping of metric -> {value, tolerance}, got " + Describe(m));
+      return;
+    }
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string key = it->first.Scalar();
+      const std::string kp = Join(path, key);
+      if (it->second.IsScalar()) {  // `metric: 92.8` = value with the default tolerance
+        ExpectedMetric em;
+        if (r_.Double(m, key, path, em.value)) out[key] = em;
+        continue;
+      }
+      if (!r_.CheckKeys(it->second, kp, {"value", "tolerance"})) continue;
+      ExpectedMetric em;
+      if (!Reader::Child(it->second, "value").IsDefined()) {
+        r_.Add(it->second, Join(kp, "value"), "missing; expected the measured figure");
+        continue;
+      }
+      bool ok = r_.Double(it->second, "value", kp, em.value);
+      if (ok && em.value == 0) {
+        r_.Add(Reader::Child(it->second, "value"), Join(kp, "value"),
+               "0 cannot be compared as a ratio; expected a non-zero figure");
+        ok = false;
+      }
+      if (Reader::Child(it->second, "tolerance").IsDefined())
+        ok = r_.Double(it->second, "tolerance", kp, em.tolerance, {.min = 0.0}) && ok;
+      if (ok) out[key] = em;
+    }
+  }
+
+  void ReadExpect(const YAML::Node& root, Scenario& s) {
+    YAML::Node n = Reader::Child(root, "expect");
+    if (!r_.CheckKeys(n, "expect", {"source", "metrics", "relative_to"})) return;
+    ExpectSpec e;
+    r_.String(n, "source", "expect", e.source);
+    ReadMetrics(Reader::Child(n, "metrics"), "expect.metrics", e.metrics);
+    YAML::Node rel = Reader::Child(n, "relative_to");
+    if (r_.CheckKeys(rel, "expect.relative_to", {"scenario", "metrics"})) {
+      YAML::Node sc = Reader::Child(rel, "scenario");
+      if (!sc.IsDefined()) {
+        r_.Add(rel, "expect.relative_to.scenario", "missing; expected the path of the scenario to compare with");
+      } else if (auto p = r_.AsString(sc, "expect.relative_to.scenario")) {
+        std::string resolved = Resolve(*p);
+        if (CheckReadable(sc, "expect.relative_to.scenario", *p, resolved)) e.relative_scenario = resolved;
+      }
+      ReadMetrics(Reader::Child(rel, "metrics"), "expect.relative_to.metrics", e.relative_metrics);
+    }
+    s.expect = std::move(e);
+  }
+
+  const Catalog& catalog_;
+  Reader& r_;
+  std::string base_dir_;
+};
+
+}  // namespace
+}  // namespace spec_internal
+
+Result<Override> ParseOverride(std::string_view key_equals_value) {
+  using spec_internal::TrimSpaces;
+  auto bad = [](std::string path, std::string msg) {
+    Error e;
+    e.code = ErrorCode::kInvalidInput;
+    e.problems.push_back(Problem{std::move(path), std::move(msg), 0, "--set"});
+    return Fail(std::move(e));
+  };
+  size_t eq = key_equals_value.find('=');
+  if (eq == std::string_view::npos) {
+    return bad("", "expected key=value (e.g. model=qwen3-32b), got '" + std::string(key_equals_value) + "'");
+  }
+  Override o{TrimSpaces(key_equals_value.substr(0, eq)), TrimSpaces(key_equals_value.substr(eq + 1))};
+  if (o.path.empty() || o.path.front() == '.' || o.path.back() == '.' || o.path.find("..") != std::string::npos) {
+    return bad(o.path, "expected a dotted field path such as algorithm.group_size, got '" + o.path + "'");
+  }
+  if (o.value.empty()) return bad(o.path, "empty value; expected key=value");
+  try {
+    (void)YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    return bad(o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg);
+  }
+  return o;
+}
+
+Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog, const std::string& origin,
+                                  const std::string& base_dir, const std::vector<Override>& overrides) {
+  using namespace spec_internal;
+  Error err;
+  err.code = ErrorCode::kInvalidInput;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
+    return Fail(std::move(err));
+  }
+  std::vector<std::string> override_paths;
+  for (const auto& o : overrides) {
+    try {
+      YAML::Node value = YAML::Load(o.value);
+      SetPath(root, o.path, value);
+      override_paths.push_back(o.path);
+    } catch (const YAML::Exception& e) {
+      err.problems.push_back(Problem{o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg, 0, "--set"});
+    }
+  }
+  if (!err.problems.empty()) return Fail(std::move(err));
+  if (!root.IsDefined() || root.IsNull()) {
+    err.problems.push_back(
+        Problem{"", "empty scenario; expected a mapping with at least 'model' and 'hardware.gpu'", 0, origin});
+    return Fail(std::move(err));
+  }
+  if (!root.IsMap()) {
+    err.problems.push_back(Problem{"", "expected a mapping of scenario fields at the top level, got " + Describe(root),
+                                   LineOf(root), origin});
+    return Fail(std::move(err));
+  }
+  Reader reader(origin);
+  reader.SetOverridePaths(override_paths);
+  Scenario s;
+  try {
+    Loader loader(catalog, reader, base_dir);
+    s = loader.Load(root);
+  } catch (const YAML::Exception& e) {  // a yaml-cpp corner the reader did not anticipate
+    reader.AddAtLine(e.mark.is_null() ? 0 : e.mark.line + 1, "", "cannot read the scenario: " + e.msg, origin);
+  }
+  if (!reader.problems().empty()) {
+    err.problems = reader.TakeProblems();
+    // In file order: the scenario's own lines first, then other files (CSVs, --set).
+    std::stable_sort(err.problems.begin(), err.problems.end(), [&](const Problem& a, const Problem& b) {
+      int fa = a.file == origin ? 0 : 1, fb = b.file == origin ? 0 : 1;
+      if (fa != fb) return fa < fb;
+      return fa == 0 && a.line < b.line;
+    });
+    return Fail(std::move(err));
+  }
+  return s;
+}
+
+Result<Scenario> LoadScenarioFile(const std::string& path, const Catalog& catalog,
+                                  const std::vector<Override>& overrides) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    Error e(ErrorCode::kNotFound, "", "scenario file not found");
+    e.problems.back().file = path;
+    return Fail(std::move(e));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    Error e(ErrorCode::kNotFound, "", "cannot read the scenario file");
+    e.problems.back().file = path;
+    return Fail(std::move(e));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string base = std::filesystem::path(path).parent_path().string();
+  auto s = LoadScenarioText(ss.str(), catalog, path, base.empty() ? "." : base, overrides);
+  if (s) s->source_path = path;
+  return s;
+}
+
+Result<Scenario> DefaultScenario(const Catalog& catalog, const std::vector<Override>& overrides) {
+  auto text = EmbeddedFile("default.yaml");
+  if (!text) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+  return LoadScenarioText(*text, catalog, "default.yaml", ".", overrides);
+}
+
 }  // namespace rlcost

@@ -1,0 +1,368 @@
+// `rlcost calibrate`: efficiency factors fitted to logged step times.
+// Method (docs/model-parts/validation.md, "Calibration"): per phase, a bounded
+// one-dimensional least-squares fit of the relative residuals
+//   r_i = predicted_i(x) / logged_i - 1
+// over the logged steps, each step predicted by the analytic model with that
+// step's logged mean prompt and response lengths.
+#include "econ/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace rlcost::calib {
+namespace {
+
+// A fraction of the roofline is searched down to 1e-3: below that a factor
+// means the scenario, not the hardware, is wrong (the fit says so: bound hit).
+constexpr double kMinFraction = 1e-3;
+// ASSUMPTION: a fixed cost per decode iteration above 50 ms is not an engine
+// overhead (vLLM's profiled CPU bubble is ~4 ms, catalog/efficiency.yaml);
+// the search stops there.
+constexpr double kMaxIterOverheadS = 0.05;
+// Decode overhead and bandwidth are told apart only when their effects on the
+// residuals are not collinear over the logged steps (both grow with the
+// number of decode iterations; only the KV part of the bytes does not).
+constexpr double kMaxCollinearity = 0.98;
+constexpr int kMinPointsForTwoParams = 6;
+
+Distribution WithMean(const Distribution& d, double mean) {
+  if (d.is_fixed()) return Distribution::Fixed(mean);
+  if (d.kind() == DistKind::kEmpirical || d.mean() <= 0) {
+    // Scale an empirical distribution by the ratio of the means; sampling
+    // the quantiles keeps its shape.
+    std::vector<double> q;
+    const int n = 256;
+    double ratio = d.mean() > 0 ? mean / d.mean() : 1;
+    for (int i = 0; i < n; ++i) q.push_back(d.Quantile((i + 0.5) / n) * ratio);
+    if (auto e = Distribution::Empirical(std::move(q))) return *e;
+    return Distribution::Fixed(mean);
+  }
+  std::optional<double> lo, hi;
+  if (d.min() > 0) lo = d.min();
+  if (std::isfinite(d.max())) hi = d.max();
+  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi)) return *m;
+  // The logged mean lies outside what the clip allows: keep the shape, drop the clip.
+  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), std::nullopt, std::nullopt)) return *m;
+  return Distribution::Fixed(mean);
+}
+
+double Phase(const PhasePrediction& p, int which) {
+  switch (which) {
+    case 0: return p.step_s;
+    case 1: return p.gen_s;
+    case 2: return p.update_s;
+    case 3: return p.logprob_s;
+    default: return p.sync_s;
+  }
+}
+double Logged(const LoggedStep& s, int which) {
+  switch (which) {
+    case 0: return s.step_s;
+    case 1: return s.gen_s;
+    case 2: return s.update_s;
+    case 3: return s.logprob_s;
+    default: return s.sync_s;
+  }
+}
+const char* kPhaseNames[] = {"step", "generation", "update", "logprob", "weight_sync"};
+
+// Golden-section search for the minimum of f on [a, b] (f unimodal there).
+double GoldenMin(const std::function<double(double)>& f, double a, double b, int iters = 48) {
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double c = b - g * (b - a), d = a + g * (b - a);
+  double fc = f(c), fd = f(d);
+  for (int i = 0; i < iters; ++i) {
+    if (fc < fd) {
+      b = d; d = c; fd = fc; c = b - g * (b - a); fc = f(c);
+    } else {
+      a = c; c = d; fc = fd; d = a + g * (b - a); fd = f(d);
+    }
+  }
+  return (a + b) / 2;
+}
+
+struct Fitter {
+  const Scenario& s;
+  const std::vector<LoggedStep>& steps;
+  Error first_error;
+  bool failed = false;
+
+  std::vector<PhasePrediction> Eval(const Efficiency& eff) {
+    std::vector<PhasePrediction> out;
+    out.reserve(steps.size());
+    for (const auto& st : steps) {
+      auto p = PredictStep(s, eff, st);
+      if (!p) {
+        if (!failed) first_error = p.error();
+        failed = true;
+        out.push_back({});
+      } else {
+        out.push_back(*p);
+      }
+    }
+    return out;
+  }
+  // Sum of squared relative residuals of one phase; points with no log skipped.
+  double Sse(const std::vector<PhasePrediction>& pred, int which) const {
+    double sse = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      double l = Logged(steps[i], which);
+      if (l <= 0) continue;
+      double r = Phase(pred[i], which) / l - 1;
+      sse += r * r;
+    }
+    return sse;
+  }
+  int Points(int which) const {
+    int n = 0;
+    for (const auto& st : steps) n += Logged(st, which) > 0;
+    return n;
+  }
+  double Rms(const std::vector<PhasePrediction>& pred, int which) const {
+    int n = Points(which);
+    return n ? std::sqrt(Sse(pred, which) / n) : 0;
+  }
+  std::vector<double> Residuals(const std::vector<PhasePrediction>& pred, int which) const {
+    std::vector<double> r;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      double l = Logged(steps[i], which);
+      if (l > 0) r.push_back(Phase(pred[i], which) / l - 1);
+    }
+    return r;
+  }
+  // Fits one field against one phase, searching log(x) for fractions.
+  double FitField(Efficiency& eff, const EfficiencyField& f, int which, double hi) {
+    auto objective = [&](double u) {
+      Efficiency e = eff;
+      e.*(f.member) = f.fraction ? std::exp(u) : u;
+      return Sse(Eval(e), which);
+    };
+    double lo_u = f.fraction ? std::log(kMinFraction) : 0.0;
+    double hi_u = f.fraction ? 0.0 : hi;
+    double u = GoldenMin(objective, lo_u, hi_u);
+    // Compare with the bounds themselves (golden section never lands on them).
+    double best = u, fbest = objective(u);
+    for (double cand : {lo_u, hi_u}) {
+      double fc = objective(cand);
+      if (fc < fbest) { fbest = fc; best = cand; }
+    }
+    eff.*(f.member) = f.fraction ? std::exp(best) : best;
+    return eff.*(f.member);
+  }
+};
+
+double Correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  size_t n = std::min(a.size(), b.size());
+  if (n < 2) return 1;
+  double ma = std::accumulate(a.begin(), a.begin() + n, 0.0) / n;
+  double mb = std::accumulate(b.begin(), b.begin() + n, 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  if (saa <= 0 || sbb <= 0) return 1;
+  return sab / std::sqrt(saa * sbb);
+}
+
+std::string Num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+const std::vector<EfficiencyField>& EfficiencyFields() {
+  static const std::vector<EfficiencyField> kFields = {
+      {"decode_bw", &Efficiency::decode_bw, true},
+      {"decode_compute", &Efficiency::decode_compute, true},
+      {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
+      {"prefill_mfu", &Efficiency::prefill_mfu, true},
+      {"train_mfu", &Efficiency::train_mfu, true},
+      {"logprob_mfu", &Efficiency::logprob_mfu, true},
+      {"step_overhead_s", &Efficiency::step_overhead_s, false},
+      {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
+  };
+  return kFields;
+}
+
+const EfficiencyField* FindEfficiencyField(std::string_view name) {
+  for (const auto& f : EfficiencyFields()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, const LoggedStep& step) {
+  Scenario sc = s;
+  sc.hardware.gpu.efficiency = eff;
+  if (step.prompt_mean > 0) sc.environment.prompt_tokens = WithMean(sc.environment.prompt_tokens, step.prompt_mean);
+  if (step.response_mean > 0) sc.environment.response_tokens = WithMean(sc.environment.response_tokens, step.response_mean);
+  auto e = EstimateAnalytic(sc);
+  if (!e) {
+    Error err = e.error();
+    for (auto& p : err.problems) {
+      p.message += fmt::format(" (logged step {}, line {})", step.step, step.line);
+    }
+    return Fail(err);
+  }
+  const StepTiming& t = e->step;
+  PhasePrediction p;
+  p.step_s = t.time_s;
+  p.logprob_s = t.logprob_s + t.reference_s;
+  p.sync_s = t.weight_sync_s;
+  if (s.pipeline.mode == PipelineMode::kSync) {
+    p.gen_s = t.rollout_s;
+    p.update_s = t.train_s;
+  } else {
+    // Async: each side's own busy time (the log times each side's work).
+    p.gen_s = t.rollout_busy_s > 0 ? t.rollout_busy_s : t.rollout_s;
+    p.update_s = std::max(t.train_s, t.train_busy_s - p.logprob_s);
+  }
+  return p;
+}
+
+Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep>& steps,
+                                 const std::string& source) {
+  if (steps.empty()) return Fail(ErrorCode::kInvalidInput, source, "no logged steps to fit");
+  Fitter fit{s, steps};
+  FitResult out;
+  out.before = s.hardware.gpu.efficiency;
+  Calibration& cal = out.calibration;
+  cal.gpu_id = s.hardware.gpu.id;
+  cal.source = source;
+  cal.scenario = s.source_path;
+  cal.steps = static_cast<int>(steps.size());
+
+  auto before = fit.Eval(out.before);
+  if (fit.failed) return Fail(fit.first_error);
+  Efficiency eff = out.before;
+  auto& notes = cal.notes;
+  if (s.pipeline.mode != PipelineMode::kSync) {
+    notes.push_back("async pipeline: phase times are compared with each side's busy time; the step time with the overlapped critical path");
+  }
+  if (!steps.front().step_s_logged) {
+    notes.push_back("the log has no whole-step time (timing_s/step, timing/train/total_step_time): the step time is the sum of the logged phases and step_overhead_s is not fitted");
+  }
+
+  auto depends = [&](const EfficiencyField& f, int which) {
+    Efficiency e = eff;
+    e.*(f.member) = f.fraction ? e.*(f.member) * 0.5 : e.*(f.member) + 0.01;
+    auto a = fit.Eval(eff), b = fit.Eval(e);
+    for (size_t i = 0; i < a.size(); ++i) {
+      double x = Phase(a[i], which), y = Phase(b[i], which);
+      if (std::abs(x - y) > 1e-9 * std::max(1.0, std::abs(x))) return true;
+    }
+    return false;
+  };
+  auto bound_note = [&](const EfficiencyField& f, double v, double hi) {
+    if (f.fraction && v >= 0.995) {
+      notes.push_back(fmt::format("bound hit: {} = {} (upper bound 1): the log is faster than the roofline allows; check the GPU, the model or the lengths in the scenario", f.name, Num(v)));
+    } else if (f.fraction && v <= kMinFraction * 1.01) {
+      notes.push_back(fmt::format("bound hit: {} = {} (lower bound {}): the log is far slower than the model; check the scenario", f.name, Num(v), Num(kMinFraction)));
+    } else if (!f.fraction && v <= 1e-9) {
+      notes.push_back(fmt::format("bound hit: {} = 0 (lower bound): the model without it is already as slow as the log or slower", f.name));
+    } else if (!f.fraction && v >= hi * 0.999) {
+      notes.push_back(fmt::format("bound hit: {} = {} s (upper bound {} s, an assumption)", f.name, Num(v), Num(hi)));
+    }
+  };
+  auto fit_one = [&](const char* field, int which, double hi) {
+    const EfficiencyField& f = *FindEfficiencyField(field);
+    if (fit.Points(which) == 0) {
+      notes.push_back(fmt::format("{} not fitted: the log has no {} time", f.name, kPhaseNames[which]));
+      return false;
+    }
+    if (!depends(f, which)) {
+      notes.push_back(fmt::format("{} not fitted: the model's {} time does not depend on it for this scenario", f.name, kPhaseNames[which]));
+      return false;
+    }
+    double v = fit.FitField(eff, f, which, hi);
+    if (fit.failed) return false;
+    bound_note(f, v, hi);
+    cal.fitted.push_back(f.name);
+    return true;
+  };
+
+  // 1. Generation -> decode_bw; decode_iter_overhead_s too when identifiable.
+  if (fit_one("decode_bw", 1, 0)) {
+    const EfficiencyField& bw = *FindEfficiencyField("decode_bw");
+    const EfficiencyField& ov = *FindEfficiencyField("decode_iter_overhead_s");
+    int n = fit.Points(1);
+    if (n < kMinPointsForTwoParams) {
+      notes.push_back(fmt::format("decode_iter_overhead_s not fitted: {} generation points, {} needed to separate it from decode_bw; kept at {} s", n, kMinPointsForTwoParams, Num(eff.decode_iter_overhead_s)));
+    } else {
+      auto base = fit.Residuals(fit.Eval(eff), 1);
+      Efficiency e1 = eff, e2 = eff;
+      e1.decode_bw *= 0.9;
+      e2.decode_iter_overhead_s += 0.001;
+      auto r1 = fit.Residuals(fit.Eval(e1), 1), r2 = fit.Residuals(fit.Eval(e2), 1);
+      std::vector<double> a, b;
+      for (size_t i = 0; i < base.size(); ++i) {
+        a.push_back(r1[i] - base[i]);
+        b.push_back(r2[i] - base[i]);
+      }
+      double corr = Correlation(a, b);
+      if (std::abs(corr) > kMaxCollinearity) {
+        notes.push_back(fmt::format("decode_iter_overhead_s not fitted: over these steps its effect is collinear with decode_bw (correlation {:.3f}); kept at {} s", corr, Num(eff.decode_iter_overhead_s)));
+      } else {
+        double sse1 = fit.Sse(fit.Eval(eff), 1);
+        Efficiency trial = eff;
+        for (int round = 0; round < 6; ++round) {
+          fit.FitField(trial, ov, 1, kMaxIterOverheadS);
+          fit.FitField(trial, bw, 1, 0);
+        }
+        if (fit.Sse(fit.Eval(trial), 1) < sse1) {
+          eff = trial;
+          cal.fitted.push_back(ov.name);
+          bound_note(ov, eff.decode_iter_overhead_s, kMaxIterOverheadS);
+        }
+      }
+    }
+  }
+  // 2. Update -> train_mfu. 3. Log-prob + reference -> logprob_mfu.
+  fit_one("train_mfu", 2, 0);
+  fit_one("logprob_mfu", 3, 0);
+  // 4. Weight sync -> weight_sync_eff, when the log times it.
+  if (fit.Points(4) > 0) fit_one("weight_sync_eff", 4, 0);
+  // 5. The remainder of the step -> step_overhead_s (only with a logged step time).
+  if (steps.front().step_s_logged) {
+    double max_step = 0;
+    for (const auto& st : steps) max_step = std::max(max_step, st.step_s);
+    fit_one("step_overhead_s", 0, max_step);
+  }
+  if (fit.failed) return Fail(fit.first_error);
+
+  cal.efficiency = eff;
+  auto after = fit.Eval(eff);
+  cal.error_before = fit.Rms(before, 0);
+  cal.error_after = fit.Rms(after, 0);
+  const char* fields[] = {"step_overhead_s", "decode_bw", "train_mfu", "logprob_mfu", "weight_sync_eff"};
+  for (int w = 0; w < 5; ++w) {
+    int n = fit.Points(w);
+    if (n == 0) continue;
+    PhaseReport pr;
+    pr.phase = kPhaseNames[w];
+    pr.field = fields[w];
+    if (std::find(cal.fitted.begin(), cal.fitted.end(), pr.field) == cal.fitted.end()) pr.field = "";
+    pr.points = n;
+    pr.error_before = fit.Rms(before, w);
+    pr.error_after = fit.Rms(after, w);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (Logged(steps[i], w) <= 0) continue;
+      pr.logged_mean_s += Logged(steps[i], w) / n;
+      pr.predicted_before_mean_s += Phase(before[i], w) / n;
+      pr.predicted_after_mean_s += Phase(after[i], w) / n;
+    }
+    cal.phase_error_before[pr.phase] = pr.error_before;
+    cal.phase_error_after[pr.phase] = pr.error_after;
+    out.phases.push_back(pr);
+  }
+  for (const auto& st : steps) out.logged_step_mean_s += st.step_s / steps.size();
+  for (const auto& p : after) out.predicted_step_mean_after_s += p.step_s / after.size();
+  out.predicted_after = std::move(after);
+  return out;
+}
+
+}  // namespace rlcost::calib

@@ -1,0 +1,261 @@
+#include "econ/validate.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace rlcost::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Key(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::path(path), ec);
+  return ec ? path : p.string();
+}
+
+std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
+
+// Problem naming the scenario file and the expect key.
+Problem ExpectProblem(const std::string& file, const std::string& path, std::string message) {
+  Problem p{path, std::move(message)};
+  p.file = file;
+  return p;
+}
+
+class Runner {
+ public:
+  Runner(const Catalog& cat, const Options& opt) : cat_(cat), opt_(opt) {}
+
+  Result<const Scenario*> Load(const std::string& path) {
+    std::string k = Key(path);
+    if (auto it = scenarios_.find(k); it != scenarios_.end()) return it->second.get();
+    auto s = LoadScenarioFile(path, cat_, opt_.overrides);
+    if (!s) return Fail(s.error());
+    if (opt_.calibration) ApplyCalibration(*opt_.calibration, *s);
+    auto owned = std::make_unique<Scenario>(std::move(*s));
+    const Scenario* raw = owned.get();
+    scenarios_[k] = std::move(owned);
+    return raw;
+  }
+
+  const Result<rlcost::Estimate>& Get(const std::string& path, const Scenario& s, Path p) {
+    std::string k = Key(path) + (p == Path::kAnalytic ? "#a" : "#s");
+    auto it = estimates_.find(k);
+    if (it == estimates_.end()) {
+      it = estimates_.emplace(k, p == Path::kAnalytic ? EstimateAnalytic(s) : EstimateSimulated(s, opt_.sim)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const Catalog& cat_;
+  const Options& opt_;
+  std::map<std::string, std::unique_ptr<Scenario>> scenarios_;
+  std::map<std::string, Result<rlcost::Estimate>> estimates_;
+};
+
+// The metric of an estimate, or why not.
+struct Value {
+  double v = 0;
+  Status status = Status::kPass;  // kPass = have a value
+  std::string message;
+};
+
+Value MetricOf(const Result<Estimate>& e, const MetricDef& m, const std::string& file) {
+  if (!e) {
+    const Error& err = e.error();
+    std::string msg = err.problems.empty() ? std::string(ToString(err.code)) : err.problems.front().ToString();
+    return {0, err.code == ErrorCode::kNotImplemented ? Status::kUnavailable : Status::kError,
+            file + ": " + msg};
+  }
+  auto v = m.get(*e);
+  if (!v || !std::isfinite(*v)) return {0, Status::kError, file + ": " + std::string(m.key) + " is not applicable"};
+  return {*v, Status::kPass, ""};
+}
+
+void Judge(Check& c) {
+  c.error = c.predicted / c.measured - 1;
+  c.status = std::abs(c.error) <= c.tolerance + 1e-12 ? Status::kPass : Status::kFail;
+}
+
+}  // namespace
+
+std::string_view ToString(Path p) { return p == Path::kAnalytic ? "analytic" : "simulated"; }
+
+std::string_view ToString(Status s) {
+  switch (s) {
+    case Status::kPass: return "pass";
+    case Status::kFail: return "FAIL";
+    case Status::kUnavailable: return "not available";
+    case Status::kError: return "ERROR";
+  }
+  return "ERROR";
+}
+
+bool Report::AllPass() const {
+  for (const auto& p : paths) {
+    if (p.failed > 0) return false;
+  }
+  return true;
+}
+
+double MedianAbs(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  for (double& x : v) x = std::abs(x);
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Catalog& cat, const Options& opt) {
+  std::vector<std::string> files = files_in;
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return FileName(a) < FileName(b);
+  });
+  Runner run(cat, opt);
+  Report rep;
+  Error bad;
+  struct Loaded {
+    std::string path;
+    const Scenario* s;
+    std::string other_path;
+    const Scenario* other = nullptr;
+  };
+  std::vector<Loaded> with_expect;
+  for (const auto& f : files) {
+    auto s = run.Load(f);
+    if (!s) {
+      for (auto p : s.error().problems) {
+        if (p.file.empty()) p.file = f;
+        bad.problems.push_back(p);
+      }
+      continue;
+    }
+    ++rep.scenarios;
+    const Scenario& sc = **s;
+    if (!sc.expect) continue;
+    // Unknown metric keys are the user's mistake: name the file and the key.
+    std::vector<std::string> known;
+    for (const auto& m : Metrics()) known.emplace_back(m.key);
+    auto check_keys = [&](const std::map<std::string, ExpectedMetric>& ms, const std::string& where) {
+      for (const auto& [key, em] : ms) {
+        if (!FindMetric(key)) {
+          std::string near = ClosestMatch(key, known);
+          bad.problems.push_back(ExpectProblem(f, where + "." + key,
+              "unknown metric '" + key + "'" + (near.empty() ? "" : "; did you mean " + near + "?")));
+        }
+        if (!(em.value > 0) && !(em.value < 0)) {
+          bad.problems.push_back(ExpectProblem(f, where + "." + key, "value 0: an error relative to 0 is undefined"));
+        }
+      }
+    };
+    check_keys(sc.expect->metrics, "expect.metrics");
+    check_keys(sc.expect->relative_metrics, "expect.relative_to.metrics");
+    Loaded l{f, &sc, sc.expect->relative_scenario};
+    if (!l.other_path.empty()) {
+      auto o = run.Load(l.other_path);
+      if (!o) {
+        for (auto p : o.error().problems) {
+          if (p.file.empty()) p.file = l.other_path;
+          bad.problems.push_back(p);
+        }
+        continue;
+      }
+      l.other = *o;
+    } else if (!sc.expect->relative_metrics.empty()) {
+      bad.problems.push_back(ExpectProblem(f, "expect.relative_to.scenario", "missing: relative metrics need a scenario"));
+    }
+    with_expect.push_back(l);
+    rep.cases.push_back({FileName(f), sc.name, sc.expect->source});
+  }
+  if (!bad.problems.empty()) return Fail(bad);
+
+  std::vector<Path> paths;
+  if (opt.analytic) paths.push_back(Path::kAnalytic);
+  if (opt.simulated) paths.push_back(Path::kSimulated);
+  for (Path p : paths) {
+    PathResult pr;
+    pr.path = p;
+    for (const auto& l : with_expect) {
+      const Scenario& sc = *l.s;
+      const auto& est = run.Get(l.path, sc, p);
+      for (const auto& [key, em] : sc.expect->metrics) {
+        Check c{FileName(l.path), sc.name, key, "", em.value, em.tolerance};
+        Value v = MetricOf(est, *FindMetric(key), FileName(l.path));
+        if (v.status != Status::kPass) {
+          c.status = v.status;
+          c.message = v.message;
+        } else {
+          c.predicted = v.v;
+          Judge(c);
+        }
+        pr.checks.push_back(c);
+      }
+      for (const auto& [key, em] : sc.expect->relative_metrics) {
+        Check c{FileName(l.path), sc.name, key, FileName(l.other_path), em.value, em.tolerance};
+        const auto& oest = run.Get(l.other_path, *l.other, p);
+        Value a = MetricOf(est, *FindMetric(key), FileName(l.path));
+        Value b = MetricOf(oest, *FindMetric(key), FileName(l.other_path));
+        if (a.status != Status::kPass || b.status != Status::kPass) {
+          const Value& w = a.status != Status::kPass ? a : b;
+          c.status = w.status;
+          c.message = w.message;
+        } else if (!(b.v > 0) && !(b.v < 0)) {
+          c.status = Status::kError;
+          c.message = FileName(l.other_path) + ": " + key + " is 0; the ratio is undefined";
+        } else {
+          c.predicted = a.v / b.v;
+          Judge(c);
+        }
+        pr.checks.push_back(c);
+      }
+    }
+    std::vector<double> errs;
+    for (const auto& c : pr.checks) {
+      switch (c.status) {
+        case Status::kPass: ++pr.passed; errs.push_back(c.error); break;
+        case Status::kFail: ++pr.failed; errs.push_back(c.error); break;
+        case Status::kError: ++pr.failed; break;
+        case Status::kUnavailable: ++pr.unavailable; break;
+      }
+    }
+    pr.median_abs_error = MedianAbs(errs);
+    if (!errs.empty()) {
+      pr.max_abs_error = 0;
+      for (double e : errs) pr.max_abs_error = std::max(pr.max_abs_error, std::abs(e));
+    }
+    if (!pr.checks.empty() && pr.unavailable == static_cast<int>(pr.checks.size())) {
+      pr.available = false;
+      pr.reason = pr.checks.front().message;
+    }
+    rep.paths.push_back(std::move(pr));
+  }
+  return rep;
+}
+
+Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Fail(ErrorCode::kNotFound, dir, "not a directory");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::string ext = entry.path().extension().string();
+    if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(entry.path().string());
+  }
+  if (ec) return Fail(ErrorCode::kNotFound, dir, "cannot list: " + ec.message());
+  if (files.empty()) return Fail(ErrorCode::kNotFound, dir, "no scenario files (*.yaml, *.yml, *.json)");
+  auto rep = ValidateFiles(files, cat, opt);
+  if (!rep) return rep;
+  fs::path p = fs::path(dir).lexically_normal();
+  std::string name = p.filename().string();
+  if (name.empty()) name = p.parent_path().filename().string();
+  rep->dir_name = name;
+  return rep;
+}
+
+}  // namespace rlcost::validate

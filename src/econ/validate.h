@@ -1,0 +1,88 @@
+// Internal to econ: `rlcost validate` — every scenario with an `expect` block,
+// predicted vs measured, on the analytic and the simulated path.
+//
+//   validate::Options opt;                      // both paths
+//   auto rep = validate::ValidateDir("../shared/validation", catalog, opt);
+//   for (auto& p : rep->paths) p.median_abs_error;
+//   rep->AllPass();
+//
+// Absolute metrics pass when |pred/value - 1| <= tolerance; `relative_to`
+// metrics compare this scenario's metric / the other scenario's with value the
+// same way. A path whose estimator answers kNotImplemented is reported "not
+// available", not failed.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "rlcost/calibration.h"
+#include "rlcost/catalog.h"
+#include "rlcost/estimate.h"
+#include "rlcost/scenario.h"
+#include "rlcost/sim.h"
+
+namespace rlcost::validate {
+
+enum class Path { kAnalytic, kSimulated };
+std::string_view ToString(Path p);
+
+enum class Status { kPass, kFail, kUnavailable, kError };
+std::string_view ToString(Status s);
+
+struct Check {
+  std::string file;          // scenario file name (no directory)
+  std::string scenario;      // scenario name
+  std::string key;           // metric key, e.g. "step.time_s"
+  std::string relative_to;   // other scenario's file name; "" = absolute metric
+  double measured = 0;       // value (a ratio for relative metrics)
+  double tolerance = 0;
+  double predicted = std::numeric_limits<double>::quiet_NaN();
+  double error = std::numeric_limits<double>::quiet_NaN();  // predicted / measured - 1
+  Status status = Status::kError;
+  std::string message;       // why unavailable / error
+};
+
+struct PathResult {
+  Path path = Path::kAnalytic;
+  bool available = true;
+  std::string reason;        // when not available
+  std::vector<Check> checks;
+  int passed = 0, failed = 0, unavailable = 0;  // failed counts errors too
+  double median_abs_error = std::numeric_limits<double>::quiet_NaN();  // over pass + fail
+  double max_abs_error = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct Case {
+  std::string file;
+  std::string scenario;
+  std::string source;        // expect.source
+};
+
+struct Report {
+  std::string dir_name;      // last component of the directory (deterministic output)
+  int scenarios = 0;         // files loaded
+  std::vector<Case> cases;   // those with an expect block, by file name
+  std::vector<PathResult> paths;
+  bool AllPass() const;      // no fail and no error on any path
+};
+
+struct Options {
+  bool analytic = true;
+  bool simulated = true;
+  sim::Options sim;                  // seed, steps (0 = the scenario's)
+  std::vector<Override> overrides;   // --set, applied to every scenario
+  const Calibration* calibration = nullptr;  // --calibration, applied to every scenario
+};
+
+// Loads every *.yaml / *.yml / *.json of `dir` (sorted by name). Bad input (a
+// scenario that does not load, an unknown metric key) fails with every problem
+// named by file and key; estimator failures are reported per metric instead.
+Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt);
+Result<Report> ValidateFiles(const std::vector<std::string>& files, const Catalog& cat, const Options& opt);
+
+// Median of |x|; NaN when empty.
+double MedianAbs(std::vector<double> v);
+
+}  // namespace rlcost::validate

@@ -1,0 +1,30 @@
+#include "report/sim_json.h"
+
+namespace rlcost::report {
+namespace {
+nlohmann::json PercentilesToJson(const sim::Percentiles& p) {
+  return nlohmann::json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
+}
+}  // namespace
+
+nlohmann::json SimExtrasToJson(const sim::SimResult& r) {
+  nlohmann::json j;
+  j["trajectory_time_s"] = PercentilesToJson(r.trajectory_time_s);
+  j["trajectory_tokens"] = PercentilesToJson(r.trajectory_tokens);
+  j["idle_gpu_s"] = {{"length_tail", r.idle_length_tail_gpu_s},
+                     {"trainer", r.idle_waiting_trainer_gpu_s},
+                     {"tools", r.idle_tools_gpu_s},
+                     {"weight_sync", r.idle_weight_sync_gpu_s},
+                     {"waiting_rollout", r.idle_waiting_rollout_gpu_s}};
+  j["sandbox_wait_s"] = r.sandbox_wait_s;
+  j["mean_batch_occupancy"] = r.mean_batch_occupancy;
+  j["preemptions"] = r.preemptions;
+  j["engines"] = r.engines;
+  j["kv_blocks_per_engine"] = r.kv_blocks_per_engine;
+  j["events"] = r.events;
+  j["seed"] = r.seed;
+  j["steps"] = r.steps_simulated;
+  return j;
+}
+
+}  // namespace rlcost::report

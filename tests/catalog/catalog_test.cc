@@ -1,0 +1,354 @@
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include "catalog/format.h"
+#include "catalog/parse.h"
+#include "rlcost/catalog.h"
+
+namespace rlcost {
+namespace {
+
+Catalog Builtin() {
+  auto cat = Catalog::Builtin();
+  EXPECT_TRUE(cat.has_value()) << (cat ? "" : cat.error().ToString());
+  return cat ? *cat : Catalog{};
+}
+
+// True when some problem names `path` (exactly) and, if line > 0, that line.
+bool HasProblem(const Error& e, const std::string& path, int line = 0) {
+  for (const auto& p : e.problems) {
+    if (p.path == path && (line == 0 || p.line == line)) return true;
+  }
+  return false;
+}
+
+TEST(Catalog, BuiltinLoadsEveryRequiredId) {
+  Catalog cat = Builtin();
+  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "h800"}) {
+    EXPECT_NE(cat.FindGpu(id), nullptr) << id;
+  }
+  for (const char* id : {"qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-32b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b",
+                         "qwen3-235b-a22b", "llama-3.1-8b", "llama-3.1-70b", "deepseek-v3"}) {
+    EXPECT_NE(cat.FindModel(id), nullptr) << id;
+  }
+}
+
+// Every numeric field of every built-in entry, read from the embedded YAML,
+// has a `sources` entry; so does every efficiency field on every GPU.
+TEST(Catalog, EveryBuiltinNumberHasASource) {
+  Catalog cat = Builtin();
+  const char* gpu_fields[] = {"memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
+                              "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour"};
+  for (const auto& [id, g] : cat.gpus()) {
+    for (const char* f : gpu_fields) {
+      auto it = g.sources.find(f);
+      EXPECT_TRUE(it != g.sources.end() && !it->second.empty()) << id << "." << f;
+    }
+    for (const auto& f : catalog_internal::EfficiencyFieldNames()) {
+      EXPECT_TRUE(g.sources.count("efficiency." + f)) << id << ".efficiency." << f;
+    }
+  }
+  // Models: every numeric field that the model sets (a dense model leaves the
+  // MoE and MLA fields at 0, which needs no source).
+  for (const auto& [id, m] : cat.models()) {
+    const std::pair<const char*, double> fields[] = {
+        {"params_b", m.params_b}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
+        {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab}, {"experts", m.experts},
+        {"experts_per_token", m.experts_per_token}, {"shared_experts", m.shared_experts},
+        {"kv_lora_rank", m.kv_lora_rank}, {"rope_head_dim", m.rope_head_dim}};
+    for (const auto& [f, v] : fields) {
+      if (v != 0) EXPECT_TRUE(m.sources.count(f)) << id << "." << f;
+    }
+    if (m.is_moe()) EXPECT_TRUE(m.sources.count("active_params_b")) << id;
+    EXPECT_GT(m.vocab, 0) << id;  // every built-in model states its vocabulary
+  }
+}
+
+TEST(Catalog, HandCheckedFacts) {
+  Catalog cat = Builtin();
+  // H100 SXM datasheet: 80 GB HBM3, 3.35 TB/s, BF16 1,979 TFLOP/s with sparsity
+  // = 989 dense; FP8 3,958 sparse = 1,979 dense; NVLink 900 GB/s both ways = 450.
+  const GpuSpec* h100 = cat.FindGpu("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(h100->memory_gb, 80);
+  EXPECT_DOUBLE_EQ(h100->hbm_tb_per_s, 3.35);
+  EXPECT_DOUBLE_EQ(h100->tflops_bf16, 989);
+  EXPECT_DOUBLE_EQ(h100->PeakFlops(Precision::kFp8), 1979e12);
+  EXPECT_DOUBLE_EQ(h100->intra_node_gb_per_s, 450);
+  EXPECT_FALSE(h100->Supports(Precision::kFp4));
+  // fp4 falls back to fp8 on Hopper.
+  EXPECT_DOUBLE_EQ(h100->PeakFlops(Precision::kFp4), 1979e12);
+
+  // Llama-3.1-8B config.json: 32 layers, 32 heads, 8 KV heads, hidden 4096,
+  // so head_dim = 4096 / 32 = 128; dense, so active = total.
+  const ModelSpec* llama = cat.FindModel("llama-3.1-8b");
+  ASSERT_NE(llama, nullptr);
+  EXPECT_EQ(llama->layers, 32);
+  EXPECT_EQ(llama->kv_heads, 8);
+  EXPECT_EQ(llama->head_dim, 128);
+  EXPECT_DOUBLE_EQ(llama->active_params_b, llama->params_b);
+  EXPECT_FALSE(llama->is_moe());
+
+  // DeepSeek-V3: total 671 B, active 37 B, 256 routed experts, 8 per token.
+  //   routed = (671 - 37) / (1 - 8/256) = 634 / 0.96875 = 654.4516... B
+  //   dense  = 671 - 654.4516 = 16.5484 B
+  // Cross-check: 58 MoE layers * 256 experts * 3 * 7168 * 2048 = 653.9 B routed.
+  const ModelSpec* ds = cat.FindModel("deepseek-v3");
+  ASSERT_NE(ds, nullptr);
+  EXPECT_EQ(ds->attention, Attention::kMla);
+  EXPECT_EQ(ds->kv_lora_rank, 512);
+  EXPECT_EQ(ds->rope_head_dim, 64);
+  EXPECT_EQ(ds->experts, 256);
+  EXPECT_EQ(ds->experts_per_token, 8);
+  EXPECT_EQ(ds->shared_experts, 1);
+  EXPECT_NEAR(ds->routed_expert_params_b(), 654.4516, 1e-3);
+  EXPECT_NEAR(ds->dense_params_b(), 16.5484, 1e-3);
+}
+
+TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
+  Catalog cat = Builtin();
+  // catalog/efficiency.yaml default: decode_bw (0.60 + 0.85) / 2 = 0.725,
+  // train_mfu (0.38 + 0.47) / 2 = 0.425.
+  for (const auto& [id, g] : cat.gpus()) {
+    EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, 0.725) << id;
+    EXPECT_DOUBLE_EQ(g.efficiency.train_mfu, 0.425) << id;
+  }
+}
+
+TEST(Catalog, UserTextAddsGpuReplacesModelAndOverridesEfficiency) {
+  Catalog cat = Builtin();
+  const std::string text = R"(
+gpus:
+  my-gpu:
+    name: Test GPU
+    memory_gb: 64
+    hbm_tb_per_s: 2
+    tflops_bf16: 500
+    intra_node_gb_per_s: 100
+    inter_node_gb_per_s: 25
+    price_per_hour: 1.5
+    efficiency: {train_mfu: 0.3}
+models:
+  qwen3-8b:
+    params_b: 8
+    layers: 10
+    hidden: 1024
+    heads: 8
+efficiency:
+  h100-sxm: {decode_bw: 0.8}
+)";
+  auto ok = cat.AddText(text, "user.yaml");
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  const GpuSpec* g = cat.FindGpu("my-gpu");
+  ASSERT_NE(g, nullptr);
+  EXPECT_DOUBLE_EQ(g->memory_gb, 64);
+  EXPECT_DOUBLE_EQ(g->tflops_fp8, 0);  // optional, unsupported
+  EXPECT_DOUBLE_EQ(g->efficiency.train_mfu, 0.3);
+  EXPECT_DOUBLE_EQ(g->efficiency.decode_bw, 0.725);  // built-in default
+  // The replaced model takes its defaults: kv_heads = heads = 8,
+  // head_dim = 1024 / 8 = 128, active = total = 8.
+  const ModelSpec* m = cat.FindModel("qwen3-8b");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->layers, 10);
+  EXPECT_EQ(m->kv_heads, 8);
+  EXPECT_EQ(m->head_dim, 128);
+  EXPECT_DOUBLE_EQ(m->active_params_b, 8);
+  EXPECT_EQ(m->vocab, 0);  // replaced, not merged
+  EXPECT_DOUBLE_EQ(cat.FindGpu("h100-sxm")->efficiency.decode_bw, 0.8);
+  EXPECT_DOUBLE_EQ(cat.FindGpu("h200")->efficiency.decode_bw, 0.725);
+}
+
+TEST(Catalog, AddFileReadsAndReportsMissingFile) {
+  Catalog cat = Builtin();
+  const std::string path = ::testing::TempDir() + "rlcost_catalog_test.yaml";
+  {
+    std::ofstream out(path);
+    out << "models:\n  tiny:\n    params_b: 0.1\n    layers: 2\n    hidden: 64\n    heads: 4\n    kv_heads: 2\n";
+  }
+  auto ok = cat.AddFile(path);
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  EXPECT_EQ(cat.FindModel("tiny")->kv_heads, 2);
+  std::remove(path.c_str());
+
+  auto missing = cat.AddFile("/nonexistent/rlcost/cat.yaml");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(missing.error().ToString().find("/nonexistent/rlcost/cat.yaml"), std::string::npos);
+}
+
+// Five malformed texts; each problem names the field path and the line.
+TEST(Catalog, MalformedTextsNamePathAndLine) {
+  struct Case {
+    const char* text;
+    const char* path;
+    int line;
+  };
+  const Case cases[] = {
+      // 1. unknown key with did-you-mean (line 4: "memroy_gb")
+      {"gpus:\n  x:\n    name: X\n    memroy_gb: 80\n    hbm_tb_per_s: 1\n    tflops_bf16: 1\n"
+       "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n",
+       "gpus.x.memroy_gb", 4},
+      // 2. wrong type (line 3)
+      {"models:\n  m:\n    params_b: lots\n    layers: 2\n    hidden: 64\n    heads: 4\n", "models.m.params_b", 3},
+      // 3. kv_heads does not divide heads (line 7)
+      {"models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n    kv_heads: 3\n",
+       "models.m.kv_heads", 7},
+      // 4. active > total (line 4)
+      {"models:\n  m:\n    params_b: 1\n    active_params_b: 2\n    layers: 2\n    hidden: 64\n    heads: 4\n",
+       "models.m.active_params_b", 4},
+      // 5. attention not gqa|mla (line 7)
+      {"models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n    attention: mha\n",
+       "models.m.attention", 7},
+  };
+  for (const auto& c : cases) {
+    Catalog cat = Builtin();
+    const size_t gpus_before = cat.gpus().size();
+    auto ok = cat.AddText(c.text, "bad.yaml");
+    ASSERT_FALSE(ok.has_value()) << c.path;
+    EXPECT_EQ(ok.error().code, ErrorCode::kInvalidInput);
+    EXPECT_TRUE(HasProblem(ok.error(), c.path, c.line)) << c.path << " line " << c.line << ":\n"
+                                                        << ok.error().ToString();
+    EXPECT_EQ(ok.error().problems.front().file, "bad.yaml");
+    EXPECT_EQ(cat.gpus().size(), gpus_before);  // all-or-nothing
+  }
+}
+
+TEST(Catalog, MessagesCarryDidYouMeanAndAcceptedNames) {
+  Catalog cat;
+  auto ok = cat.AddText("models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n"
+                        "    attention: mha\n    kv_head: 2\n",
+                        "bad.yaml");
+  ASSERT_FALSE(ok.has_value());
+  const std::string all = ok.error().ToString();
+  EXPECT_NE(all.find("did you mean 'kv_heads'"), std::string::npos) << all;
+  EXPECT_NE(all.find("gqa | mla"), std::string::npos) << all;
+  EXPECT_NE(all.find("bad.yaml:8: models.m.kv_head"), std::string::npos) << all;
+}
+
+TEST(Catalog, CollectsEveryProblem) {
+  Catalog cat;
+  // MoE with experts_per_token > experts, MLA without kv_lora_rank, and a GPU
+  // with zero memory and negative bandwidth: four problems in one pass.
+  auto ok = cat.AddText(R"(
+models:
+  m:
+    params_b: 10
+    active_params_b: 2
+    layers: 2
+    hidden: 64
+    heads: 4
+    experts: 4
+    experts_per_token: 8
+    attention: mla
+gpus:
+  g:
+    memory_gb: 0
+    hbm_tb_per_s: -1
+    tflops_bf16: 10
+    intra_node_gb_per_s: 1
+    inter_node_gb_per_s: 1
+    price_per_hour: 1
+)",
+                        "bad.yaml");
+  ASSERT_FALSE(ok.has_value());
+  const Error& e = ok.error();
+  EXPECT_TRUE(HasProblem(e, "models.m.experts_per_token", 10)) << e.ToString();
+  EXPECT_TRUE(HasProblem(e, "models.m.kv_lora_rank")) << e.ToString();
+  EXPECT_TRUE(HasProblem(e, "gpus.g.memory_gb", 14)) << e.ToString();
+  EXPECT_TRUE(HasProblem(e, "gpus.g.hbm_tb_per_s", 15)) << e.ToString();
+}
+
+TEST(Catalog, SyntaxErrorsAndOddShapesNeverThrow) {
+  for (const char* text : {"gpus: [1, 2", "gpus:\n  x: 3\n", "- a\n- b\n", "", "models: 5\n", "efficiency:\n  nope: {}\n",
+                           "gpus:\n  x:\n    efficiency: 0.5\n"}) {
+    Catalog cat;
+    auto ok = cat.AddText(text, "odd.yaml");
+    EXPECT_FALSE(ok.has_value()) << text;
+    if (!ok) EXPECT_FALSE(ok.error().problems.empty());
+  }
+  Catalog cat;
+  auto ok = cat.AddText("gpus: {a: [1, 2", "odd.yaml");
+  ASSERT_FALSE(ok.has_value());
+  EXPECT_GT(ok.error().problems.front().line, 0);
+}
+
+TEST(Catalog, JsonTextLoadsAndRoundTrips) {
+  Catalog cat;
+  auto ok = cat.AddText(R"({"models": {"j": {"params_b": 1.5, "layers": 4, "hidden": 256, "heads": 8, "kv_heads": 2}}})",
+                        "cat.json");
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  EXPECT_EQ(cat.FindModel("j")->head_dim, 32);  // 256 / 8
+
+  // `rlcost catalog --json` output reads back to the same numbers.
+  Catalog builtin = Builtin();
+  Catalog again;
+  auto back = again.AddText(FormatCatalogJson(builtin), "catalog.json");
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  ASSERT_EQ(again.gpus().size(), builtin.gpus().size());
+  for (const auto& [id, g] : builtin.gpus()) {
+    const GpuSpec* h = again.FindGpu(id);
+    ASSERT_NE(h, nullptr) << id;
+    EXPECT_DOUBLE_EQ(h->tflops_bf16, g.tflops_bf16) << id;
+    EXPECT_DOUBLE_EQ(h->efficiency.prefill_mfu, g.efficiency.prefill_mfu) << id;
+    EXPECT_EQ(h->sources, g.sources) << id;
+  }
+  for (const auto& [id, m] : builtin.models()) {
+    const ModelSpec* n = again.FindModel(id);
+    ASSERT_NE(n, nullptr) << id;
+    EXPECT_EQ(n->head_dim, m.head_dim) << id;
+    EXPECT_EQ(n->attention, m.attention) << id;
+    EXPECT_DOUBLE_EQ(n->active_params_b, m.active_params_b) << id;
+  }
+}
+
+TEST(Catalog, InlineModelForScenarios) {
+  // The scenario loader's inline `model:` mapping (SCENARIO.md "Models").
+  YAML::Node node = YAML::Load(R"(
+name: my-moe
+params_b: 30.5
+active_params_b: 3.3
+layers: 48
+hidden: 2048
+heads: 32
+kv_heads: 4
+head_dim: 128
+experts: 128
+experts_per_token: 8
+attention: gqa
+)");
+  std::vector<Problem> problems;
+  ModelSpec m = catalog_internal::ParseModel(node, "", "model", problems);
+  EXPECT_TRUE(problems.empty());
+  EXPECT_EQ(m.name, "my-moe");
+  EXPECT_TRUE(m.is_moe());
+  // routed = (30.5 - 3.3) / (1 - 8/128) = 27.2 / 0.9375 = 29.0133 B
+  EXPECT_NEAR(m.routed_expert_params_b(), 29.0133, 1e-3);
+
+  // A missing node (scenario without `model:`) is a problem, not a throw.
+  YAML::Node none = YAML::Load("a: 1");
+  catalog_internal::ParseModel(none["model"], "", "model", problems);
+  EXPECT_FALSE(problems.empty());
+  EXPECT_EQ(problems.back().path, "model");
+}
+
+TEST(Catalog, TableAndJsonShowEveryEntry) {
+  Catalog cat = Builtin();
+  const std::string table = FormatCatalogTable(cat);
+  const std::string json = FormatCatalogJson(cat);
+  for (const auto& id : cat.GpuIds()) {
+    EXPECT_NE(table.find(id), std::string::npos) << id;
+    EXPECT_NE(json.find("\"" + id + "\""), std::string::npos) << id;
+  }
+  for (const auto& id : cat.ModelIds()) EXPECT_NE(table.find(id), std::string::npos) << id;
+  // H100 row: 80 GB, 3.35 TB/s, 989 / 1979 bf16/fp8, no fp4, $6.16/h.
+  EXPECT_NE(table.find("3.35"), std::string::npos);
+  EXPECT_NE(table.find("6.16"), std::string::npos);
+  EXPECT_NE(table.find("8/256+1"), std::string::npos);  // deepseek-v3 experts
+}
+
+}  // namespace
+}  // namespace rlcost
