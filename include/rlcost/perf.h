@@ -63,9 +63,10 @@ Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens)
 // tokens per iteration, starting at `context_tokens`: closed form (the roofline
 // max switches at most once because both arms are linear in context).
 Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens, double n);
-// Prefill of `tokens` new tokens appended after `context_before` tokens of
-// cached context (a prompt, a resumed sequence, a tool output).
-Work Prefill(const EngineConfig& e, double tokens, double context_before);
+// Prefill of `tokens` new tokens spread evenly over `sequences` sequences,
+// each appended after `context_before` tokens of its own cached context (a
+// prompt, a resumed sequence, a tool output). Attention is per sequence.
+Work Prefill(const EngineConfig& e, double tokens, double context_before, double sequences = 1);
 
 // --- Memory --------------------------------------------------------------
 struct MemoryPlan {
@@ -76,12 +77,21 @@ struct MemoryPlan {
   double kv_budget_gb = 0;         // per GPU, for the KV cache
   double kv_tokens_per_engine = 0; // tokens of context one engine can hold
   double needed_gb = 0;            // per GPU, without KV
+  // Colocated: the training state does not fit beside the inference engine and
+  // is moved to host memory during generation (NeMo RL's and veRL's offload).
+  bool train_state_offloaded = false;
+  // The optimizer states do not fit on the training GPUs even alone and live
+  // in host memory (ZeRO-Offload): 12 of the 16 bytes per parameter.
+  bool optimizer_offloaded = false;
+  double host_transfer_gb = 0;     // per GPU per step, each direction
 };
 // Memory per GPU. Colocated: training state (ZeRO-3 sharded over the training GPUs)
 // stays resident beside the inference weights; disaggregated: each side alone.
 // Fails with kDoesNotFit and the numbers when the model cannot fit or leaves no
 // room for one sequence of mean length.
 Result<MemoryPlan> PlanMemory(const Scenario& s);
+// Time per step to move offloaded state to host memory and back over PCIe.
+double HostTransferTime(const MemoryPlan& plan);
 
 // --- Training ------------------------------------------------------------
 // Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for

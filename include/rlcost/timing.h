@@ -20,6 +20,7 @@ struct StepTiming {
   double weight_sync_s = 0;
   double reward_s = 0;
   double overhead_s = 0;
+  double offload_s = 0;  // moving offloaded training state to host memory and back
 
   // GPU-seconds per step over all GPUs of the run, by what they do; the four
   // add up to time_s * gpus.

@@ -1,9 +1,66 @@
-// STUB — replaced by the issue-6 implementation.
+// `rlcost calibrate LOG --scenario FILE`: fit the efficiency factors to a real
+// training log (veRL console / JSONL, NeMo RL metrics) and write a calibration
+// file that every command takes with --calibration (econ/calibrate.h).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
 #include "cli/common.h"
+#include "cli/validate_render.h"
+#include "econ/calibrate.h"
+#include "econ/log_parse.h"
+
 namespace rlcost::cli {
-void RegisterCalibrate(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("calibrate", "not yet built");
-  sub->allow_extras();
-  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "calibrate", "not yet: this command is not built yet"), false); });
+namespace {
+
+struct CalibrateArgs {
+  Common common;
+  std::string log;
+  std::string scenario;
+  std::string output;
+};
+
+int Run(const CalibrateArgs& a) {
+  const bool json = a.common.json;
+  auto log = calib::ParseTrainingLogFile(a.log);
+  if (!log) return PrintError(log.error(), json);
+  auto steps = calib::ExtractPhases(*log);
+  if (!steps) return PrintError(steps.error(), json);
+  auto s = LoadAll(a.scenario, a.common);
+  if (!s) return PrintError(s.error(), json);
+  auto fit = calib::FitCalibration(*s, *steps, a.log);
+  if (!fit) return PrintError(fit.error(), json);
+  std::string out_path = a.output;
+  if (out_path.empty()) out_path = std::filesystem::path(a.log).stem().string() + ".calibration.yaml";
+  {
+    std::ofstream out(out_path, std::ios::binary);
+    if (!out || !(out << CalibrationToYaml(fit->calibration))) {
+      return PrintError(Error(ErrorCode::kNotFound, "--output", "cannot write " + out_path), json);
+    }
+  }
+  if (json) {
+    auto j = CalibrationFitToJson(*fit, *log);
+    j["written"] = out_path;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << CalibrationFitToText(*fit, *log);
+    std::cout << "\n  wrote " << out_path << " (use: rlcost estimate " << a.scenario << " --calibration " << out_path
+              << ")\n";
+  }
+  return 0;
 }
+
+}  // namespace
+
+void RegisterCalibrate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* sub = app.add_subcommand("calibrate", "fit the efficiency factors to a training log (veRL, NeMo RL) and write a calibration file");
+  sub->add_option("log", args->log, "training log: veRL console lines, JSONL, or a NeMo RL metrics JSON")->required();
+  sub->add_option("--scenario", args->scenario, "the scenario of the logged run (model, GPUs, batch, lengths)")->required();
+  sub->add_option("-o,--output", args->output, "calibration file to write (default: LOGNAME.calibration.yaml here)");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] { exit_code = Run(*args); });
+}
+
 }  // namespace rlcost::cli

@@ -1,9 +1,87 @@
-// STUB — replaced by the issue-5 implementation.
+// `rlcost report FILE -o report.html [--simulate] [lever options]`: one
+// self-contained HTML file (inline SVG, CSS and JS; works offline).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
 #include "cli/common.h"
+#include "cli/lever_args.h"
+#include "report/html.h"
+#include "report/levers_table.h"
+
 namespace rlcost::cli {
+namespace {
+struct ReportArgs {
+  Common common;
+  LeverArgs levers;
+  std::string file;
+  std::string out = "report.html";
+  bool simulate = false;
+  uint64_t seed = 1;
+};
+}  // namespace
+
 void RegisterReport(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("report", "not yet built");
-  sub->allow_extras();
-  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "report", "not yet: this command is not built yet"), false); });
+  auto args = std::make_shared<ReportArgs>();
+  auto* sub = app.add_subcommand("report", "write a self-contained HTML report with charts (works offline)");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
+  sub->add_option("-o,--output", args->out, "HTML file to write");
+  sub->add_flag("--simulate", args->simulate, "also run the discrete-event simulator (timeline of one simulated step)");
+  sub->add_option("--seed", args->seed, "simulation seed");
+  AddLeverOptions(sub, args->levers);
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    Catalog cat;
+    auto s = LoadAll(args->file, args->common, &cat);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto opt = ToOptions(args->levers);
+    if (!opt) { exit_code = PrintError(opt.error(), args->common.json); return; }
+    auto e = EstimateAnalytic(*s);
+    if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
+    report::HtmlInput in;
+    in.scenario = &*s;
+    in.estimate = &*e;
+    Result<Estimate> sim = Fail(ErrorCode::kNotImplemented, "", "not requested");
+    if (args->simulate) {
+      sim::Options so;
+      so.seed = args->seed;
+      sim = EstimateSimulated(*s, so);
+      if (sim) {
+        in.simulated = &*sim;
+      } else {
+        in.simulate_error = sim.error().ToString();
+      }
+    }
+    auto wf = levers::BuildWaterfall(*s, cat, *opt);
+    if (wf) {
+      in.waterfall = &*wf;
+    } else {
+      in.waterfall_error = wf.error().ToString();
+    }
+    std::vector<double> ps;
+    for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // 0.02 .. 0.98: at 0 and 1 no group is informative
+    in.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
+    std::ofstream f(args->out, std::ios::binary);
+    if (!f) {
+      exit_code = PrintError(Error(ErrorCode::kInvalidInput, "--output", "cannot write '" + args->out + "'"), args->common.json);
+      return;
+    }
+    f << report::RenderHtml(in);
+    f.close();
+    if (!f) {
+      exit_code = PrintError(Error(ErrorCode::kInternal, "--output", "write failed: '" + args->out + "'"), args->common.json);
+      return;
+    }
+    if (args->common.json) {
+      nlohmann::json j = {{"output", args->out}, {"simulated", in.simulated != nullptr}, {"waterfall", in.waterfall != nullptr}};
+      if (!in.simulate_error.empty() && args->simulate) j["simulate_error"] = in.simulate_error;
+      if (!in.waterfall_error.empty()) j["waterfall_error"] = in.waterfall_error;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << "wrote " << args->out << "\n";
+    }
+    exit_code = 0;
+  });
 }
+
 }  // namespace rlcost::cli

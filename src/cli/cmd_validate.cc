@@ -1,9 +1,78 @@
-// STUB — replaced by the issue-6 implementation.
+// `rlcost validate DIR`: every scenario with an `expect` block, predicted vs
+// measured, on the analytic and the simulated path (econ/validate.h).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
 #include "cli/common.h"
+#include "cli/validate_render.h"
+#include "econ/validate.h"
+#include "rlcost/calibration.h"
+
 namespace rlcost::cli {
-void RegisterValidate(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("validate", "not yet built");
-  sub->allow_extras();
-  sub->callback([&exit_code] { exit_code = PrintError(Error(ErrorCode::kNotImplemented, "validate", "not yet: this command is not built yet"), false); });
+namespace {
+
+struct ValidateArgs {
+  Common common;
+  std::string dir;
+  std::string path = "both";
+  bool report_only = false;
+  std::string markdown;
+  uint64_t seed = 1;
+  int sim_steps = 0;
+};
+
+int Run(const ValidateArgs& a) {
+  const bool json = a.common.json;
+  validate::Options opt;
+  opt.analytic = a.path == "analytic" || a.path == "both";
+  opt.simulated = a.path == "simulated" || a.path == "both";
+  opt.sim.seed = a.seed;
+  opt.sim.steps = a.sim_steps;
+  for (const auto& s : a.common.sets) {
+    auto o = ParseOverride(s);
+    if (!o) return PrintError(o.error(), json);
+    opt.overrides.push_back(*o);
+  }
+  auto cat = LoadCatalog(a.common);
+  if (!cat) return PrintError(cat.error(), json);
+  Calibration cal;
+  if (!a.common.calibration.empty()) {
+    auto c = LoadCalibrationFile(a.common.calibration);
+    if (!c) return PrintError(c.error(), json);
+    cal = *c;
+    opt.calibration = &cal;
+  }
+  auto rep = validate::ValidateDir(a.dir, *cat, opt);
+  if (!rep) return PrintError(rep.error(), json);
+  if (!a.markdown.empty()) {
+    std::ofstream out(a.markdown, std::ios::binary);
+    if (!out || !(out << ValidationToMarkdown(*rep))) {
+      return PrintError(Error(ErrorCode::kNotFound, "--markdown", "cannot write " + a.markdown), json);
+    }
+  }
+  if (json) {
+    std::cout << ValidationToJson(*rep).dump(2) << "\n";
+  } else {
+    std::cout << ValidationToText(*rep);
+  }
+  return rep->AllPass() || a.report_only ? 0 : 1;
 }
+
+}  // namespace
+
+void RegisterValidate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ValidateArgs>();
+  auto* sub = app.add_subcommand("validate", "compare predictions with the measured runs of a folder of scenarios with `expect` blocks");
+  sub->add_option("dir", args->dir, "folder of scenarios (e.g. ../shared/validation)")->required();
+  sub->add_option("--path", args->path, "analytic | simulated | both (default both)")
+      ->check(CLI::IsMember({"analytic", "simulated", "both"}));
+  sub->add_flag("--report-only", args->report_only, "exit 0 even when a metric is out of tolerance");
+  sub->add_option("--markdown", args->markdown, "also write the report as markdown (docs/validation.md)");
+  sub->add_option("--seed", args->seed, "random seed of the simulated path");
+  sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] { exit_code = Run(*args); });
+}
+
 }  // namespace rlcost::cli

@@ -26,6 +26,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"step.weight_sync_s", "s", "weight sync on the critical path", false, [](const Estimate& e) -> Opt { return e.step.weight_sync_s; }},
     {"step.reward_s", "s", "reward computation on the critical path", false, [](const Estimate& e) -> Opt { return e.step.reward_s; }},
     {"step.overhead_s", "s", "fixed per-step overhead (scheduling, data loading)", false, [](const Estimate& e) -> Opt { return e.step.overhead_s; }},
+    {"step.offload_s", "s", "moving offloaded training state between GPU and host memory", false, [](const Estimate& e) -> Opt { return e.step.offload_s; }},
     {"rollout_fraction", "", "share of GPU time spent generating", true, [](const Estimate& e) -> Opt { return e.rollout_fraction; }},
     {"mfu.rollout", "", "model FLOPs utilisation while generating (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_rollout; }},
     {"mfu.train", "", "model FLOPs utilisation of the policy update (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_train; }},

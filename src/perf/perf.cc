@@ -22,6 +22,14 @@ constexpr double kAdamBytesPerTrainableParam = 16.0;
 // activations, CUDA graphs and the allocator: 10%.
 constexpr double kActivationReserveFraction = 0.10;
 constexpr double kGB = 1e9;
+// Host <-> GPU copies over PCIe: Gen4 x16 moves ~25 GB/s of pinned memory in
+// practice (32 GB/s peak); Gen5 doubles the peak but offload paths rarely
+// reach it. One conservative figure for every GPU.
+constexpr double kHostLinkGbPerS = 25.0;
+// Bytes per trainable parameter that stay on the GPU under ZeRO-Offload
+// (bf16 weights and gradients); the 12 bytes of fp32 master weights and Adam
+// moments live in host memory (Ren et al., 2021, "ZeRO-Offload").
+constexpr double kOffloadedAdamGpuBytes = 4.0;
 
 double AttentionFlopsPerContextToken(const ModelSpec& m) {
   // Per new token, per token of context: QK^T and AV, 2 FLOPs per MAC each.
@@ -163,17 +171,20 @@ Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens
   return w;
 }
 
-Work Prefill(const EngineConfig& e, double tokens, double context_before) {
+Work Prefill(const EngineConfig& e, double tokens, double context_before, double sequences) {
   Work w;
   if (tokens <= 0) return w;
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
-  // Token j of the chunk attends to context_before + j tokens: sum = T*C0 + T^2/2.
-  double attn_ctx = tokens * context_before + tokens * tokens / 2.0;
+  // Token j of a sequence's chunk attends to context_before + j tokens:
+  // per sequence t*C0 + t^2/2 with t = tokens / sequences.
+  sequences = std::max(sequences, 1.0);
+  double per_seq = tokens / sequences;
+  double attn_ctx = sequences * (per_seq * context_before + per_seq * per_seq / 2.0);
   w.flops = (tokens * (2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e)) +
              AttentionFlopsPerContextToken(m) * attn_ctx) / e.tp;
   w.bytes = (WeightBytesRead(m, e.weights, tokens) + LoraBytes(e) +
-             (context_before + tokens) * KvBytesPerToken(m, e.kv)) / e.tp;
+             (sequences * context_before + tokens) * KvBytesPerToken(m, e.kv)) / e.tp;
   double t_compute = w.flops / (g.PeakFlops(e.weights) * e.eff.prefill_mfu);
   double t_mem = w.bytes / (g.hbm_tb_per_s * 1e12 * e.eff.decode_bw);
   w.compute_bound = t_compute >= t_mem;
@@ -204,44 +215,57 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   // Training state, ZeRO-3 sharded over the training GPUs. LoRA: the frozen
   // base in bf16 plus 16 bytes per adapter parameter.
   double trainable = TrainableParams(s);
-  double state_bytes = s.algorithm.lora ? WeightBytes(m, Precision::kBf16) + kAdamBytesPerTrainableParam * trainable
-                                        : kAdamBytesPerTrainableParam * trainable;
+  double base_bytes = s.algorithm.lora ? WeightBytes(m, Precision::kBf16) : 0.0;
   int train_gpus = std::max(1, s.placement.train_gpus);
-  p.train_state_gb = state_bytes / train_gpus / kGB;
   p.activation_reserve_gb = kActivationReserveFraction * g.memory_gb;
-  bool colocated = s.placement.mode == PlacementMode::kColocated;
-  double rollout_side = p.rollout_weights_gb + (colocated ? p.train_state_gb : 0.0);
-  p.needed_gb = rollout_side + p.activation_reserve_gb;
-  p.kv_budget_gb = g.memory_gb - p.needed_gb;
-  double kv_per_token = KvBytesPerToken(m, s.precision.kv_cache);
-  p.kv_tokens_per_engine = std::max(0.0, p.kv_budget_gb) * kGB * tp / kv_per_token;
-
+  p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / train_gpus / kGB;
   Error err(ErrorCode::kDoesNotFit, "", "");
   err.problems.clear();
-  if (!colocated) {
-    double train_needed = p.train_state_gb + p.activation_reserve_gb;
-    if (train_needed > g.memory_gb) {
+  if (p.train_state_gb + p.activation_reserve_gb > g.memory_gb) {
+    double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / train_gpus / kGB;
+    if (offloaded_gb + p.activation_reserve_gb > g.memory_gb) {
       err.problems.push_back({"placement.train_gpus",
-                              fmt::format("{} does not fit for training on {} x {}: needs {:.1f} GB per GPU "
-                                          "(weights, gradients and optimizer state {:.1f} GB + reserve {:.1f} GB), "
-                                          "has {:.0f} GB; use more training GPUs or LoRA",
-                                          m.id, train_gpus, g.id, train_needed, p.train_state_gb,
-                                          p.activation_reserve_gb, g.memory_gb)});
+                              fmt::format("{} does not fit for training on {} x {}: needs {:.1f} GB per GPU for "
+                                          "weights, gradients and optimizer state ({:.1f} GB even with the "
+                                          "optimizer in host memory) + reserve {:.1f} GB, has {:.0f} GB; use more "
+                                          "training GPUs or LoRA",
+                                          m.id, train_gpus, g.id, p.train_state_gb + p.activation_reserve_gb,
+                                          offloaded_gb, p.activation_reserve_gb, g.memory_gb)});
+    } else {
+      p.optimizer_offloaded = true;
+      p.host_transfer_gb += p.train_state_gb - offloaded_gb;
+      p.train_state_gb = offloaded_gb;
     }
   }
+  bool colocated = s.placement.mode == PlacementMode::kColocated;
+  double kv_per_token = KvBytesPerToken(m, s.precision.kv_cache);
   double one_sequence_gb = MeanFinalContext(s) * kv_per_token / tp / kGB;
+  double resident = colocated ? p.train_state_gb : 0.0;
+  if (colocated && g.memory_gb - p.rollout_weights_gb - resident - p.activation_reserve_gb < one_sequence_gb) {
+    // No room beside the training state: move it to host memory while generating.
+    p.train_state_offloaded = true;
+    p.host_transfer_gb += p.train_state_gb;
+    resident = 0;
+  }
+  p.needed_gb = p.rollout_weights_gb + resident + p.activation_reserve_gb;
+  p.kv_budget_gb = g.memory_gb - p.needed_gb;
+  p.kv_tokens_per_engine = std::max(0.0, p.kv_budget_gb) * kGB * tp / kv_per_token;
   if (p.kv_budget_gb < one_sequence_gb) {
-    err.problems.push_back({colocated ? "hardware.gpus" : "placement.rollout_tp",
+    err.problems.push_back({"placement.rollout_tp",
                             fmt::format("{} does not fit on {} ({:.0f} GB): needs {:.1f} GB per GPU before the KV "
-                                        "cache (inference weights {:.1f} GB{} + reserve {:.1f} GB) plus {:.2f} GB "
-                                        "for one sequence of mean length; use more GPUs, a larger rollout_tp, "
-                                        "LoRA or a lower precision",
+                                        "cache (inference weights {:.1f} GB + reserve {:.1f} GB) plus {:.2f} GB "
+                                        "for one sequence of mean length; use a larger rollout_tp or a lower "
+                                        "rollout precision",
                                         m.id, g.id, g.memory_gb, p.needed_gb, p.rollout_weights_gb,
-                                        colocated ? fmt::format(" + training state {:.1f} GB", p.train_state_gb) : "",
                                         p.activation_reserve_gb, one_sequence_gb)});
   }
   if (!err.problems.empty()) return Fail(err);
   return p;
+}
+
+double HostTransferTime(const MemoryPlan& plan) {
+  // Out and back each step.
+  return 2.0 * plan.host_transfer_gb / kHostLinkGbPerS;
 }
 
 namespace {

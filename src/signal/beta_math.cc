@@ -16,7 +16,7 @@ double BetaMoment(double a, double b, double i, double j) {
 
 double Digamma(double x) {
   double r = 0;
-  while (x < 6) {
+  while (x < 10) {
     r -= 1 / x;
     x += 1;
   }
@@ -135,12 +135,15 @@ double BetaExpectation(double a, double b, const std::function<double(double, do
   const double mean = a / (a + b);
   const double sd = std::sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
 
-  // Interior breakpoints: 1/2 and mean +- {0.5, 1, 2, 4, 8} sd, inside (0, 1).
+  // Interior breakpoints: 1/2 and mean +- 2^j sd (j = -1, 0, 1, ...) inside (0, 1):
+  // pieces grow geometrically away from the bulk, so a narrow or skewed Beta is
+  // resolved and no piece is much wider than its distance from the mean.
   std::vector<double> cuts = {0.5};
-  for (double k : {0.5, 1.0, 2.0, 4.0, 8.0}) {
-    for (double sgn : {-1.0, 1.0}) {
+  for (double sgn : {-1.0, 1.0}) {
+    for (double k = 0.5;; k *= 2) {
       const double x = mean + sgn * k * sd;
-      if (x > 1e-12 && x < 1 - 1e-12) cuts.push_back(x);
+      if (!(x > 1e-12 && x < 1 - 1e-12)) break;
+      cuts.push_back(x);
     }
   }
   std::sort(cuts.begin(), cuts.end());

@@ -19,7 +19,7 @@ double LogBeta(double x, double y);
 // that it stays finite for large i, j and small a, b.
 double BetaMoment(double a, double b, double i, double j);
 
-// psi(x) = d/dx ln Gamma(x), x > 0: recurrence up to x >= 6, then the
+// psi(x) = d/dx ln Gamma(x), x > 0: recurrence up to x >= 10, then the
 // asymptotic series (Abramowitz & Stegun 6.3.18).
 double Digamma(double x);
 
@@ -39,7 +39,7 @@ double BetaExpectedEntropyBits(double a, double b);
 // f receives (p, 1-p), both accurate near the ends. The end pieces are
 // integrated after the substitution p = u^(1/a) (resp. 1-p = v^(1/b)), which
 // removes the p^(a-1) singularity for a < 1; interior breakpoints around the
-// mean (mean +- 0.5..8 sd) keep a sharply peaked Beta from being missed.
+// mean (mean +- 2^j sd) keep a sharply peaked Beta from being missed.
 double BetaExpectation(double a, double b, const std::function<double(double, double)>& f);
 
 // Integral of g over [lo, hi] by adaptive Gauss-Kronrod (7/15), absolute tolerance tol.

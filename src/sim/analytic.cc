@@ -111,7 +111,7 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j]));
   RolloutResult r;
   if (peak <= kv_tokens) {
-    auto pre = perf::Prefill(e, n * p, 0);
+    auto pre = perf::Prefill(e, n * p, 0, n);
     r = Drain(e, n, p, len, m);
     r.time_s += pre.time_s;
     r.flops += pre.flops;
@@ -157,7 +157,7 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   double steady_tokens = std::max(0.0, n * mean_len - drain_tokens);
   double steady_iters = steady_tokens / cap;
   auto steady = perf::DecodeIterations(e, cap, cap * (p + age), 1.0);
-  auto pre = perf::Prefill(e, n * p, 0);
+  auto pre = perf::Prefill(e, n * p, 0, n);
   RolloutResult d = Drain(e, cap, p + age, resid, mf);
   r.time_s = steady.time_s * steady_iters + d.time_s + pre.time_s;
   r.flops = steady.flops * steady_iters + d.flops + pre.flops;
@@ -206,7 +206,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
       double ctx0 = p + k * (r_mean + o_mean);
       std::array<double, kMaxSlices> len{};
       int m = LengthSlices(env.response_tokens, alive, len);
-      auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), alive * (k == 0 ? 0 : ctx0 - o_mean));
+      auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
       auto d = Drain(e, alive, ctx0, len, m);
       r.time_s += pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
       r.flops += pre.flops + d.flops;
@@ -232,7 +232,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
     if (std::fabs(next - batch) < 1e-3 * batch) { batch = next; break; }
     batch = 0.5 * (batch + next);
   }
-  auto prefill_total = perf::Prefill(e, n * (p + calls * o_mean), 0);
+  auto prefill_total = perf::Prefill(e, n * (p + calls * o_mean), ctx - p, n * (1 + calls));
   // One trajectory: T turns of decode, T-1 tool calls, start-up.
   double traj_mean = startup + t_mean * turn_decode_s + calls * tau;
   // Its variance: a compound sum over turns (Wald): Var = E[T] Var(X) + Var(T) E[X]^2,
@@ -273,7 +273,7 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   double batch = std::min(cap, n);
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   double iters = n * tokens / batch;
-  auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0);
+  auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0, n * (1 + calls));
   RolloutResult r;
   r.time_s = w.time_s * iters + pre.time_s;
   r.flops = w.flops * iters + pre.flops;
@@ -372,6 +372,15 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   }
   double sync_s = perf::WeightSyncTime(s);
   t.overhead_s = eff.step_overhead_s;
+  t.offload_s = perf::HostTransferTime(*mem);
+  if (mem->train_state_offloaded) {
+    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU) does not fit beside the inference engine: "
+                                  "it is moved to host memory while generating ({:.1f} s per step over PCIe)",
+                                  mem->train_state_gb, t.offload_s));
+  }
+  if (mem->optimizer_offloaded) {
+    t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");
+  }
   t.train_busy_s = logprob.time_s + reference.time_s + update.time_s + critic_s;
 
   t.rollout_flops = roll.flops * tp * engines;
@@ -388,7 +397,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     t.reference_s = reference.time_s;
     t.train_s = update.time_s + critic_s;
     t.weight_sync_s = sync_s;
-    t.other_s = t.logprob_s + t.reference_s + t.weight_sync_s + t.reward_s + t.overhead_s;
+    t.other_s = t.logprob_s + t.reference_s + t.weight_sync_s + t.reward_s + t.overhead_s + t.offload_s;
     t.time_s = t.rollout_s + t.train_s + t.other_s;
     t.rollout_busy_s = rollout_side_s;
     if (colocated) {
@@ -409,7 +418,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     // part of the faster side: step = max + (1 - k) * min.
     double k = std::clamp(s.pipeline.max_staleness, 0.0, 1.0);
     double rside = rollout_side_s + t.reward_s;
-    double tside = t.train_busy_s + t.overhead_s;
+    double tside = t.train_busy_s + t.overhead_s + t.offload_s;
     double slow = std::max(rside, tside), fast = std::min(rside, tside);
     t.time_s = slow + (1.0 - k) * fast + sync_s;
     t.weight_sync_s = sync_s;

@@ -40,6 +40,7 @@ class EventQueue {
     return e;
   }
   bool empty() const { return heap_.empty(); }
+  double top_time() const { return heap_.front().t; }
   void Reserve(size_t n) { heap_.reserve(n); }
 
  private:
@@ -48,6 +49,39 @@ class EventQueue {
   }
   std::vector<Event> heap_;
   uint64_t next_order_ = 0;
+};
+
+}  // namespace rlcost::sim
+
+namespace rlcost::sim {
+
+// One pending time per engine in a tournament tree: setting an engine's next
+// event (a segment truncated, a pause) replaces it in O(log engines) instead
+// of leaving a stale entry in the heap. Ties go to the lower engine index.
+class EngineTimers {
+ public:
+  static constexpr double kNever = 1e300;
+  void Reset(int n) {
+    size_ = 1;
+    while (size_ < n) size_ *= 2;
+    t_.assign(size_, kNever);
+    tree_.assign(2 * size_, 0);
+    for (int i = 0; i < size_; ++i) tree_[size_ + i] = i;
+    for (int i = size_ - 1; i >= 1; --i) tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  void Set(int e, double t) {
+    t_[e] = t;
+    for (int i = (size_ + e) / 2; i >= 1; i /= 2) tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  int top() const { return tree_[1]; }
+  double top_time() const { return t_[tree_[1]]; }
+  double time(int e) const { return t_[e]; }
+
+ private:
+  int Min(int a, int b) const { return t_[b] < t_[a] ? b : a; }
+  int size_ = 1;
+  std::vector<double> t_;
+  std::vector<int> tree_;
 };
 
 }  // namespace rlcost::sim

@@ -133,6 +133,7 @@ struct Engine {
   bool in_handler = false;
   bool paused = false;
   bool recompute_on_resume = false;
+  bool resume_pending = false;  // its timer is a pause ending, not a segment
   // Trajectories assigned and not done decoding; of those, out on a tool.
   int inflight = 0;
   int out = 0;
@@ -175,6 +176,7 @@ class Simulator {
   Result<void> RunSyncColocated();
   Result<void> RunPipelined();
   Result<void> Dispatch(const Event& ev);
+  bool NextEvent();  // processes the earliest event; false when none is left
   Result<void> Finish();
 
   // Trajectories.
@@ -203,6 +205,7 @@ class Simulator {
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
   int64_t RunningBlocks(const Engine& en, int64_t iter) const;
+  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const;
   int64_t FreeBlocks(const Engine& en) const;
   void OpenIdle(int e);
   void CloseIdle(int e);
@@ -246,12 +249,14 @@ class Simulator {
   double kv_tokens_ = 0;
   double sync_s_ = 0;
   double overhead_s_ = 0;
+  double offload_s_ = 0;  // offloaded training state to host and back, per step
   uint64_t seed_ = 1;
   std::vector<std::string> notes_;
 
   // State.
   double now_ = 0;
   EventQueue q_;
+  EngineTimers timers_;
   std::vector<Engine> engines_;
   std::vector<Batch> batches_;
   std::vector<std::vector<Traj>> traj_pool_;
@@ -281,7 +286,7 @@ class Simulator {
 
   // Totals over the run.
   double sum_rollout_s_ = 0, sum_train_s_ = 0, sum_lp_s_ = 0, sum_ref_s_ = 0, sum_sync_s_ = 0, sum_reward_s_ = 0,
-         sum_overhead_s_ = 0, sum_sync_wait_s_ = 0;
+         sum_overhead_s_ = 0, sum_sync_wait_s_ = 0, sum_offload_s_ = 0;
   double sum_rollout_busy_s_ = 0;
   double rollout_flops_ = 0, train_flops_ = 0, other_flops_ = 0;
   double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
@@ -365,9 +370,11 @@ Result<void> Simulator::Setup() {
   }
   sync_s_ = perf::WeightSyncTime(s_);
   overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;
+  offload_s_ = perf::HostTransferTime(*mem);
   seed_ = opt_.seed;
 
   engines_.resize(n_engines_);
+  timers_.Reset(n_engines_);
   for (int e = 0; e < n_engines_; ++e) engines_[e].id = e;
   int extra = async_ ? static_cast<int>(std::ceil(staleness_)) + 1 : 0;
   batches_.resize(steps_ + extra);
@@ -612,10 +619,17 @@ int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
   int64_t total = en.sum_key + en.n_running * (iter + kBlockTokens - 1);
   int64_t rem = 0;
   int shift = Mod16(iter + kBlockTokens - 1);
-  for (int p = 0; p < kBlockTokens; ++p) {
-    if (en.phase_cnt[p] != 0) rem += en.phase_cnt[p] * ((p + shift) % kBlockTokens);
-  }
+  for (int p = 0; p < kBlockTokens; ++p) rem += en.phase_cnt[p] * ((p + shift) & (kBlockTokens - 1));
   return (total - rem) / kBlockTokens;
+}
+
+// sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n: most
+// checks are decided by these bounds without the exact sum.
+bool Simulator::RunningFits(const Engine& en, int64_t iter, int64_t room) const {
+  int64_t lower = (en.sum_key + en.n_running * iter) / kBlockTokens;
+  if (lower + en.n_running <= room) return true;
+  if (lower > room) return false;
+  return RunningBlocks(en, iter) <= room;
 }
 
 int64_t Simulator::FreeBlocks(const Engine& en) const {
@@ -640,7 +654,7 @@ bool Simulator::EvictOneParked(Engine& en) {
 }
 
 bool Simulator::MakeRoom(Engine& en, int64_t need) {
-  while (FreeBlocks(en) < need) {
+  while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
     if (!EvictOneParked(en)) return false;
   }
   return true;
@@ -770,8 +784,7 @@ void Simulator::TruncateSegment(int e) {
   en.seg_n = n;
   en.seg_t1 = en.seg_t0 + w.time_s;
   en.seg_flops = w.flops;
-  ++en.seg_version;
-  q_.Push(en.seg_t1, EventType::kEngineSegmentEnd, e, en.seg_version);
+  timers_.Set(e, en.seg_t1);
 }
 
 void Simulator::Plan(int e) {
@@ -779,7 +792,7 @@ void Simulator::Plan(int e) {
   bool preempted = false;
   // Room for one more decode iteration of the running set: evict cached
   // contexts first, then preempt the most recently admitted sequence.
-  while (en.n_running > 0 && RunningBlocks(en, en.iter + 1) + en.static_blocks > total_blocks_) {
+  while (en.n_running > 0 && !RunningFits(en, en.iter + 1, total_blocks_ - en.static_blocks)) {
     if (EvictOneParked(en)) continue;
     if (en.n_running == 1 && en.prefill_q.empty()) break;  // overcommit one sequence rather than stall
     Preempt(en, en.tail);
@@ -838,11 +851,11 @@ void Simulator::Plan(int e) {
     }
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
     int64_t room = total_blocks_ - en.static_blocks;
-    if (RunningBlocks(en, en.iter + n) > room) {
+    if (!RunningFits(en, en.iter + n, room)) {
       int64_t lo = 1, hi = n;  // largest n that fits; n = 1 fits or was overcommitted above
       while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if (RunningBlocks(en, en.iter + mid) <= room) lo = mid; else hi = mid - 1;
+        if (RunningFits(en, en.iter + mid, room)) lo = mid; else hi = mid - 1;
       }
       n = lo;
     }
@@ -860,14 +873,16 @@ void Simulator::Plan(int e) {
     return;
   }
   CloseIdle(e);
-  ++en.seg_version;
-  q_.Push(en.seg_t1, EventType::kEngineSegmentEnd, e, en.seg_version);
+  timers_.Set(e, en.seg_t1);
 }
 
 void Simulator::EndSegment(int e) {
   Engine& en = engines_[e];
   double dur = en.seg_t1 - en.seg_t0;
-  int64_t blocks = RunningBlocks(en, en.iter) + en.static_blocks;
+  // Blocks in use (running sequences at the segment's start, each with half a
+  // block of fragmentation on average, plus prefill and cached blocks).
+  double blocks = double(en.sum_key + en.n_running * en.iter) / kBlockTokens + 0.5 * en.n_running +
+                  double(en.static_blocks);
   en.busy_s += dur;
   en.batch_s += double(en.seg_b) * dur;
   en.blocks_s += double(blocks) * dur;
@@ -879,7 +894,7 @@ void Simulator::EndSegment(int e) {
   }
   if (Tracing()) {
     trace_.Span(e + 1, en.seg == SegKind::kMixed ? "prefill+decode" : "decode", en.seg_t0, en.seg_t1,
-                fmt::format("\"batch\":{},\"iterations\":{},\"kv_blocks\":{}", en.seg_b, en.seg_n, blocks));
+                fmt::format("\"batch\":{},\"iterations\":{},\"kv_blocks\":{:.0f}", en.seg_b, en.seg_n, blocks));
   }
   en.iter += en.seg_n;
   en.seg = SegKind::kNone;
@@ -916,7 +931,8 @@ void Simulator::EndSegment(int e) {
   en.in_handler = false;
   if (en.paused) {
     en.pause_since = now_;
-    q_.Push(now_ + sync_s_, EventType::kEngineResume, e);
+    en.resume_pending = true;
+    timers_.Set(e, now_ + sync_s_);
     return;
   }
   Plan(e);
@@ -986,7 +1002,8 @@ void Simulator::PauseEngines() {
     } else if (!en.in_handler) {  // (in its handler, EndSegment starts the pause)
       CloseIdle(e);
       en.pause_since = now_;
-      q_.Push(now_ + sync_s_, EventType::kEngineResume, e);
+      en.resume_pending = true;
+      timers_.Set(e, now_ + sync_s_);
     }
   }
 }
@@ -1065,6 +1082,13 @@ void Simulator::TrainPhases(double tokens, double trajs, double& lp, double& ref
   perf::Work w = perf::TrainStep(s_, tokens, mean_len, train_gpus_);
   tr = w.time_s;
   tr_f = w.flops * train_gpus_;
+  if (s_.algorithm.name == Algorithm::kPpo) {
+    // PPO's critic, the policy's size (as the analytic path): a value forward
+    // pass and a critic update.
+    perf::Work v = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
+    tr += w.time_s + v.time_s;
+    tr_f += (w.flops + v.flops) * train_gpus_;
+  }
 }
 
 void Simulator::TrainerTry() {
@@ -1094,9 +1118,11 @@ void Simulator::TrainerTry() {
     trace_.Span(n_engines_ + 1, "train", now_ + lp + ref, now_ + lp + ref + tr,
                 fmt::format("\"tokens\":{:.0f}", tokens));
   }
+  sum_offload_s_ += offload_s_;
+  gpu_s_other_ += offload_s_ * train_gpus_;
   trainer_ = TrainerPhase::kBusy;
   trainer_since_ = now_;
-  q_.Push(now_ + lp + ref + tr, EventType::kTrainerPhaseEnd, 0);
+  q_.Push(now_ + lp + ref + tr + offload_s_, EventType::kTrainerPhaseEnd, 0);
 }
 
 void Simulator::StartSync() {
@@ -1127,17 +1153,35 @@ void Simulator::StepDone() {
   TrainerTry();
 }
 
+bool Simulator::NextEvent() {
+  double te = timers_.top_time();
+  if (te < EngineTimers::kNever && (q_.empty() || te <= q_.top_time())) {
+    int e = timers_.top();
+    now_ = te;
+    ++events_;
+    timers_.Set(e, EngineTimers::kNever);
+    Engine& en = engines_[e];
+    if (en.resume_pending) {
+      en.resume_pending = false;
+      ResumeEngine(e);
+    } else {
+      EndSegment(e);
+    }
+    return true;
+  }
+  if (q_.empty()) return false;
+  Event ev = q_.Pop();
+  now_ = ev.t;
+  ++events_;
+  (void)Dispatch(ev);
+  return true;
+}
+
 Result<void> Simulator::Dispatch(const Event& ev) {
   switch (ev.type) {
-    case EventType::kEngineSegmentEnd: {
-      Engine& en = engines_[ev.a];
-      if (en.seg == SegKind::kNone || ev.b != en.seg_version) break;  // superseded by a truncation
-      EndSegment(ev.a);
-      break;
-    }
+    case EventType::kEngineSegmentEnd:
     case EventType::kEngineResume:
-      ResumeEngine(ev.a);
-      break;
+      break;  // engine events live in timers_
     case EventType::kToolDone:
       if (has_sandbox_) ReleaseSandbox();
       ReturnFromTool(ev.a);
@@ -1195,14 +1239,10 @@ Result<void> Simulator::RunPipelined() {
   for (int e = 0; e < n_engines_; ++e) OpenIdle(e);
   TryStart();
   while (trainer_ != TrainerPhase::kDone) {
-    if (q_.empty()) {
+    if (!NextEvent()) {
       return Fail(ErrorCode::kInternal, "simulate",
                   fmt::format("the pipelined simulation stalled at t = {:.3f} s, step {}", now_, trainer_step_));
     }
-    Event ev = q_.Pop();
-    now_ = ev.t;
-    ++events_;
-    if (auto ok = Dispatch(ev); !ok) return ok;
   }
   // Close the books at the end of the last step.
   for (int e = 0; e < n_engines_; ++e) {
@@ -1239,14 +1279,10 @@ Result<void> Simulator::RunSyncColocated() {
       Plan(e);
     }
     while (!sync_done_flag_) {
-      if (q_.empty()) {
+      if (!NextEvent()) {
         return Fail(ErrorCode::kInternal, "simulate",
                     fmt::format("the rollout of step {} stalled at t = {:.3f} s", step, now_));
       }
-      Event ev = q_.Pop();
-      now_ = ev.t;
-      ++events_;
-      if (auto ok = Dispatch(ev); !ok) return ok;
     }
     for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
     Batch& b = batches_[step];
@@ -1266,11 +1302,9 @@ Result<void> Simulator::RunSyncColocated() {
     sum_train_s_ += tr;
     sum_sync_s_ += sync_s_;
     sum_overhead_s_ += overhead_s_;
+    sum_offload_s_ += offload_s_;
     train_flops_ += tr_f;
     other_flops_ += lp_f + ref_f;
-    // Colocated: every GPU of the run does each phase after the rollout.
-    gpu_s_train_ += tr * gpus_;
-    gpu_s_other_ += (lp + ref + sync_s_ + overhead_s_) * gpus_;
     double t = now_;
     if (Tracing()) {
       int tid = n_engines_ + 1;
@@ -1281,8 +1315,10 @@ Result<void> Simulator::RunSyncColocated() {
       trace_.Span(tid, "train", t + lp + ref, t + lp + ref + tr, fmt::format("\"tokens\":{:.0f}", tokens));
       trace_.Span(tid, "weight sync", t + lp + ref + tr, t + lp + ref + tr + sync_s_);
       trace_.Span(tid, "overhead", t + lp + ref + tr + sync_s_, t + lp + ref + tr + sync_s_ + overhead_s_);
+      trace_.Span(tid, "offload", t + lp + ref + tr + sync_s_ + overhead_s_,
+                  t + lp + ref + tr + sync_s_ + overhead_s_ + offload_s_);
     }
-    now_ = t + lp + ref + tr + sync_s_ + overhead_s_;
+    now_ = t + lp + ref + tr + sync_s_ + overhead_s_ + offload_s_;
     FreeBatchIfDone(step);
   }
   end_time_ = now_;
@@ -1308,11 +1344,12 @@ Result<SimResult> Simulator::Run() {
   st.weight_sync_s = (sum_sync_s_ + sum_sync_wait_s_) / n;
   st.reward_s = sum_reward_s_ / n;
   st.overhead_s = sum_overhead_s_ / n;
-  st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s;
+  st.offload_s = sum_offload_s_ / n;
+  st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s + st.offload_s;
   // Sync: the rollout phase as measured. Pipelined: what the trainer waited
   // for rollouts, i.e. the rollout time not hidden behind training.
   st.rollout_s = sum_rollout_s_ / n;
-  st.rollout_gpus = n_engines_ * tp_;
+  st.rollout_gpus = rollout_gpus_;
   double busy = 0, batch = 0, blocks = 0, pause = 0;
   for (const Engine& en : engines_) {
     busy += en.busy_s;
@@ -1322,12 +1359,22 @@ Result<SimResult> Simulator::Run() {
   }
   st.rollout_busy_s = pipelined_ ? busy / n_engines_ / n : sum_rollout_busy_s_ / n;
   st.train_busy_s = st.train_s + st.logprob_s + st.reference_s;
-  gpu_s_rollout_ = busy * tp_;
-  if (pipelined_) gpu_s_other_ += pause * tp_;
-  st.gpu_s_rollout = gpu_s_rollout_ / n;
-  st.gpu_s_train = gpu_s_train_ / n;
-  st.gpu_s_other = gpu_s_other_ / n;
-  st.gpu_s_idle = std::max(0.0, st.time_s * gpus_ - st.gpu_s_rollout - st.gpu_s_train - st.gpu_s_other);
+  if (pipelined_) {
+    // Each side as measured: engines' busy time, the trainer's phases, the
+    // rollout GPUs' weight-sync pauses; the rest is idle.
+    st.gpu_s_rollout = busy * tp_ / n;
+    st.gpu_s_train = gpu_s_train_ / n;
+    st.gpu_s_other = (gpu_s_other_ + pause * tp_) / n;
+    st.gpu_s_idle = std::max(0.0, st.time_s * gpus_ - st.gpu_s_rollout - st.gpu_s_train - st.gpu_s_other);
+  } else {
+    // Colocated: by phase, as the analytic path books it (engines that wait
+    // for the step's last sequences count as rollout here; the idle-by-cause
+    // figures of SimResult split that out).
+    st.gpu_s_rollout = st.rollout_s * gpus_;
+    st.gpu_s_train = st.train_s * gpus_;
+    st.gpu_s_other = st.other_s * gpus_;
+    st.gpu_s_idle = 0;
+  }
   st.rollout_flops = rollout_flops_ / n;
   st.train_flops = train_flops_ / n;
   st.other_flops = other_flops_ / n;

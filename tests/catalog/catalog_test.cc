@@ -61,9 +61,13 @@ TEST(Catalog, EveryBuiltinNumberHasASource) {
         {"experts_per_token", m.experts_per_token}, {"shared_experts", m.shared_experts},
         {"kv_lora_rank", m.kv_lora_rank}, {"rope_head_dim", m.rope_head_dim}};
     for (const auto& [f, v] : fields) {
-      if (v != 0) EXPECT_TRUE(m.sources.count(f)) << id << "." << f;
+      if (v != 0) {
+        EXPECT_TRUE(m.sources.count(f)) << id << "." << f;
+      }
     }
-    if (m.is_moe()) EXPECT_TRUE(m.sources.count("active_params_b")) << id;
+    if (m.is_moe()) {
+      EXPECT_TRUE(m.sources.count("active_params_b")) << id;
+    }
     EXPECT_GT(m.vocab, 0) << id;  // every built-in model states its vocabulary
   }
 }
@@ -268,7 +272,9 @@ TEST(Catalog, SyntaxErrorsAndOddShapesNeverThrow) {
     Catalog cat;
     auto ok = cat.AddText(text, "odd.yaml");
     EXPECT_FALSE(ok.has_value()) << text;
-    if (!ok) EXPECT_FALSE(ok.error().problems.empty());
+    if (!ok) {
+      EXPECT_FALSE(ok.error().problems.empty());
+    }
   }
   Catalog cat;
   auto ok = cat.AddText("gpus: {a: [1, 2", "odd.yaml");

@@ -1,0 +1,574 @@
+// The self-contained HTML report. Charts are inline SVG drawn here; the only
+// script is a hover tooltip and a self-check that every chart has marks.
+#include "report/html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "report/levers_table.h"
+#include "report/report.h"
+
+namespace rlcost::report {
+
+std::string HtmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+using levers::Config;
+
+constexpr const char* kCss = R"CSS(
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}
+main{max-width:1280px;margin:0 auto;padding:20px 28px 60px}
+h1{font-size:26px;margin:10px 0 4px} h2{font-size:19px;margin:0 0 4px}
+.sub{color:#5a6475;margin:0 0 14px;font-size:14px}
+section{background:#fff;border:1px solid #dde2ea;border-radius:8px;padding:16px 20px;margin:16px 0}
+.note{color:#5a6475;font-size:13px;margin:6px 0}
+.claim{background:#fff6e0;border-left:4px solid #e0a100;padding:6px 10px;font-size:13px;margin:8px 0}
+.verdict{font-size:16px;font-weight:600;background:#eef5ff;border-left:4px solid #2f6fd6;padding:8px 12px;margin:10px 0}
+table{border-collapse:collapse;font-size:13px;margin-top:8px}
+th,td{border-bottom:1px solid #e6e9ef;padding:4px 10px;text-align:right}
+th:first-child,td:first-child{text-align:left}
+th{background:#f0f2f6;font-weight:600}
+td.err{color:#b3261e;text-align:left}
+svg.chart{width:100%;height:auto;display:block}
+svg text{font-size:12px;fill:#1d2430}
+svg .axis{stroke:#8a93a3;stroke-width:1} svg .grid{stroke:#e6e9ef;stroke-width:1}
+svg .title{font-size:13px;font-weight:600}
+svg [data-tip]:hover{opacity:.8}
+#tip{position:fixed;pointer-events:none;background:#1d2430;color:#fff;font-size:12px;padding:5px 8px;border-radius:4px;display:none;max-width:420px;z-index:10}
+.grid2{display:grid;grid-template-columns:1fr 1fr;gap:16px}
+#selfcheck{font-size:12px;color:#5a6475}
+)CSS";
+
+// Tooltips and a self-check: every svg.chart must hold at least one mark
+// (an element with data-tip); the result is written into #selfcheck.
+constexpr const char* kJs = R"JS(
+(function(){
+  var tip=document.getElementById('tip');
+  document.addEventListener('mousemove',function(ev){
+    var t=ev.target.closest?ev.target.closest('[data-tip]'):null;
+    if(!t){tip.style.display='none';return;}
+    tip.textContent=t.getAttribute('data-tip');
+    tip.style.display='block';
+    tip.style.left=(ev.clientX+14)+'px'; tip.style.top=(ev.clientY+12)+'px';
+  });
+  var charts=document.querySelectorAll('svg.chart');
+  var bad=[];
+  charts.forEach(function(c){
+    var marks=c.querySelectorAll('[data-tip]').length;
+    var box=c.getBBox?c.getBBox():{width:1,height:1};
+    c.setAttribute('data-marks',marks);
+    if(marks===0||box.width<=0||box.height<=0) bad.push(c.id||'?');
+  });
+  var out=document.getElementById('selfcheck');
+  if(charts.length>0&&bad.length===0){
+    out.setAttribute('data-status','ok');
+    out.textContent='SELF-CHECK OK: '+charts.length+' charts rendered';
+  }else{
+    out.setAttribute('data-status','fail');
+    out.textContent='SELF-CHECK FAILED: '+charts.length+' charts; empty: '+bad.join(',');
+    console.error('self-check failed: '+bad.join(','));
+  }
+})();
+)JS";
+
+// Phase colours, shared by every chart (one legend for all).
+constexpr const char* kColRollout = "#2f6fd6";
+constexpr const char* kColTrain = "#e07b00";
+constexpr const char* kColLogprob = "#8e6bd1";
+constexpr const char* kColReference = "#b99be8";
+constexpr const char* kColSync = "#d64545";
+constexpr const char* kColReward = "#2a9d8f";
+constexpr const char* kColOverhead = "#9aa3b2";
+constexpr const char* kColIdle = "#d7dbe2";
+constexpr const char* kSeries[] = {"#d64545", "#e07b00", "#2a9d8f", "#2f6fd6", "#8e6bd1"};
+
+std::string Usd(double v) { return FormatValue(v, "USD"); }
+std::string Sec(double v) { return FormatValue(v, "s") + " s"; }
+
+double Get(const Estimate& e, std::string_view key) {
+  return levers::MetricValue(e, key).value_or(0);
+}
+
+std::string Rect(double x, double y, double w, double h, const std::string& fill, const std::string& tip) {
+  return fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" data-tip="{}"/>)", x, y,
+                     std::max(w, 0.0), std::max(h, 0.0), fill, HtmlEscape(tip));
+}
+
+std::string Text(double x, double y, const std::string& s, const char* anchor = "start", const char* cls = "") {
+  return fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="{}" class="{}">{}</text>)", x, y, anchor, cls,
+                     HtmlEscape(s));
+}
+
+std::string Line(double x1, double y1, double x2, double y2, const char* cls) {
+  return fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="{}"/>)", x1, y1, x2, y2, cls);
+}
+
+std::string SvgOpen(const std::string& id, int w, int h, const std::string& label) {
+  return fmt::format(R"(<svg class="chart" id="{}" viewBox="0 0 {} {}" role="img" aria-label="{}">)", id, w, h,
+                     HtmlEscape(label));
+}
+
+struct Legend {
+  std::string name;
+  const char* color;
+};
+std::string LegendSvg(double x, double y, const std::vector<Legend>& items) {
+  std::string s;
+  for (const auto& it : items) {
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"/>)", x, y - 10, it.color);
+    s += Text(x + 16, y, it.name);
+    x += 24 + 7.0 * it.name.size();
+  }
+  return s;
+}
+
+// Log-scale ticks: 1, 2, 5 x 10^k inside [lo, hi].
+std::vector<double> LogTicks(double lo, double hi) {
+  std::vector<double> t;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))) - 1; k <= static_cast<int>(std::ceil(std::log10(hi))); ++k) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      double v = m * std::pow(10.0, k);
+      if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
+    }
+  }
+  return t;
+}
+
+// Linear ticks with a 1/2/5 step.
+std::vector<double> LinTicks(double hi, int want = 5) {
+  if (!(hi > 0)) return {0};
+  double raw = hi / want;
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+  std::vector<double> t;
+  for (double v = 0; v <= hi * 1.0001; v += step) t.push_back(v);
+  return t;
+}
+
+// --- Waterfall chart ------------------------------------------------------------
+
+std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::string& id) {
+  const auto& h = levers::Headlines()[metric];
+  std::vector<const Config*> cs = {&wf.baseline};
+  for (const auto& st : wf.stages) cs.push_back(&st);
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (auto* c : cs) {
+    if (c->ok && c->values[metric] && *c->values[metric] > 0) {
+      lo = std::min(lo, *c->values[metric]);
+      hi = std::max(hi, *c->values[metric]);
+    }
+  }
+  const int W = 1200, H = 420, L = 80, R = 20, T = 40, B = 70;
+  std::string s = SvgOpen(id, W, H, "waterfall of " + std::string(h.label));
+  s += Text(L, 22, fmt::format("{} by stage (log scale); each bar falls from the previous stage's value", h.label), "start", "title");
+  if (!(hi > 0)) {
+    s += Text(W / 2.0, H / 2.0, "no stage produced this figure", "middle");
+    return s + "</svg>";
+  }
+  double ylo = std::pow(10.0, std::floor(std::log10(lo))), yhi = std::pow(10.0, std::ceil(std::log10(hi * 1.2)));
+  auto Y = [&](double v) { return T + (H - T - B) * (1 - (std::log10(v) - std::log10(ylo)) / (std::log10(yhi) - std::log10(ylo))); };
+  for (double t : LogTicks(ylo, yhi)) {
+    s += Line(L, Y(t), W - R, Y(t), "grid");
+    s += Text(L - 6, Y(t) + 4, Usd(t), "end");
+  }
+  s += Line(L, T, L, H - B, "axis");
+  s += Line(L, H - B, W - R, H - B, "axis");
+  const double slot = double(W - L - R) / cs.size();
+  double prev = 0;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Config* c = cs[i];
+    double x = L + slot * i + slot * 0.18, w = slot * 0.64;
+    std::string name = i == 0 ? "baseline" : c->title;
+    s += Text(x + w / 2, H - B + 18, name, "middle");
+    if (!c->ok || !c->values[metric]) {
+      s += Text(x + w / 2, H - B - 10, "did not run", "middle");
+      s += Rect(x, H - B - 4, w, 4, kColIdle, name + ": " + ConfigError(*c));
+      s += Text(x + w / 2, H - B + 34, "(skipped)", "middle");
+      continue;
+    }
+    double v = *c->values[metric];
+    double top, bottom;
+    const char* fill;
+    if (i == 0) {
+      top = Y(v); bottom = H - B; fill = "#5a6475";
+    } else {
+      top = Y(std::max(prev, v)); bottom = Y(std::min(prev, v)); fill = v <= prev ? "#2a9d8f" : "#d64545";
+      if (bottom - top < 2) bottom = top + 2;
+    }
+    std::string tip = fmt::format("{}: {} {}", name, h.label, Usd(v));
+    if (i > 0) {
+      tip += fmt::format("; {} vs previous, {} vs baseline; {}", FormatFactor(c->factor_prev[metric]),
+                         FormatFactor(c->factor_base[metric]), c->detail);
+      if (i + 1 < cs.size() || true) s += Line(x - slot * 0.36, Y(prev), x, Y(prev), "grid");
+    }
+    s += Rect(x, top, w, bottom - top, fill, tip);
+    s += Text(x + w / 2, top - 6, Usd(v), "middle");
+    if (i > 0) s += Text(x + w / 2, H - B + 34, FormatFactor(c->factor_prev[metric]) + " step, " + FormatFactor(c->factor_base[metric]) + " total", "middle");
+    prev = v;
+  }
+  return s + "</svg>";
+}
+
+// --- Step-time breakdown --------------------------------------------------------
+
+struct Part {
+  const char* key;
+  const char* name;
+  const char* color;
+};
+const std::vector<Part>& StepParts() {
+  static const std::vector<Part> p = {
+      {"step.rollout_s", "rollout", kColRollout},       {"step.train_s", "train", kColTrain},
+      {"step.logprob_s", "log-prob pass", kColLogprob}, {"step.reference_s", "reference pass", kColReference},
+      {"step.weight_sync_s", "weight sync", kColSync},  {"step.reward_s", "reward", kColReward},
+      {"step.overhead_s", "overhead", kColOverhead}};
+  return p;
+}
+
+struct Named {
+  std::string name;
+  const Estimate* e;
+};
+
+std::string StackedBars(const std::string& id, const std::string& title, const std::vector<Named>& rows,
+                        const std::vector<Part>& parts, const char* unit_label, bool share) {
+  const int W = 1200, L = 250, R = 30, T = 56, row_h = 30;
+  const int H = T + row_h * static_cast<int>(rows.size()) + 40;
+  std::string s = SvgOpen(id, W, H, title);
+  s += Text(10, 20, title, "start", "title");
+  std::vector<Legend> lg;
+  for (const auto& p : parts) lg.push_back({p.name, p.color});
+  s += LegendSvg(10, 42, lg);
+  double hi = 0;
+  for (const auto& r : rows) {
+    double tot = 0;
+    for (const auto& p : parts) tot += Get(*r.e, p.key);
+    hi = std::max(hi, tot);
+  }
+  if (share) hi = 1;
+  auto ticks = LinTicks(hi);
+  double xmax = share ? 1 : ticks.back();
+  auto X = [&](double v) { return L + (W - L - R) * v / (xmax > 0 ? xmax : 1); };
+  for (double t : ticks) {
+    s += Line(X(t), T, X(t), H - 30, "grid");
+    s += Text(X(t), H - 14, share ? fmt::format("{:.0f}%", t * 100) : FormatValue(t, "s"), "middle");
+  }
+  s += Text(W - R, H - 2, unit_label, "end");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    double y = T + row_h * i + 4;
+    s += Text(L - 8, y + 16, rows[i].name, "end");
+    double tot = 0;
+    for (const auto& p : parts) tot += Get(*rows[i].e, p.key);
+    double x = 0;
+    for (const auto& p : parts) {
+      double v = Get(*rows[i].e, p.key);
+      if (v <= 0) continue;
+      double len = share ? v / tot : v;
+      std::string tip = share ? fmt::format("{} — {}: {} GPU-s per step ({:.1f}%)", rows[i].name, p.name, FormatValue(v, "s"), 100 * v / tot)
+                              : fmt::format("{} — {}: {} ({:.1f}% of the step)", rows[i].name, p.name, Sec(v), 100 * v / tot);
+      s += Rect(X(x), y, X(x + len) - X(0), row_h - 8, p.color, tip);
+      x += len;
+    }
+    if (!share) s += Text(X(x) + 6, y + 16, Sec(tot));
+  }
+  return s + "</svg>";
+}
+
+// --- Cost vs pass rate ------------------------------------------------------------
+
+std::string PassRateChart(const std::vector<levers::PassRateCurve>& curves, double scenario_mean) {
+  const int W = 1200, H = 420, L = 80, R = 30, T = 52, B = 50;
+  std::string s = SvgOpen("chart-passrate", W, H, "cost per useful sample against pass rate");
+  s += Text(10, 20, "Cost per useful sample against the pass rate of every task (log scale), by group size G", "start", "title");
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& c : curves) {
+    for (const auto& v : c.usd_per_useful_sample) {
+      if (v && *v > 0) { lo = std::min(lo, *v); hi = std::max(hi, *v); }
+    }
+  }
+  std::vector<Legend> lg;
+  for (size_t k = 0; k < curves.size(); ++k) lg.push_back({fmt::format("G = {}", curves[k].group_size), kSeries[k % 5]});
+  s += LegendSvg(L, 42, lg);
+  if (!(hi > 0)) {
+    s += Text(W / 2.0, H / 2.0, "no estimate available", "middle");
+    return s + "</svg>";
+  }
+  double ylo = std::pow(10.0, std::floor(std::log10(lo))), yhi = std::pow(10.0, std::ceil(std::log10(hi)));
+  if (yhi / ylo > 1e6) ylo = yhi / 1e6;
+  auto X = [&](double p) { return L + (W - L - R) * p; };
+  auto Y = [&](double v) {
+    v = std::clamp(v, ylo, yhi);
+    return T + (H - T - B) * (1 - (std::log10(v) - std::log10(ylo)) / (std::log10(yhi) - std::log10(ylo)));
+  };
+  for (double t : LogTicks(ylo, yhi)) {
+    s += Line(L, Y(t), W - R, Y(t), "grid");
+    s += Text(L - 6, Y(t) + 4, Usd(t), "end");
+  }
+  for (int i = 0; i <= 10; ++i) {
+    s += Line(X(i / 10.0), T, X(i / 10.0), H - B, "grid");
+    s += Text(X(i / 10.0), H - B + 16, fmt::format("{:.1f}", i / 10.0), "middle");
+  }
+  s += Text((L + W - R) / 2.0, H - 8, "pass rate p of every task (0..1)", "middle");
+  s += Line(L, T, L, H - B, "axis");
+  s += Line(L, H - B, W - R, H - B, "axis");
+  if (scenario_mean > 0 && scenario_mean < 1) {
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#5a6475" stroke-dasharray="4 3"/>)", X(scenario_mean), T, H - B);
+    s += Text(X(scenario_mean) + 4, T + 12, fmt::format("this scenario's mean p = {:.2f}", scenario_mean));
+  }
+  for (size_t k = 0; k < curves.size(); ++k) {
+    const auto& c = curves[k];
+    std::string d;
+    for (size_t i = 0; i < c.pass_rate.size(); ++i) {
+      if (!c.usd_per_useful_sample[i] || !(*c.usd_per_useful_sample[i] > 0)) continue;
+      d += fmt::format("{}{:.1f},{:.1f} ", d.empty() ? "M" : "L", X(c.pass_rate[i]), Y(*c.usd_per_useful_sample[i]));
+    }
+    if (!d.empty()) {
+      s += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2.2" data-tip="G = {}"/>)", d, kSeries[k % 5], c.group_size);
+    }
+    for (size_t i = 0; i < c.pass_rate.size(); ++i) {
+      if (!c.usd_per_useful_sample[i] || !(*c.usd_per_useful_sample[i] > 0)) continue;
+      s += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}" data-tip="G = {}, p = {:.2f}: {} per useful sample"/>)",
+                       X(c.pass_rate[i]), Y(*c.usd_per_useful_sample[i]), kSeries[k % 5], c.group_size, c.pass_rate[i],
+                       Usd(*c.usd_per_useful_sample[i]));
+    }
+  }
+  return s + "</svg>";
+}
+
+// --- Timeline of one step ------------------------------------------------------------
+
+std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated) {
+  const StepTiming& t = e.step;
+  const int W = 1200, L = 170, R = 30, T = 56, lane_h = 40;
+  const bool async = sc.pipeline.mode == PipelineMode::kAsync;
+  const int lanes = async ? 2 : 1;
+  const int H = T + lanes * lane_h + 50;
+  std::string s = SvgOpen("chart-timeline", W, H, "timeline of one step");
+  s += Text(10, 20, fmt::format("One training step, {} ({}): phases in order on the critical path", simulated ? "simulated mean step" : "analytic step",
+                                async ? "async: rollout and train sides overlap" : "synchronous: phases run one after another"),
+            "start", "title");
+  std::vector<Legend> lg;
+  for (const auto& p : StepParts()) lg.push_back({p.name, p.color});
+  lg.push_back({"idle", kColIdle});
+  s += LegendSvg(10, 42, lg);
+  double span = std::max(t.time_s, 1e-9);
+  if (async) span = std::max({span, t.rollout_busy_s, t.train_busy_s});
+  auto ticks = LinTicks(span);
+  double xmax = ticks.back() > 0 ? ticks.back() : 1;
+  auto X = [&](double v) { return L + (W - L - R) * v / xmax; };
+  for (double tk : ticks) {
+    s += Line(X(tk), T, X(tk), H - 36, "grid");
+    s += Text(X(tk), H - 22, FormatValue(tk, "s"), "middle");
+  }
+  s += Text((L + W - R) / 2.0, H - 6, "seconds into the step", "middle");
+  auto lane = [&](int k, const std::string& name, std::vector<std::pair<const Part*, double>> seq, double end) {
+    double y = T + k * lane_h + 4;
+    s += Text(L - 8, y + 20, name, "end");
+    double x = 0;
+    for (auto& [p, d] : seq) {
+      if (d <= 0) continue;
+      s += Rect(X(x), y, X(x + d) - X(0), lane_h - 10, p->color,
+                fmt::format("{}: {} from {} to {}", p->name, Sec(d), Sec(x), Sec(x + d)));
+      x += d;
+    }
+    if (end > x + 1e-9) s += Rect(X(x), y, X(end) - X(x), lane_h - 10, kColIdle, fmt::format("{}: idle {} (waiting)", name, Sec(end - x)));
+  };
+  const auto& P = StepParts();
+  if (!async) {
+    lane(0, fmt::format("all {} GPUs", sc.hardware.gpus),
+         {{&P[0], t.rollout_s}, {&P[5], t.reward_s}, {&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], t.train_s},
+          {&P[4], t.weight_sync_s}, {&P[6], t.overhead_s}},
+         t.time_s);
+  } else {
+    lane(0, fmt::format("{} rollout GPUs", sc.placement.rollout_gpus), {{&P[0], t.rollout_busy_s}, {&P[4], t.weight_sync_s}}, span);
+    double train_part = std::max(0.0, t.train_busy_s - t.logprob_s - t.reference_s);
+    lane(1, fmt::format("{} train GPUs", sc.placement.train_gpus),
+         {{&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], train_part}, {&P[6], t.overhead_s}}, span);
+  }
+  return s + "</svg>";
+}
+
+// --- Tables ---------------------------------------------------------------------------
+
+std::string InputsTable(const Scenario& s) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"model", fmt::format("{} ({:g}B params, {:g}B active{})", s.model_id, s.model.params_b, s.model.active_params_b, s.model.is_moe() ? ", MoE" : "")},
+      {"hardware", fmt::format("{} x {} at ${:.2f}/GPU-h", s.hardware.gpus, s.hardware.gpu.id, s.hardware.price_per_gpu_hour)},
+      {"placement", s.placement.mode == PlacementMode::kDisaggregated
+                        ? fmt::format("disaggregated: {} rollout + {} train GPUs, rollout TP {}", s.placement.rollout_gpus, s.placement.train_gpus, s.placement.rollout_tp)
+                        : fmt::format("colocated, rollout TP {}", s.placement.rollout_tp)},
+      {"pipeline", fmt::format("{}{}", ToString(s.pipeline.mode), s.pipeline.mode == PipelineMode::kAsync ? fmt::format(", staleness {:g}, partial rollouts {}", s.pipeline.max_staleness, s.pipeline.partial_rollouts ? "on" : "off") : "")},
+      {"precision", fmt::format("rollout {}, KV {}, train {}", ToString(s.precision.rollout), ToString(s.precision.kv_cache), ToString(s.precision.train))},
+      {"environment", fmt::format("{}: {:.3g} turns, prompt {:.0f} tok, response {:.0f} tok/turn, tool output {:.0f} tok/turn, tool latency {:.3g} s", s.environment.name,
+                                  s.environment.turns.mean(), s.environment.prompt_tokens.mean(), s.environment.response_tokens.mean(),
+                                  s.environment.tool_output_tokens.mean(), s.environment.tool_latency_s.mean())},
+      {"pass rate", fmt::format("mean {:.3f}", s.environment.pass_rate.mean())},
+      {"algorithm", fmt::format("{}, G = {}, {} prompts/step, {} steps{}{}", ToString(s.algorithm.name), s.algorithm.group_size, s.algorithm.prompts_per_step, s.algorithm.steps,
+                                s.algorithm.dynamic_sampling ? ", dynamic sampling" : "",
+                                s.algorithm.lora ? fmt::format(", LoRA rank {} x {} tenants", s.algorithm.lora->rank, s.algorithm.lora->tenants) : ", full fine-tuning")},
+      {"goal", s.goal.target_pass_rate ? fmt::format("target pass rate {:.2f}", *s.goal.target_pass_rate) : "none"},
+  };
+  std::string h = "<table><tr><th>input</th><th style=\"text-align:left\">value</th></tr>";
+  for (auto& [k, v] : rows) h += fmt::format("<tr><td>{}</td><td style=\"text-align:left\">{}</td></tr>", HtmlEscape(k), HtmlEscape(v));
+  return h + "</table>";
+}
+
+std::string OutputsTable(const Estimate& a, const Estimate* sim) {
+  std::string h = "<table><tr><th>metric</th><th>analytic</th>";
+  if (sim) h += "<th>simulated</th>";
+  h += "<th>unit</th><th style=\"text-align:left\">meaning</th></tr>";
+  for (const auto& m : Metrics()) {
+    auto v = m.get(a);
+    std::optional<double> w = sim ? m.get(*sim) : std::nullopt;
+    if (!v && !w) continue;
+    h += fmt::format("<tr><td>{}</td><td>{}</td>", HtmlEscape(m.key), v ? HtmlEscape(FormatValue(*v, m.unit)) : "-");
+    if (sim) h += fmt::format("<td>{}</td>", w ? HtmlEscape(FormatValue(*w, m.unit)) : "-");
+    h += fmt::format("<td>{}</td><td style=\"text-align:left\">{}</td></tr>", HtmlEscape(m.unit), HtmlEscape(m.description));
+  }
+  return h + "</table>";
+}
+
+std::string WaterfallTable(const levers::Waterfall& wf) {
+  std::string h = "<table><tr><th>stage</th>";
+  for (const auto& m : levers::Headlines()) h += fmt::format("<th>{}</th>", HtmlEscape(m.label));
+  h += "<th style=\"text-align:left\">what changed</th></tr>";
+  auto row = [&](const Config& c, bool factors) {
+    h += fmt::format("<tr><td>{}</td>", HtmlEscape(c.title));
+    if (!c.ok) {
+      h += fmt::format("<td class=\"err\" colspan=\"{}\">{}</td></tr>", levers::Headlines().size() + 1, HtmlEscape(ConfigError(c)));
+      return;
+    }
+    for (size_t i = 0; i < levers::Headlines().size(); ++i) {
+      std::string cell = c.values[i] ? FormatValue(*c.values[i], levers::Headlines()[i].unit) : "-";
+      if (factors && c.factor_base[i]) cell += " <small>(" + FormatFactor(c.factor_prev[i]) + " / " + FormatFactor(c.factor_base[i]) + ")</small>";
+      h += "<td>" + (factors ? cell : HtmlEscape(cell)) + "</td>";
+    }
+    h += fmt::format("<td style=\"text-align:left\">{}</td></tr>", HtmlEscape(c.detail));
+  };
+  row(wf.baseline, false);
+  for (const auto& st : wf.stages) row(st, true);
+  h += "<tr><th colspan=\"8\" style=\"text-align:left\">each lever alone against the baseline (factor vs baseline)</th></tr>";
+  for (const auto& so : wf.solo) row(so, true);
+  h += "<tr><td><b>product of solo factors</b></td>";
+  for (size_t i = 0; i < levers::Headlines().size(); ++i) h += "<td>" + FormatFactor(wf.solo_product[i]) + "</td>";
+  h += "<td style=\"text-align:left\">beside the combined factor (last stage): the gap is the levers' interaction</td></tr>";
+  return h + "</table><p class=\"note\">In brackets: factor against the previous stage / against the baseline; above 1 is cheaper.</p>";
+}
+
+}  // namespace
+
+std::string RenderHtml(const HtmlInput& in) {
+  const Scenario& sc = *in.scenario;
+  const Estimate& e = *in.estimate;
+  std::string body;
+  body += fmt::format("<h1>rlcost report — {}</h1>", HtmlEscape(sc.name));
+  body += fmt::format("<p class=\"sub\">{} on {} x {} · {} · {} · G = {} · {} prompts/step · {} steps. "
+                      "Step {} · {} per step · {} per useful sample · {} for the run.</p>",
+                      HtmlEscape(sc.model_id), sc.hardware.gpus, HtmlEscape(sc.hardware.gpu.id), ToString(sc.placement.mode),
+                      ToString(sc.pipeline.mode), sc.algorithm.group_size, sc.algorithm.prompts_per_step, sc.algorithm.steps,
+                      HtmlEscape(Sec(Get(e, "step.time_s"))), HtmlEscape(Usd(Get(e, "cost.usd_per_step"))),
+                      HtmlEscape(Usd(Get(e, "cost.usd_per_useful_sample"))), HtmlEscape(Usd(Get(e, "run.usd"))));
+
+  // Waterfall.
+  body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";
+  if (in.waterfall) {
+    const auto& wf = *in.waterfall;
+    body += "<p class=\"sub\">From the seed's baseline (naive H100 + synchronous veRL) the levers are applied cumulatively; "
+            "green bars are savings, red bars are costs.</p>";
+    body += "<div class=\"verdict\">" + HtmlEscape(wf.verdict_summary) + "</div>";
+    body += WaterfallChart(wf, levers::kUsdPerUsefulSample, "chart-waterfall");
+    body += WaterfallChart(wf, levers::kUsdPerStep, "chart-waterfall-step");
+    body += WaterfallTable(wf);
+    body += fmt::format("<div class=\"claim\">2-GRPO: a group of {} is informative with E[2p(1−p)] = {:.4f}, a group of {} with "
+                        "E[1 − p^{} − (1−p)^{}] = {:.4f} over this pass-rate distribution. <b>Claim, not model:</b> {}. "
+                        "'$ per run' at the 2-GRPO stage is the cost at that claimed quality; '$ to goal' uses rlcost's own "
+                        "(illustrative) learning curve in useful samples.</div>",
+                        wf.grpo2.group_small, wf.grpo2.p_informative_small, wf.grpo2.group_large, wf.grpo2.group_large,
+                        wf.grpo2.group_large, wf.grpo2.p_informative_large, HtmlEscape(wf.grpo2.claim_source));
+    body += "<p class=\"note\"><b>Rules:</b></p><ul class=\"note\">";
+    for (const auto& r : wf.rules) body += "<li>" + HtmlEscape(r) + "</li>";
+    body += "</ul>";
+  } else {
+    body += "<p class=\"note\">Waterfall not available: " + HtmlEscape(in.waterfall_error) + "</p>";
+  }
+  body += "</section>";
+
+  // Step time and GPU time.
+  std::vector<Named> rows = {{"this scenario", &e}};
+  if (in.simulated) rows.push_back({"this scenario (simulated)", in.simulated});
+  if (in.waterfall) {
+    if (in.waterfall->baseline.ok) rows.push_back({"baseline", &in.waterfall->baseline.estimate});
+    for (const auto& st : in.waterfall->stages) {
+      if (st.ok) rows.push_back({st.title, &st.estimate});
+    }
+  }
+  body += "<section><h2>2. Where a step's time goes</h2>";
+  body += StackedBars("chart-steptime", "Step time by phase (wall seconds on the critical path)", rows, StepParts(), "seconds per step", false);
+  body += "</section>";
+  static const std::vector<Part> gpu_parts = {{"gpu_time.rollout_s", "rollout", kColRollout},
+                                              {"gpu_time.train_s", "train", kColTrain},
+                                              {"gpu_time.other_s", "log-prob, reference, sync, reward", kColLogprob},
+                                              {"gpu_time.idle_s", "idle", kColIdle}};
+  body += "<section><h2>3. GPU time by phase</h2>";
+  body += StackedBars("chart-gputime", "Share of GPU-seconds per step by what the GPUs do (all GPUs of the run)", rows, gpu_parts, "share of GPU time", true);
+  body += "</section>";
+
+  // Pass rate.
+  body += "<section><h2>4. Cost per useful sample against pass rate</h2>";
+  body += "<p class=\"sub\">Every task at the same pass rate p; a group of G is informative with probability 1 − p^G − (1−p)^G. "
+          "Small groups are cheap per rollout but waste more of them when p is near 0 or 1.</p>";
+  body += PassRateChart(in.curves, sc.environment.pass_rate.mean());
+  body += "</section>";
+
+  // Timeline.
+  body += "<section><h2>5. One step on a timeline</h2>";
+  if (in.simulated) {
+    body += TimelineChart(sc, *in.simulated, true);
+  } else {
+    body += TimelineChart(sc, e, false);
+    body += "<p class=\"note\">" +
+            HtmlEscape(in.simulate_error.empty() ? "Analytic step (run `rlcost report --simulate` for the simulated step)."
+                                                 : "No simulation: " + in.simulate_error + " — showing the analytic step.") +
+            "</p>";
+  }
+  body += "</section>";
+
+  // Tables.
+  body += "<section class=\"grid2\"><div><h2>Inputs</h2>" + InputsTable(sc) + "</div><div><h2>Outputs</h2>" +
+          OutputsTable(e, in.simulated) + "</div></section>";
+  if (!e.assumptions.empty() || !e.signal.notes.empty() || !e.step.notes.empty()) {
+    body += "<section><h2>Assumptions and notes</h2><ul class=\"note\">";
+    for (const auto& a : e.assumptions) body += "<li>ASSUMED: " + HtmlEscape(a) + "</li>";
+    for (const auto& a : e.signal.notes) body += "<li>signal: " + HtmlEscape(a) + "</li>";
+    for (const auto& a : e.step.notes) body += "<li>" + HtmlEscape(a) + "</li>";
+    body += "</ul></section>";
+  }
+  body += "<p id=\"selfcheck\" data-status=\"pending\">self-check pending (needs JavaScript)</p>";
+
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+  html += "<title>rlcost report — " + HtmlEscape(sc.name) + "</title><style>" + kCss + "</style></head><body><main>";
+  html += body;
+  html += "</main><div id=\"tip\"></div><script>" + std::string(kJs) + "</script></body></html>\n";
+  return html;
+}
+
+}  // namespace rlcost::report

@@ -1,0 +1,34 @@
+// report/html: one self-contained HTML file (inline SVG charts, inline CSS and
+// JS, no network) for a scenario: the lever waterfall, the step-time breakdown,
+// GPU time by phase, cost per useful sample against pass rate, the timeline of
+// one step, and tables of inputs and outputs. Presentation only.
+//
+//   report::HtmlInput in;  in.scenario = &s;  in.estimate = &est;  in.waterfall = &*wf;
+//   std::string html = report::RenderHtml(in);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "econ/levers.h"
+#include "rlcost/estimate.h"
+
+namespace rlcost::report {
+
+struct HtmlInput {
+  const Scenario* scenario = nullptr;
+  const Estimate* estimate = nullptr;            // analytic, required
+  const Estimate* simulated = nullptr;           // --simulate, optional
+  std::string simulate_error;                    // why there is no simulation when one was asked for
+  const levers::Waterfall* waterfall = nullptr;  // optional
+  std::string waterfall_error;
+  std::vector<levers::PassRateCurve> curves;     // cost per useful sample vs pass rate
+};
+
+std::string RenderHtml(const HtmlInput& in);
+
+// Escapes & < > " ' for HTML text and attributes.
+std::string HtmlEscape(std::string_view s);
+
+}  // namespace rlcost::report
