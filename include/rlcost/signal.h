@@ -54,6 +54,7 @@ struct PilotFit {
   double expected_never_solved = 0;      // tasks * E[(1-p)^n] under the fit, to set against never_solved
   double log_likelihood = 0;             // at the optimum, without the binomial constant
   bool converged = false;
+  int iterations = 0;                    // of the optimiser
   bool at_bound = false;                 // optimum on a bound (a or b at 1e-3 or 1e6): see notes
 };
 

@@ -28,6 +28,7 @@ constexpr double kMaxIterOverheadS = 0.05;
 // number of decode iterations; only the KV part of the bytes does not).
 constexpr double kMaxCollinearity = 0.98;
 constexpr int kMinPointsForTwoParams = 6;
+constexpr double kMinFStatistic = 4.0;
 
 Distribution WithMean(const Distribution& d, double mean) {
   if (d.is_fixed()) return Distribution::Fixed(mean);
@@ -313,7 +314,14 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
           fit.FitField(trial, ov, 1, kMaxIterOverheadS);
           fit.FitField(trial, bw, 1, 0);
         }
-        if (fit.Sse(fit.Eval(trial), 1) < sse1) {
+        // Keep the second parameter only when it explains significantly more:
+        // F = (SSE1 - SSE2) / (SSE2 / (n - 2)) above ~4, the 95% point of
+        // F(1, n-2) for n >= 10 (a standard nested-model test).
+        double sse2 = fit.Sse(fit.Eval(trial), 1);
+        double f_stat = sse2 > 0 ? (sse1 - sse2) / (sse2 / (n - 2)) : (sse1 > 0 ? 1e9 : 0);
+        if (f_stat <= kMinFStatistic) {
+          notes.push_back(fmt::format("decode_iter_overhead_s not fitted: a second generation parameter does not explain the log significantly better (F = {:.2f}); kept at {} s", f_stat, Num(eff.decode_iter_overhead_s)));
+        } else {
           eff = trial;
           cal.fitted.push_back(ov.name);
           bound_note(ov, eff.decode_iter_overhead_s, kMaxIterOverheadS);

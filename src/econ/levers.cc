@@ -493,7 +493,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
     v.combined_factor = *combined->factor_base[i];
     v.solo_product = wf.solo_product[i].value_or(std::numeric_limits<double>::quiet_NaN());
     v.verdict = v.combined_factor < kClaimLow ? "falls short" : v.combined_factor > kClaimHigh ? "exceeds" : "holds";
-    std::string item = fmt::format("{} ({:.1f}x)", Headlines()[i].label, v.combined_factor);
+    std::string item = fmt::format("{} ({:.3g}x{})", Headlines()[i].label, v.combined_factor, v.combined_factor < 1 ? ", i.e. dearer than the baseline" : "");
     (v.verdict == "holds" ? holds : v.verdict == "exceeds" ? beyond : short_of).push_back(item);
     wf.verdicts.push_back(std::move(v));
   }

@@ -160,6 +160,7 @@ std::vector<double> LinTicks(double hi, int want = 5) {
   double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
   std::vector<double> t;
   for (double v = 0; v <= hi * 1.0001; v += step) t.push_back(v);
+  if (t.back() < hi) t.push_back(t.back() + step);  // the axis ends at or past the longest bar
   return t;
 }
 
@@ -217,7 +218,7 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
     if (i > 0) {
       tip += fmt::format("; {} vs previous, {} vs baseline; {}", FormatFactor(c->factor_prev[metric]),
                          FormatFactor(c->factor_base[metric]), c->detail);
-      if (i + 1 < cs.size() || true) s += Line(x - slot * 0.36, Y(prev), x, Y(prev), "grid");
+      s += Line(x - slot * 0.36, Y(prev), x, Y(prev), "grid");
     }
     s += Rect(x, top, w, bottom - top, fill, tip);
     s += Text(x + w / 2, top - 6, Usd(v), "middle");

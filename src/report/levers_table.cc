@@ -199,7 +199,8 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
   for (auto l : card.stack) stack += (stack.empty() ? "" : ",") + std::string(levers::ToString(l));
   out += fmt::format("  post-training price card, stack: {}\n\n", stack.empty() ? "none (the scenario as is)" : stack);
   out += fmt::format("  {:<16} {:<10}", "model", "gpu");
-  for (const auto& m : levers::PriceMetrics()) out += fmt::format(" {:>15}", m.label.substr(0, 15));
+  static const char* short_names[] = {"$/M trained", "$/M generated", "$/useful", "$/reward bit", "$ to goal", "step s"};
+  for (auto* n : short_names) out += fmt::format(" {:>15}", n);
   out += "\n";
   for (const auto& r : card.rows) {
     out += fmt::format("  {:<16} {:<10}", r.model_id, r.gpu_id);
@@ -214,6 +215,7 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
   }
   out += "\n";
   for (const auto& n : card.notes) out += "  note: " + n + "\n";
+  out += "  note: $ to goal is per tenant, on rlcost's learning curve (illustrative unless goal.curve is given)\n";
   return out;
 }
 
@@ -243,8 +245,12 @@ nlohmann::json PriceCardToJson(const levers::PriceCard& card) {
 
 std::string ComparisonToTable(const levers::Comparison& cmp) {
   std::string out = "rlcost compare — ratios are against the first column; '<' marks a difference over 10%\n\n";
-  out += fmt::format("  {:<38}", "");
-  for (const auto& e : cmp.entries) out += fmt::format(" {:>22}", e.label.substr(0, 22));
+  // Columns are lettered; the legend gives each one's full label.
+  for (size_t i = 0; i < cmp.entries.size(); ++i) {
+    out += fmt::format("  {} = {}\n", char('A' + i % 26), cmp.entries[i].label);
+  }
+  out += fmt::format("\n  {:<38}", "");
+  for (size_t i = 0; i < cmp.entries.size(); ++i) out += fmt::format(" {:>22}", std::string(1, char('A' + i % 26)));
   out += "\n";
   for (size_t k = 0; k < levers::CompareMetrics().size(); ++k) {
     auto key = levers::CompareMetrics()[k];
@@ -276,7 +282,7 @@ std::string ComparisonToTable(const levers::Comparison& cmp) {
   for (size_t i = 1; i < cmp.entries.size(); ++i) {
     const auto& d = cmp.diffs[i];
     if (d.per_useful_sample.empty()) continue;
-    out += fmt::format("\n  {} vs {}:\n", cmp.entries[i].label, cmp.entries[0].label);
+    out += fmt::format("\n  {} vs A ({} vs {}):\n", char('A' + i % 26), cmp.entries[i].label, cmp.entries[0].label);
     auto line = [&](const char* what, const std::vector<levers::Factor>& fs) {
       std::string s;
       for (const auto& f : fs) s += fmt::format("{}{} {:.3g}x", s.empty() ? "" : "  x  ", f.name, f.ratio);

@@ -26,10 +26,11 @@ constexpr double kImpracticalProbability = 1.0 / kMaxOversampling;  // 1e-4 (iss
 // P(a group of G is not all-equal) for one Bernoulli(q) step, with q and 1-q both
 // given accurately: 1 - q^G - (1-q)^G, computed without cancellation near 0 and 1.
 double MixedProbability(double q, double qc, int g) {
-  if (g < 1) return 0;
+  if (g <= 1) return 0;  // one rollout is its own baseline
   if (q <= 0 || qc <= 0) return 0;
-  if (q <= qc) return -std::expm1(g * std::log(qc)) - std::exp(g * std::log(q));
-  return -std::expm1(g * std::log(q)) - std::exp(g * std::log(qc));
+  // The smaller of q, 1-q is the accurate one; the other's log comes from log1p.
+  if (q <= qc) return -std::expm1(g * std::log1p(-q)) - std::exp(g * std::log(q));
+  return -std::expm1(g * std::log1p(-qc)) - std::exp(g * std::log(qc));
 }
 
 // Per-step pass probability q = p^(1/K) and 1 - q, accurate near both ends.
@@ -244,6 +245,7 @@ Result<PilotFit> ComputeFit(const PassRateSpec& pr) {
   fit.expected_never_solved = fit.tasks * si::BetaMoment(bb.a, bb.b, 0, n);
   fit.log_likelihood = bb.log_likelihood;
   fit.converged = bb.converged;
+  fit.iterations = bb.iterations;
   fit.at_bound = bb.at_bound;
   return fit;
 }
@@ -378,15 +380,18 @@ Result<Summary> Analyze(const Scenario& s) {
   const int g = alg.group_size;
   const int k = process ? reward.credited_steps : 1;
 
-  auto eff_or = EffectivePassRate(s.environment.pass_rate);
-  if (!eff_or) return Fail(eff_or.error());
-  const PassRateSpec& eff = *eff_or;
-
   Summary out;
+  PassRateSpec eff;
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kTasks) {
     auto fit = FitPilot(s.environment.pass_rate);
     if (!fit) return Fail(fit.error());
     out.pilot = *fit;
+    eff.a = fit->fit_a;
+    eff.b = fit->fit_b;
+  } else {
+    auto eff_or = EffectivePassRate(s.environment.pass_rate);
+    if (!eff_or) return Fail(eff_or.error());
+    eff = *eff_or;
   }
   out.mean_pass_rate = MeanPassRate(eff);
   out.outcome_informative_group_probability = OutcomeInformative(eff, g);

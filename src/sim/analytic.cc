@@ -51,15 +51,17 @@ double NormalQuantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-// Response lengths of n sequences as `slices` equal-weight quantile points,
-// ascending, the last at the expected maximum of n draws (u = n / (n + 1)).
-int LengthSlices(const Distribution& d, double n, std::array<double, kMaxSlices>& out) {
+// Response lengths of an engine's n sequences as equal-weight quantile
+// points, ascending. The last sits at the expected maximum of all n_total
+// draws of the step (u = n_total / (n_total + 1)): the step ends when the
+// slowest engine — the one holding the longest sequence — finishes.
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out) {
   if (d.is_fixed()) {
     out[0] = d.mean();
     return 1;
   }
   int m = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxSlices);
-  double top = n / (n + 1.0);
+  double top = n_total / (n_total + 1.0);
   for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
   // Rescale so the slices' mean equals the distribution's mean (the grid
   // under-samples the body when the tail point is pinned).
@@ -100,12 +102,13 @@ struct Lengths {
 };
 
 // Single-turn generation of n sequences on one engine with a KV budget.
-RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double kv_tokens) {
+RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                         double kv_tokens) {
   const auto& env = s.environment;
   const double p = env.prompt_tokens.mean();
   const auto& resp = env.response_tokens;
   std::array<double, kMaxSlices> len{};
-  int m = LengthSlices(resp, n, len);
+  int m = LengthSlices(resp, n, n_total, len);
   // Peak KV use of the all-at-once drain: max over slices of alive * (P + L).
   double peak = 0;
   for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j]));
@@ -128,7 +131,7 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   // equilibrium residual-life distribution S_e(x) = (1/E[L]) int_x^inf S(y) dy,
   // sampled on the length slices.
   std::array<double, kMaxSlices> full{};
-  int mf = LengthSlices(resp, std::max(n, double(kMaxSlices)), full);
+  int mf = LengthSlices(resp, std::max(n, double(kMaxSlices)), std::max(n_total, double(kMaxSlices)), full);
   std::array<double, kMaxSlices> resid{};
   {
     // Residual quantiles: invert S_e on the slice grid (piecewise linear S).
@@ -205,7 +208,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
       if (alive <= 0) break;
       double ctx0 = p + k * (r_mean + o_mean);
       std::array<double, kMaxSlices> len{};
-      int m = LengthSlices(env.response_tokens, alive, len);
+      int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len);
       auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
       auto d = Drain(e, alive, ctx0, len, m);
       r.time_s += pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
@@ -329,7 +332,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     roll = mt.roll;
     sandbox_slot_s = mt.sandbox_slot_s;
   } else {
-    roll = SingleTurn(e, s, n, mem->kv_tokens_per_engine);
+    roll = SingleTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
     sandbox_slot_s = env.sandbox ? env.sandbox->startup_s : 0;
   }
   double rollout_side_s = roll.time_s;

@@ -206,7 +206,6 @@ class Simulator {
   void Preempt(Engine& en, int32_t id);
   int64_t RunningBlocks(const Engine& en, int64_t iter) const;
   bool RunningFits(const Engine& en, int64_t iter, int64_t room) const;
-  int64_t FreeBlocks(const Engine& en) const;
   void OpenIdle(int e);
   void CloseIdle(int e);
   IdleCause Classify(const Engine& en) const;
@@ -632,9 +631,6 @@ bool Simulator::RunningFits(const Engine& en, int64_t iter, int64_t room) const 
   return RunningBlocks(en, iter) <= room;
 }
 
-int64_t Simulator::FreeBlocks(const Engine& en) const {
-  return total_blocks_ - RunningBlocks(en, en.iter) - en.static_blocks;
-}
 
 bool Simulator::EvictOneParked(Engine& en) {
   while (!en.parked_lru.empty()) {

@@ -637,6 +637,9 @@ class Loader {
     r_.Int(n, "prompts_per_step", path, a.prompts_per_step, 1);
     r_.Int(n, "steps", path, a.steps, 1);
     r_.Bool(n, "dynamic_sampling", path, a.dynamic_sampling);
+    // DAPO drops the KL penalty, so it has no reference pass by default
+    // (Yu et al. 2025, "DAPO", section 2.3 "Removing KL Divergence").
+    a.reference_model = a.name != Algorithm::kDapo;
     r_.Bool(n, "reference_model", path, a.reference_model);
     r_.Bool(n, "recompute_logprobs", path, a.recompute_logprobs);
     YAML::Node lora = Reader::Child(n, "lora");

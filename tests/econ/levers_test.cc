@@ -166,23 +166,23 @@ CompareEntry Entry(std::string label, double usd_step, double time_s, double rol
 
 TEST(Compare, DecomposesCostPerUsefulSampleExactly) {
   // A: $10/step, 100 s, 1000 rollouts, half informative -> $0.02 per useful sample.
-  // B: $5/step, 50 s, 500 rollouts, a quarter informative -> $0.04 per useful sample.
-  // B/A = 2 = ($/step 0.5) x (1/rollouts 2) x (1/informative fraction 2); no residual.
-  auto cmp = BuildComparison({Entry("A", 10, 100, 1000, 0.5, 0.9), Entry("B", 5, 50, 500, 0.25, 0.9)});
+  // B: $5/step, 50 s, 500 rollouts, a fifth informative -> 5 / 100 = $0.05 per useful sample.
+  // B/A = 2.5 = ($/step 0.5) x (1/rollouts 2) x (1/informative fraction 0.5/0.2 = 2.5); no residual.
+  auto cmp = BuildComparison({Entry("A", 10, 100, 1000, 0.5, 0.9), Entry("B", 5, 50, 500, 0.2, 0.9)});
   ASSERT_EQ(cmp.diffs.size(), 2u);
   const auto& f = cmp.diffs[1].per_useful_sample;
   ASSERT_EQ(f.size(), 3u);
   EXPECT_NEAR(f[0].ratio, 0.5, 1e-12);
   EXPECT_NEAR(f[1].ratio, 2.0, 1e-12);
-  EXPECT_NEAR(f[2].ratio, 2.0, 1e-12);
+  EXPECT_NEAR(f[2].ratio, 2.5, 1e-12);
   // $/step = step time 0.5 x $ per second 1.0.
   const auto& s = cmp.diffs[1].per_step;
   ASSERT_EQ(s.size(), 2u);
   EXPECT_NEAR(s[0].ratio, 0.5, 1e-12);
   EXPECT_NEAR(s[1].ratio, 1.0, 1e-12);
-  // The largest |log| factor is a tie of 2x between rollouts and informative fraction; the first wins.
-  EXPECT_NE(cmp.diffs[1].explains.find("rollouts"), std::string::npos);
-  EXPECT_NE(cmp.diffs[1].explains.find("2.00x per useful sample"), std::string::npos);
+  // The largest |log| factor (step time 0.5, $/s 1, rollouts 2, informative 2.5) is the informative fraction.
+  EXPECT_NE(cmp.diffs[1].explains.find("informative fraction (2.50x)"), std::string::npos) << cmp.diffs[1].explains;
+  EXPECT_NE(cmp.diffs[1].explains.find("2.50x per useful sample"), std::string::npos);
 }
 
 TEST(Compare, ResidualClosesTheProduct) {
@@ -233,8 +233,12 @@ TEST_F(Engine, WaterfallFactorsChainAndSoloProductMultiplies) {
       chain *= *st.factor_prev[i];
     }
     const Config* last = nullptr;
-    for (const auto& st : wf->stages) if (st.ok) last = &st;
-    if (all && last && last->factor_base[i]) EXPECT_NEAR(chain / *last->factor_base[i], 1.0, 1e-9) << i;
+    for (const auto& st : wf->stages) {
+      if (st.ok) last = &st;
+    }
+    if (all && last && last->factor_base[i]) {
+      EXPECT_NEAR(chain / *last->factor_base[i], 1.0, 1e-9) << i;
+    }
     double prod = 1;
     bool any = true;
     for (const auto& so : wf->solo) {
@@ -242,7 +246,9 @@ TEST_F(Engine, WaterfallFactorsChainAndSoloProductMultiplies) {
       if (!so.factor_base[i]) { any = false; break; }
       prod *= *so.factor_base[i];
     }
-    if (any && wf->solo_product[i]) EXPECT_NEAR(prod / *wf->solo_product[i], 1.0, 1e-9) << i;
+    if (any && wf->solo_product[i]) {
+      EXPECT_NEAR(prod / *wf->solo_product[i], 1.0, 1e-9) << i;
+    }
   }
   EXPECT_NE(wf->verdict_summary.find("20-50x"), std::string::npos);
   EXPECT_FALSE(wf->verdicts.empty());
@@ -296,7 +302,9 @@ TEST_F(Engine, AsyncSplitIsTheFastestOfAll) {
     c.placement.rollout_gpus = r;
     c.placement.train_gpus = s.hardware.gpus - r;
     auto e = EstimateAnalytic(c);
-    if (e) EXPECT_LE(tb->step.time_s, e->step.time_s + 1e-12) << "split " << r;
+    if (e) {
+      EXPECT_LE(tb->step.time_s, e->step.time_s + 1e-12) << "split " << r;
+    }
   }
   EXPECT_NE(detail.find("rollout"), std::string::npos);
 }

@@ -34,7 +34,7 @@ Scenario LoadFile(const std::string& path, const std::vector<Override>& ov = {})
   return *s;
 }
 
-SimResult Run(const Scenario& s, uint64_t seed = 1, int steps = 0, const std::string& trace = "") {
+SimResult RunSim(const Scenario& s, uint64_t seed = 1, int steps = 0, const std::string& trace = "") {
   auto sig = signal::Analyze(s);
   EXPECT_TRUE(sig.has_value());
   Options o;
@@ -116,7 +116,10 @@ void ExpectSame(const SimResult& a, const SimResult& b) {
 
 void ExpectGpuSecondsAddUp(const Scenario& s, const StepTiming& t) {
   double sum = t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle;
-  EXPECT_NEAR(sum, t.time_s * s.hardware.gpus, 1e-6 * sum) << s.name;
+  EXPECT_NEAR(sum, t.time_s * s.hardware.gpus, 1e-6 * sum)
+      << s.name << ": rollout " << t.gpu_s_rollout << " train " << t.gpu_s_train << " other " << t.gpu_s_other
+      << " idle " << t.gpu_s_idle << "; time " << t.time_s << " rollout_s " << t.rollout_s << " train_s "
+      << t.train_s << " other_s " << t.other_s << " busy " << t.rollout_busy_s;
   EXPECT_NEAR(t.time_s, t.rollout_s + t.train_s + t.other_s, 1e-6 * t.time_s) << s.name;
 }
 
@@ -124,7 +127,7 @@ std::string Shared(const std::string& rel) { return "/work/shared/" + rel; }
 
 TEST(Simulate, SameSeedGivesIdenticalResult) {
   Scenario s = LoadFile(Shared("scenarios/default.yaml"));
-  SimResult a = Run(s, 7, 5), b = Run(s, 7, 5);
+  SimResult a = RunSim(s, 7, 5), b = RunSim(s, 7, 5);
   ExpectSame(a, b);
   nlohmann::json ja = report::SimExtrasToJson(a), jb = report::SimExtrasToJson(b);
   EXPECT_EQ(ja.dump(), jb.dump());
@@ -132,7 +135,7 @@ TEST(Simulate, SameSeedGivesIdenticalResult) {
 
 TEST(Simulate, DifferentSeedIsDifferentButClose) {
   Scenario s = LoadFile(Shared("scenarios/default.yaml"));
-  SimResult a = Run(s, 1, 20), b = Run(s, 2, 20);
+  SimResult a = RunSim(s, 1, 20), b = RunSim(s, 2, 20);
   EXPECT_NE(a.mean_step.time_s, b.mean_step.time_s);
   EXPECT_NE(a.mean_step.generated_tokens, b.mean_step.generated_tokens);
   // 20 steps x 1024 lognormal lengths (cv 0.8): the mean over 20k draws moves
@@ -143,7 +146,7 @@ TEST(Simulate, DifferentSeedIsDifferentButClose) {
 
 TEST(Simulate, FixedLengthsConserveWork) {
   Scenario s = Load(kFixed);
-  SimResult r = Run(s);
+  SimResult r = RunSim(s);
   const StepTiming& t = r.mean_step;
   // 512 rollouts: 512 x 1000 tokens decoded, 512 x 300 prefilled, no preemption.
   EXPECT_EQ(t.rollouts_generated, 512);
@@ -168,7 +171,7 @@ TEST(Simulate, AgreesWithAnalyticForFixedLengthsWithinOnePercent) {
   ASSERT_TRUE(sig);
   auto a = AnalyticStep(s, *sig);
   ASSERT_TRUE(a) << a.error().ToString();
-  SimResult r = Run(s);
+  SimResult r = RunSim(s);
   EXPECT_NEAR(r.mean_step.time_s / a->time_s, 1.0, 0.01)
       << "sim " << r.mean_step.time_s << " s, analytic " << a->time_s << " s";
   EXPECT_NEAR(r.mean_step.train_s / a->train_s, 1.0, 1e-9);
@@ -185,7 +188,7 @@ hardware: {gpu: h100-sxm, gpus: 8}
 environment: {prompt_tokens: 300, response_tokens: 8192, pass_rate: {mean: 0.5, concentration: 2.0}}
 algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 2}
 )");
-  SimResult r = Run(s);
+  SimResult r = RunSim(s);
   EXPECT_GT(r.preemptions, 0);
   EXPECT_DOUBLE_EQ(r.mean_step.generated_tokens, 1024.0 * 8192);
   EXPECT_GT(r.mean_step.prefill_tokens, 1024.0 * 300);  // recomputed contexts
@@ -210,7 +213,7 @@ environment:
   pass_rate: {mean: 0.5, concentration: 2.0}
 algorithm: {name: grpo, group_size: 8, prompts_per_step: 16, steps: 2}
 )");
-  SimResult r = Run(s);
+  SimResult r = RunSim(s);
   EXPECT_DOUBLE_EQ(r.mean_step.generated_tokens, 128.0 * 600);
   EXPECT_DOUBLE_EQ(r.mean_step.prefill_tokens, 128.0 * 500);
   EXPECT_DOUBLE_EQ(r.mean_step.trained_tokens, 128.0 * 1100);
@@ -221,8 +224,8 @@ algorithm: {name: grpo, group_size: 8, prompts_per_step: 16, steps: 2}
 
 TEST(Simulate, SweAgentQueuesForSandboxesOnlyWhenTheyAreScarce) {
   std::string f = Shared("scenarios/swe-agent.yaml");
-  SimResult few = Run(LoadFile(f, {{"environment.sandbox.max_concurrent", "64"}}), 1, 2);
-  SimResult many = Run(LoadFile(f, {{"environment.sandbox.max_concurrent", "512"}}), 1, 2);
+  SimResult few = RunSim(LoadFile(f, {{"environment.sandbox.max_concurrent", "64"}}), 1, 2);
+  SimResult many = RunSim(LoadFile(f, {{"environment.sandbox.max_concurrent", "512"}}), 1, 2);
   // 512 trajectories per step; 512 slots: never a queue. 64 slots: each
   // trajectory holds one for its 30 s start-up alone: 512 x 30 / 64 = 240 s
   // of start-ups to get through, so trajectories queue.
@@ -234,15 +237,15 @@ TEST(Simulate, SweAgentQueuesForSandboxesOnlyWhenTheyAreScarce) {
 
 TEST(Simulate, LockstepDispatchIsNotFasterThanAsync) {
   std::string f = Shared("scenarios/swe-agent.yaml");
-  SimResult async = Run(LoadFile(f), 1, 2);
-  SimResult lock = Run(LoadFile(f, {{"pipeline.dispatch", "lockstep"}}), 1, 2);
+  SimResult async = RunSim(LoadFile(f), 1, 2);
+  SimResult lock = RunSim(LoadFile(f, {{"pipeline.dispatch", "lockstep"}}), 1, 2);
   EXPECT_GT(lock.mean_step.rollout_s, async.mean_step.rollout_s);
 }
 
 TEST(Simulate, OneStepOffOverlapsRolloutAndTraining) {
   std::string f = Shared("validation/nemo-llama8b-1stepoff.yaml");
-  SimResult off = Run(LoadFile(f), 1, 10);
-  SimResult sync = Run(LoadFile(f, {{"pipeline.mode", "sync"}}), 1, 10);
+  SimResult off = RunSim(LoadFile(f), 1, 10);
+  SimResult sync = RunSim(LoadFile(f, {{"pipeline.mode", "sync"}}), 1, 10);
   // Same GPUs and work; one-step-off hides the shorter side behind the longer.
   EXPECT_LT(off.mean_step.time_s, sync.mean_step.time_s);
   // Sync on disaggregated GPUs: each side waits for the other.
@@ -252,8 +255,8 @@ TEST(Simulate, OneStepOffOverlapsRolloutAndTraining) {
 
 TEST(Simulate, PartialRolloutsDoNotWaitForTheDrain) {
   std::string f = Shared("validation/nemo-llama8b-1stepoff.yaml");
-  SimResult whole = Run(LoadFile(f), 1, 10);
-  SimResult partial = Run(LoadFile(f, {{"pipeline.partial_rollouts", "true"}}), 1, 10);
+  SimResult whole = RunSim(LoadFile(f), 1, 10);
+  SimResult partial = RunSim(LoadFile(f, {{"pipeline.partial_rollouts", "true"}}), 1, 10);
   EXPECT_LE(partial.mean_step.weight_sync_s, whole.mean_step.weight_sync_s);
 }
 
@@ -263,7 +266,7 @@ TEST(Simulate, EveryShippedScenarioRuns) {
       if (entry.path().extension() != ".yaml") continue;
       SCOPED_TRACE(entry.path().string());
       Scenario s = LoadFile(entry.path().string());
-      SimResult r = Run(s, 1, 2);
+      SimResult r = RunSim(s, 1, 2);
       EXPECT_GT(r.mean_step.time_s, 0);
       EXPECT_GT(r.events, 0);
       EXPECT_LE(r.trajectory_time_s.p50, r.trajectory_time_s.p90);
@@ -277,7 +280,7 @@ TEST(Simulate, EveryShippedScenarioRuns) {
 TEST(Simulate, WritesAChromeTrace) {
   std::string path = (std::filesystem::temp_directory_path() / "rlcost_sim_trace_test.json").string();
   Scenario s = LoadFile(Shared("scenarios/process-reward.yaml"));
-  Run(s, 1, 2, path);
+  RunSim(s, 1, 2, path);
   std::ifstream in(path);
   nlohmann::json j = nlohmann::json::parse(in);  // throws (fails) if malformed
   ASSERT_TRUE(j.contains("traceEvents"));
@@ -302,7 +305,7 @@ TEST(Simulate, BadTracePathIsAnError) {
 }
 
 TEST(SimJson, HasTheDocumentedKeys) {
-  SimResult r = Run(Load(kFixed), 3, 1);
+  SimResult r = RunSim(Load(kFixed), 3, 1);
   nlohmann::json j = report::SimExtrasToJson(r);
   for (const char* k : {"p50", "p90", "p99", "max"}) {
     EXPECT_TRUE(j["trajectory_time_s"].contains(k));

@@ -1,0 +1,161 @@
+// `rlcost validate`: expectations, ratios, errors, and the markdown report.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/validate_render.h"
+#include "econ/validate.h"
+#include "rlcost/estimate.h"
+
+namespace rlcost::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSample = std::string(RLCOST_SOURCE_DIR) + "/tests/data/logs/verl_qwen25_7b_8xh100.scenario.yaml";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh folder with a base scenario (the sample run) and `expect` files.
+struct Folder {
+  fs::path dir;
+  explicit Folder(const std::string& name) {
+    dir = fs::temp_directory_path() / ("rlcost_validate_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Folder() { fs::remove_all(dir); }
+  void Write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+  }
+};
+
+std::string Base() {
+  std::string text = Slurp(kSample);
+  return text;
+}
+
+double PredictedStep(const Catalog& cat, const std::string& file) {
+  auto s = LoadScenarioFile(file, cat);
+  EXPECT_TRUE(s.has_value());
+  auto e = EstimateAnalytic(*s);
+  EXPECT_TRUE(e.has_value());
+  return e->step.time_s;
+}
+
+TEST(Validate, MedianAbs) {
+  // |0.1|, |-0.3|, |0.2| sorted: 0.1, 0.2, 0.3 -> 0.2; even count: (0.1 + 0.4) / 2.
+  EXPECT_DOUBLE_EQ(MedianAbs({0.1, -0.3, 0.2}), 0.2);
+  EXPECT_DOUBLE_EQ(MedianAbs({0.1, -0.4}), 0.25);
+  EXPECT_TRUE(std::isnan(MedianAbs({})));
+}
+
+TEST(Validate, AbsoluteAndRelativeMetricsPassAndFail) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("absrel");
+  double t = PredictedStep(*cat, kSample);
+  ASSERT_GT(t, 0);
+  // base.yaml measured at 1.1x the prediction: error = 1/1.1 - 1 = -9.09%;
+  // passes at tolerance 10%, fails at 5%.
+  f.Write("base.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.10}}\n", t * 1.1));
+  f.Write("strict.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.05}}\n", t * 1.1));
+  // The same run against base: predicted ratio exactly 1; published 0.8 ->
+  // error 1/0.8 - 1 = +25%, fails at 20%.
+  f.Write("ratio.yaml", Base() + "expect:\n  source: test\n  relative_to:\n    scenario: base.yaml\n    metrics:\n      step.time_s: {value: 0.8, tolerance: 0.20}\n");
+  Options opt;
+  opt.simulated = false;
+  auto rep = ValidateDir(f.dir.string(), *cat, opt);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  ASSERT_EQ(rep->paths.size(), 1u);
+  const PathResult& p = rep->paths[0];
+  ASSERT_EQ(p.checks.size(), 3u);
+  // Sorted by file name: base, ratio, strict.
+  EXPECT_EQ(p.checks[0].file, "base.yaml");
+  EXPECT_NEAR(p.checks[0].error, 1 / 1.1 - 1, 1e-9);
+  EXPECT_EQ(p.checks[0].status, Status::kPass);
+  EXPECT_EQ(p.checks[1].relative_to, "base.yaml");
+  EXPECT_NEAR(p.checks[1].predicted, 1.0, 1e-12);
+  EXPECT_NEAR(p.checks[1].error, 0.25, 1e-9);
+  EXPECT_EQ(p.checks[1].status, Status::kFail);
+  EXPECT_EQ(p.checks[2].status, Status::kFail);
+  EXPECT_EQ(p.passed, 1);
+  EXPECT_EQ(p.failed, 2);
+  // |errors| 0.0909, 0.25, 0.0909 -> median 0.0909.
+  EXPECT_NEAR(p.median_abs_error, 1 - 1 / 1.1, 1e-9);
+  EXPECT_FALSE(rep->AllPass());
+  EXPECT_EQ(rep->dir_name, f.dir.filename().string());
+}
+
+TEST(Validate, UnknownMetricKeyNamesFileAndKey) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("unknown");
+  f.Write("typo.yaml", Base() + "expect:\n  source: test\n  metrics:\n    step.tme_s: {value: 10, tolerance: 0.1}\n");
+  auto rep = ValidateDir(f.dir.string(), *cat, Options{});
+  ASSERT_FALSE(rep.has_value());
+  std::string msg = rep.error().ToString();
+  EXPECT_NE(msg.find("typo.yaml"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expect.metrics.step.tme_s"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean step.time_s?"), std::string::npos) << msg;
+}
+
+int RunCli(const std::string& args, std::string* out = nullptr) {
+  std::string cmd = std::string(RLCOST_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+  int rc = pclose(p);
+  if (out) *out = text;
+  return WEXITSTATUS(rc);
+}
+
+TEST(ValidateCli, ExitCodesAndDeterministicMarkdown) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("cli");
+  double t = PredictedStep(*cat, kSample);
+  f.Write("off.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.05}}\n", t * 2));
+  std::string out;
+  EXPECT_EQ(RunCli("validate " + f.dir.string() + " --path analytic", &out), 1) << out;
+  EXPECT_NE(out.find("FAIL"), std::string::npos);
+  EXPECT_EQ(RunCli("validate " + f.dir.string() + " --path analytic --report-only"), 0);
+  // The same folder named two ways gives byte-identical markdown.
+  std::string md1 = (f.dir / "a.md").string(), md2 = (f.dir / "b.md").string();
+  ASSERT_EQ(RunCli("validate " + f.dir.string() + " --path analytic --report-only --markdown " + md1), 0);
+  ASSERT_EQ(RunCli("validate " + f.dir.string() + "/./ --path analytic --report-only --markdown " + md2), 0);
+  EXPECT_EQ(Slurp(md1), Slurp(md2));
+  EXPECT_NE(Slurp(md1).find("| `off.yaml` | `step.time_s` |"), std::string::npos) << Slurp(md1);
+  EXPECT_EQ(Slurp(md1).find(f.dir.string()), std::string::npos);  // no absolute paths
+  std::string json;
+  RunCli("validate " + f.dir.string() + " --path analytic --report-only --json", &json);
+  EXPECT_NE(json.find("\"median_abs_error\""), std::string::npos) << json;
+}
+
+// docs/validation.md is generated by `make docs`; it must match what the code
+// prints now (regenerate with `make docs` after a model change).
+TEST(ValidateCli, CommittedValidationMarkdownMatchesTheCode) {
+  std::string docs = std::string(RLCOST_SOURCE_DIR) + "/docs/validation.md";
+  std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation";
+  if (!fs::exists(docs) || !fs::exists(dir)) GTEST_SKIP() << "docs/validation.md or ../shared/validation absent";
+  std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_" + std::to_string(::getpid()) + ".md")).string();
+  ASSERT_EQ(RunCli("validate " + dir + " --report-only --markdown " + tmp), 0);
+  EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation.md is stale: run `make docs`";
+  fs::remove(tmp);
+}
+
+}  // namespace
+}  // namespace rlcost::validate

@@ -1,0 +1,175 @@
+// perf: roofline numbers worked out by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "rlcost/catalog.h"
+#include "rlcost/perf.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::perf {
+namespace {
+
+const Catalog& Cat() {
+  static const Catalog c = Catalog::Builtin().value();
+  return c;
+}
+
+Efficiency Ideal() {
+  Efficiency e;
+  e.decode_bw = 1;
+  e.decode_compute = 1;
+  e.decode_iter_overhead_s = 0;
+  e.prefill_mfu = 1;
+  return e;
+}
+
+TEST(Perf, KvBytesPerTokenGqa) {
+  // Llama-3.1-8B: 2 (K,V) * 32 layers * 8 KV heads * 128 dims * 2 bytes = 131072.
+  const ModelSpec& m = *Cat().FindModel("llama-3.1-8b");
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(m, Precision::kBf16), 131072.0);
+  // fp8 KV halves it.
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(m, Precision::kFp8), 65536.0);
+}
+
+TEST(Perf, KvBytesPerTokenMla) {
+  // DeepSeek-V3: 61 layers * (512 latent + 64 RoPE) * 2 bytes = 70272.
+  const ModelSpec& m = *Cat().FindModel("deepseek-v3");
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(m, Precision::kBf16), 70272.0);
+}
+
+TEST(Perf, DecodeIterationRooflineOnH100) {
+  // Llama-3.1-8B bf16 on one H100 SXM at 100% of the roofline, batch 64,
+  // 1000 tokens of context each (64,000 in all):
+  //   bytes = 8.03e9 * 2 + 64000 * 131072 = 16.06e9 + 8.389e9 = 24.449e9
+  //   t_mem = 24.449e9 / 3.35e12 = 7.298 ms
+  //   flops = 64 * 2 * 8.03e9 + 4*32*32*128 * 64000 = 1.0278e12 + 3.355e10 = 1.0614e12
+  //   t_cmp = 1.0614e12 / 989e12 = 1.073 ms  -> memory-bound, 7.298 ms.
+  const ModelSpec& m = *Cat().FindModel("llama-3.1-8b");
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e{&m, &g, Ideal(), 1, Precision::kBf16, Precision::kBf16};
+  Work w = DecodeIteration(e, 64, 64000);
+  double expected_bytes = m.params_b * 1e9 * 2 + 64000.0 * 131072;
+  EXPECT_NEAR(w.bytes, expected_bytes, 1);
+  EXPECT_NEAR(w.time_s, expected_bytes / 3.35e12, 1e-9);
+  EXPECT_NEAR(w.time_s * 1e3, 7.298, 0.01);
+  EXPECT_FALSE(w.compute_bound);
+}
+
+TEST(Perf, DecodeIterationsClosedFormEqualsSum) {
+  // The closed form over n iterations equals the sum of single iterations,
+  // also when the roofline switches from memory- to compute-bound midway
+  // (large batch, MoE-free 8B on an L40S with little bandwidth).
+  for (const char* gpu : {"h100-sxm", "l40s", "b200"}) {
+    const ModelSpec& m = *Cat().FindModel("qwen3-8b");
+    GpuSpec g = *Cat().FindGpu(gpu);
+    EngineConfig e{&m, &g, g.efficiency, 1, Precision::kBf16, Precision::kBf16};
+    for (double batch : {1.0, 37.0, 512.0}) {
+      double c0 = batch * 300, n = 700;
+      double sum = 0;
+      for (int i = 0; i < n; ++i) sum += DecodeIteration(e, batch, c0 + batch * i).time_s;
+      EXPECT_NEAR(DecodeIterations(e, batch, c0, n).time_s, sum, 1e-9 * sum) << gpu << " batch " << batch;
+    }
+  }
+}
+
+TEST(Perf, MoeExpertsTouched) {
+  // Qwen3-30B-A3B: 128 experts, 8 per token. One token touches 8; 16 tokens
+  // 128 * (1 - (120/128)^16) = 128 * (1 - 0.3561) = 82.4; 1000 tokens ~ all.
+  const ModelSpec& m = *Cat().FindModel("qwen3-30b-a3b");
+  EXPECT_NEAR(ExpertsTouched(m, 1), 8.0, 1e-9);
+  EXPECT_NEAR(ExpertsTouched(m, 16), 128 * (1 - std::pow(120.0 / 128, 16)), 1e-9);
+  EXPECT_NEAR(ExpertsTouched(m, 16), 82.4, 0.1);
+  EXPECT_NEAR(ExpertsTouched(m, 1000), 128.0, 1e-6);
+  // So a batch of one reads far less than the whole model.
+  EXPECT_LT(WeightBytesRead(m, Precision::kBf16, 1), 0.3 * WeightBytes(m, Precision::kBf16));
+  EXPECT_NEAR(WeightBytesRead(m, Precision::kBf16, 1e6), WeightBytes(m, Precision::kBf16), 1e3);
+}
+
+TEST(Perf, TensorParallelSplitsWork) {
+  // tp = 2 halves the bytes each GPU reads and adds all-reduces.
+  const ModelSpec& m = *Cat().FindModel("qwen3-32b");
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e1{&m, &g, Ideal(), 1, Precision::kBf16, Precision::kBf16};
+  EngineConfig e2 = e1;
+  e2.tp = 2;
+  Work w1 = DecodeIteration(e1, 32, 32000), w2 = DecodeIteration(e2, 32, 32000);
+  EXPECT_NEAR(w2.bytes, w1.bytes / 2, 1);
+  EXPECT_LT(w2.time_s, w1.time_s);
+  EXPECT_GT(w2.time_s, w1.time_s / 2);  // all-reduce cost
+}
+
+TEST(Perf, PrefillAttentionIsPerSequence) {
+  // 100 prompts of 1000 tokens cost far less attention than one 100k-token prompt.
+  const ModelSpec& m = *Cat().FindModel("llama-3.1-8b");
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e{&m, &g, Ideal(), 1, Precision::kBf16, Precision::kBf16};
+  Work batch = Prefill(e, 100000, 0, 100), one = Prefill(e, 100000, 0, 1);
+  // Linear part 2 * 8.03e9 * 1e5 = 1.606e15; attention per sequence
+  // 4*32*32*128 * 1000^2/2 = 2.62e11, times 100 = 2.62e13.
+  EXPECT_NEAR(batch.flops, 2 * m.active_params_b * 1e9 * 1e5 + 524288.0 * 100 * 1000.0 * 1000 / 2, 1e6);
+  EXPECT_GT(one.flops, 1.5 * batch.flops);
+}
+
+TEST(Perf, TrainFlopsSixN) {
+  // Full fine-tuning: 6 * N per token (+ attention). 1e6 tokens of Qwen3-8B
+  // at 512 tokens per sequence on 8 GPUs: (6 * 8.19e9 + 3 * 4*36*32*128*256) * 1e6 / 8.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  Work w = TrainStep(s, 1e6, 512, 8);
+  double per_token = 6 * s.model.active_params_b * 1e9 + 3.0 * 4 * 36 * 32 * 128 * 256;
+  EXPECT_NEAR(w.flops, per_token * 1e6 / 8, 1e3);
+  // LoRA removes the weight gradients of the base: about 4/6 of the work.
+  s.algorithm.lora = LoraSpec{32, 1};
+  Work l = TrainStep(s, 1e6, 512, 8);
+  EXPECT_LT(l.flops, 0.75 * w.flops);
+  EXPECT_GT(l.flops, 0.6 * w.flops);
+}
+
+TEST(Perf, MoreBandwidthIsNeverSlower) {
+  // Property: raising HBM bandwidth never slows a decode iteration or prefill.
+  std::mt19937_64 rng(42);
+  for (const auto& [id, m] : Cat().models()) {
+    for (int trial = 0; trial < 20; ++trial) {
+      GpuSpec g = *Cat().FindGpu("h100-sxm");
+      double batch = 1 + rng() % 512;
+      double ctx = batch * (100 + rng() % 8000);
+      EngineConfig e{&m, &g, g.efficiency, 1, Precision::kBf16, Precision::kBf16};
+      double before = DecodeIteration(e, batch, ctx).time_s;
+      double pre_before = Prefill(e, batch * 100, 0, batch).time_s;
+      g.hbm_tb_per_s *= 1.5;
+      EXPECT_LE(DecodeIteration(e, batch, ctx).time_s, before) << id;
+      EXPECT_LE(Prefill(e, batch * 100, 0, batch).time_s, pre_before) << id;
+      EXPECT_GT(before, 0);
+    }
+  }
+}
+
+TEST(Perf, DoesNotFitShowsTheNumbers) {
+  auto cat = Cat();
+  auto s = DefaultScenario(cat, {{"model", "deepseek-v3"}});
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  auto plan = PlanMemory(*s);
+  ASSERT_FALSE(plan.has_value());
+  EXPECT_EQ(plan.error().code, ErrorCode::kDoesNotFit);
+  std::string msg = plan.error().ToString();
+  EXPECT_NE(msg.find("deepseek-v3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GB"), std::string::npos) << msg;
+}
+
+TEST(Perf, KvBudgetOfTheDefaultScenario) {
+  // Qwen3-8B on 8 x H100, colocated: inference weights 8.19e9*2 = 16.4 GB,
+  // training state 16 B * 8.19e9 / 8 GPUs = 16.4 GB, reserve 8 GB:
+  // KV = 80 - 16.4 - 16.4 - 8 = 39.2 GB; / (2*36*8*128*2 = 147456 B) = 266k tokens.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  auto plan = PlanMemory(s).value();
+  double w = s.model.params_b * 2;  // GB
+  EXPECT_NEAR(plan.kv_budget_gb, 80 - w - w - 8, 1e-9);
+  EXPECT_NEAR(plan.kv_tokens_per_engine, (80 - 2 * w - 8) * 1e9 / 147456, 1);
+  EXPECT_FALSE(plan.train_state_offloaded);
+}
+
+}  // namespace
+}  // namespace rlcost::perf
