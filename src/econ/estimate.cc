@@ -70,6 +70,34 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.wall_time_h = t.time_s * steps / 3600.0;
   e.usd = e.usd_per_step * steps;
   e.assumptions = Assumptions(s);
+  if (s.goal.target_pass_rate) {
+    GoalEstimate& g = e.goal;
+    g.requested = true;
+    g.target_pass_rate = *s.goal.target_pass_rate;
+    g.curve_is_illustrative = !s.goal.curve.has_value();
+    LearningCurveSpec curve = s.goal.curve.value_or(LearningCurveSpec{});
+    auto progress = signal::StepsToTarget(s, curve, g.target_pass_rate);
+    if (!progress) {
+      g.reachable = false;
+      g.reason = progress.error().ToString();
+    } else if (!progress->reachable) {
+      g.reachable = false;
+      g.reason = progress->reason;
+    } else {
+      // Each step costs what this step costs; the signal per step follows the
+      // curve (signal::StepsToTarget).
+      g.reachable = true;
+      g.steps = progress->steps;
+      g.gpu_hours = g.steps * t.time_s * gpus / 3600.0;
+      g.usd = g.steps * e.usd_per_step;
+    }
+    if (g.curve_is_illustrative) {
+      e.assumptions.push_back(fmt::format(
+          "goal: ILLUSTRATIVE learning curve R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) with default A = {:.2f}, "
+          "B = {:.2f}, C_mid = {:.3g} useful samples (set goal.curve to your own fit)",
+          curve.asymptote, curve.exponent, curve.midpoint_useful_samples));
+    }
+  }
   return e;
 }
 

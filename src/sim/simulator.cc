@@ -1248,7 +1248,7 @@ Result<void> Simulator::RunPipelined() {
       en.busy_s += d;
       en.batch_s += double(en.seg_b) * d;
     }
-    if (en.paused) {
+    if (en.paused && en.resume_pending) {  // (a paused engine still in its segment has not stopped yet)
       en.pause_s += now_ - en.pause_since;
       idle_sync_ += (now_ - en.pause_since) * tp_;
     }

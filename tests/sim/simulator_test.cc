@@ -321,3 +321,32 @@ TEST(SimJson, HasTheDocumentedKeys) {
 
 }  // namespace
 }  // namespace rlcost::sim
+
+namespace rlcost::sim {
+namespace {
+// Not a check: prints simulated vs analytic for docs/model-parts/sim.md.
+// Run with --gtest_also_run_disabled_tests --gtest_filter='*PrintGap*'.
+TEST(Simulate, DISABLED_PrintGap) {
+  auto show = [](const std::string& name, const Scenario& s, int steps) {
+    auto sig = signal::Analyze(s);
+    auto a = AnalyticStep(s, *sig);
+    SimResult r = RunSim(s, 1, steps);
+    const StepTiming& t = r.mean_step;
+    std::printf("%s: sim time %.2f rollout %.2f train %.2f other %.2f batch %.1f | analytic time %.2f rollout %.2f "
+                "train %.2f other %.2f batch %.1f | ratio %.4f | tail %.1f tools %.1f trainer %.1f sync %.1f "
+                "sbx %.1f occ %.3f preempt %.2f traj p50 %.1f p99 %.1f max %.1f events %lld\n",
+                name.c_str(), t.time_s, t.rollout_s, t.train_s, t.other_s, t.mean_batch, a->time_s, a->rollout_s,
+                a->train_s, a->other_s, a->mean_batch, t.time_s / a->time_s, r.idle_length_tail_gpu_s,
+                r.idle_tools_gpu_s, r.idle_waiting_trainer_gpu_s, r.idle_weight_sync_gpu_s, r.sandbox_wait_s,
+                r.mean_batch_occupancy, r.preemptions, r.trajectory_time_s.p50, r.trajectory_time_s.p99,
+                r.trajectory_time_s.max, r.events);
+  };
+  show("fixed", Load(kFixed), 4);
+  show("default", LoadFile(Shared("scenarios/default.yaml")), 300);
+  show("default-fixed-lengths", LoadFile(Shared("scenarios/default.yaml"), {{"environment.prompt_tokens", "300"}, {"environment.response_tokens", "2000"}}), 5);
+  for (const char* f : {"scenarios/swe-agent.yaml", "scenarios/process-reward.yaml", "scenarios/full-stack.yaml",
+                        "validation/nemo-llama8b-1stepoff.yaml", "validation/nemo-llama8b-onpolicy.yaml"})
+    show(f, LoadFile(Shared(f)), 10);
+}
+}  // namespace
+}  // namespace rlcost::sim

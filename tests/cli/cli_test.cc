@@ -1,0 +1,166 @@
+// The rlcost binary as a user runs it: exit codes, stdout, stderr.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CmdResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CmdResult Rlcost(const std::string& args) {
+  static int counter = 0;
+  std::string err_file = std::filesystem::temp_directory_path() /
+                         ("rlcost_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string cmd = std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file;
+  CmdResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(err_file);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/" + rel; }
+std::string Shared(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/../shared/" + rel; }
+
+const char* kContract[] = {"step.time_s", "step.rollout_s", "step.train_s", "step.other_s", "rollout_fraction",
+                           "mfu.rollout", "mfu.train", "throughput.tokens_per_s_per_gpu",
+                           "rollout.output_tokens_per_s_per_gpu", "signal.rollouts_per_step",
+                           "signal.informative_fraction", "signal.useful_samples_per_step",
+                           "signal.reward_bits_per_rollout", "cost.usd_per_step", "cost.usd_per_useful_sample",
+                           "cost.gpu_hours", "cost.cpu_hours", "run.wall_time_h", "run.usd"};
+
+const nlohmann::json* At(const nlohmann::json& j, const std::string& dotted) {
+  const nlohmann::json* node = &j;
+  size_t start = 0;
+  while (true) {
+    size_t dot = dotted.find('.', start);
+    std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!node->is_object() || !node->contains(part)) return nullptr;
+    node = &(*node)[part];
+    if (dot == std::string::npos) return node;
+    start = dot + 1;
+  }
+}
+
+TEST(Cli, EstimateWithoutAFileRunsTheBuiltInDefault) {
+  CmdResult r = Rlcost("estimate");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("qwen3-8b-math-grpo-8xh100-baseline"), std::string::npos);
+  EXPECT_NE(r.out.find("step.time_s"), std::string::npos);
+  EXPECT_NE(r.out.find("run.usd"), std::string::npos);
+}
+
+TEST(Cli, EstimateJsonHasEveryContractKey) {
+  std::string file = Shared("scenarios/default.yaml");
+  if (!std::filesystem::exists(file)) file = std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml";
+  CmdResult r = Rlcost("estimate " + file + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* k : kContract) {
+    const nlohmann::json* v = At(j, k);
+    ASSERT_NE(v, nullptr) << k;
+    EXPECT_TRUE(v->is_number()) << k;
+  }
+  EXPECT_LT(At(j, "mfu.rollout")->get<double>(), 0.15);
+  double mfu_train = At(j, "mfu.train")->get<double>();
+  EXPECT_GT(mfu_train, 0.2);
+  EXPECT_LT(mfu_train, 0.6);
+  double rf = At(j, "rollout_fraction")->get<double>();
+  EXPECT_GT(rf, 0.35);
+  EXPECT_LT(rf, 0.95);
+}
+
+TEST(Cli, ThreeMistakesPrintThreeLinesAndFail) {
+  CmdResult r = Rlcost("estimate " + Data("cli/three_mistakes.yaml"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty()) << "nothing may be printed as if it were a result: " << r.out;
+  int lines = 0;
+  for (char c : r.err) lines += c == '\n';
+  EXPECT_EQ(lines, 3) << r.err;
+  EXPECT_NE(r.err.find("environment.respons_tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("response_tokens"), std::string::npos) << r.err;  // did you mean
+  EXPECT_NE(r.err.find("environment.pass_rate.mean"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("algorithm.group_size"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ErrorsAsJsonWithJsonFlag) {
+  CmdResult r = Rlcost("estimate " + Data("cli/three_mistakes.yaml") + " --json");
+  EXPECT_EQ(r.code, 2);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["error"]["code"], "invalid_input");
+  EXPECT_EQ(j["error"]["problems"].size(), 3u);
+}
+
+TEST(Cli, MissingFileIsAClearError) {
+  CmdResult r = Rlcost("estimate /nonexistent/run.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/run.yaml"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SetOverridesApply) {
+  CmdResult a = Rlcost("estimate --json");
+  CmdResult b = Rlcost("estimate --json --set model=qwen3-32b --set environment.pass_rate.mean=0.45");
+  ASSERT_EQ(a.code, 0);
+  ASSERT_EQ(b.code, 0) << b.err;
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_GT(jb["step"]["time_s"].get<double>(), ja["step"]["time_s"].get<double>());
+  CmdResult bad = Rlcost("estimate --set algorithm.grup_size=4");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("group_size"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, DoesNotFitShowsNeededAndAvailable) {
+  CmdResult r = Rlcost("estimate --set model=deepseek-v3");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("GB"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, CatalogListsGpusAndModels) {
+  CmdResult r = Rlcost("catalog");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "qwen2.5-1.5b",
+                         "qwen3-30b-a3b", "deepseek-v3", "llama-3.1-70b"}) {
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  }
+  CmdResult j = Rlcost("catalog --json");
+  ASSERT_EQ(j.code, 0);
+  EXPECT_NO_THROW(nlohmann::json::parse(j.out));
+}
+
+TEST(Cli, EverySharedScenarioEstimatesAsJson) {
+  namespace fs = std::filesystem;
+  for (const char* dir : {"scenarios", "validation"}) {
+    fs::path p = Shared(dir);
+    if (!fs::exists(p)) GTEST_SKIP() << "../shared not present";
+    for (const auto& f : fs::directory_iterator(p)) {
+      if (f.path().extension() != ".yaml") continue;
+      CmdResult r = Rlcost("estimate " + f.path().string() + " --json");
+      EXPECT_EQ(r.code, 0) << f.path() << r.err;
+      auto j = nlohmann::json::parse(r.out);
+      for (const char* k : kContract) EXPECT_NE(At(j, k), nullptr) << f.path() << " " << k;
+    }
+  }
+}
+
+}  // namespace

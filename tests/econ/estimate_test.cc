@@ -1,0 +1,149 @@
+// The analytic estimate end to end: every shared scenario, the issue's bounds
+// for the default scenario, and properties that hold for every scenario.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "rlcost/estimate.h"
+#include "rlcost/perf.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Catalog& Cat() {
+  static const Catalog c = Catalog::Builtin().value();
+  return c;
+}
+
+std::vector<std::string> SharedScenarioFiles() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/../shared/scenarios", "/../shared/validation"}) {
+    fs::path p = fs::path(RLCOST_SOURCE_DIR + std::string(dir));
+    if (!fs::exists(p)) continue;
+    for (const auto& f : fs::directory_iterator(p)) {
+      if (f.path().extension() == ".yaml") files.push_back(f.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Estimate, DefaultScenarioMeetsTheIssueBounds) {
+  // Issue 2: decode is bandwidth-bound (mfu.rollout < 0.15), training runs at
+  // 0.2-0.6 MFU and generation takes 35-95% of GPU time.
+  auto s = DefaultScenario(Cat()).value();
+  auto e = EstimateAnalytic(s);
+  ASSERT_TRUE(e.has_value()) << e.error().ToString();
+  EXPECT_LT(e->mfu_rollout, 0.15);
+  EXPECT_GT(e->mfu_rollout, 0.0);
+  EXPECT_GT(e->mfu_train, 0.2);
+  EXPECT_LT(e->mfu_train, 0.6);
+  EXPECT_GT(e->rollout_fraction, 0.35);
+  EXPECT_LT(e->rollout_fraction, 0.95);
+}
+
+TEST(Estimate, EverySharedScenarioEstimatesWithSaneNumbers) {
+  auto files = SharedScenarioFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared not present";
+  for (const auto& f : files) {
+    SCOPED_TRACE(f);
+    auto s = LoadScenarioFile(f, Cat());
+    ASSERT_TRUE(s.has_value()) << s.error().ToString();
+    auto e = EstimateAnalytic(*s);
+    ASSERT_TRUE(e.has_value()) << e.error().ToString();
+    const StepTiming& t = e->step;
+    // The split adds up to the step.
+    EXPECT_NEAR(t.rollout_s + t.train_s + t.other_s, t.time_s, 1e-6 * t.time_s);
+    // GPU time accounted for equals wall time x GPUs.
+    double accounted = t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle;
+    EXPECT_NEAR(accounted, t.time_s * s->hardware.gpus, 1e-6 * accounted);
+    // Nothing negative, MFU within 0..1.
+    for (double v : {t.time_s, t.rollout_s, t.train_s, t.other_s, t.gpu_s_rollout, t.gpu_s_train,
+                     t.gpu_s_other, t.gpu_s_idle, e->usd_per_step, e->usd, e->gpu_hours, e->cpu_hours}) {
+      EXPECT_GE(v, 0.0);
+    }
+    EXPECT_GT(e->mfu_rollout, 0.0);
+    EXPECT_LE(e->mfu_rollout, 1.0);
+    EXPECT_GT(e->mfu_train, 0.0);
+    EXPECT_LE(e->mfu_train, 1.0);
+    EXPECT_GT(e->usd_per_step, 0.0);
+    // Dollars are GPU-hours times the price (plus sandboxes).
+    EXPECT_NEAR(e->usd, e->gpu_hours * s->hardware.price_per_gpu_hour + e->cpu_hours *
+                            (s->environment.sandbox ? s->environment.sandbox->price_per_cpu_hour : 0.0),
+                1e-6 * e->usd);
+  }
+}
+
+TEST(Estimate, EveryMetricIsDeclaredOnceAndContractKeysArePresent) {
+  const char* contract[] = {"step.time_s", "step.rollout_s", "step.train_s", "step.other_s", "rollout_fraction",
+                            "mfu.rollout", "mfu.train", "throughput.tokens_per_s_per_gpu",
+                            "rollout.output_tokens_per_s_per_gpu", "signal.rollouts_per_step",
+                            "signal.informative_fraction", "signal.useful_samples_per_step",
+                            "signal.reward_bits_per_rollout", "cost.usd_per_step", "cost.usd_per_useful_sample",
+                            "cost.gpu_hours", "cost.cpu_hours", "run.wall_time_h", "run.usd"};
+  for (const char* k : contract) {
+    const MetricDef* m = FindMetric(k);
+    ASSERT_NE(m, nullptr) << k;
+    EXPECT_TRUE(m->contract) << k;
+  }
+  std::set<std::string_view> seen;
+  for (const auto& m : Metrics()) EXPECT_TRUE(seen.insert(m.key).second) << "duplicate " << m.key;
+}
+
+TEST(Estimate, FixedLengthRolloutIsTheHandRoofline) {
+  // Fixed lengths, everything fits: the rollout is one prefill of all prompts
+  // and `response` decode iterations of the whole batch: nothing else.
+  auto s = DefaultScenario(Cat(), {{"environment.response_tokens", "500"},
+                                   {"environment.prompt_tokens", "200"}}).value();
+  auto e = EstimateAnalytic(s).value();
+  perf::EngineConfig ec{&s.model, &s.hardware.gpu, s.hardware.gpu.efficiency, 1, Precision::kBf16,
+                        Precision::kBf16};
+  double n = 64.0 * 16 / 8;  // rollouts per engine
+  double expected = perf::Prefill(ec, n * 200, 0, n).time_s + perf::DecodeIterations(ec, n, n * 200, 500).time_s;
+  EXPECT_NEAR(e.step.rollout_s, expected, 1e-9 * expected);
+  EXPECT_NEAR(e.step.generated_tokens, 64 * 16 * 500, 1e-6);
+}
+
+TEST(Estimate, LengthTailCostsMoreThanTheMean) {
+  // Same mean length, a long tail: the synchronous step waits for stragglers.
+  auto fixed = DefaultScenario(Cat(), {{"environment.response_tokens", "2000"}}).value();
+  auto tail = DefaultScenario(Cat()).value();  // mean 2000, cv 0.8, max 8192
+  double t_fixed = EstimateAnalytic(fixed)->step.rollout_s;
+  double t_tail = EstimateAnalytic(tail)->step.rollout_s;
+  EXPECT_GT(t_tail, 1.5 * t_fixed);
+  // And its rollout MFU is lower: the batch drains.
+  EXPECT_LT(EstimateAnalytic(tail)->mfu_rollout, EstimateAnalytic(fixed)->mfu_rollout);
+}
+
+TEST(Estimate, AsyncOverlapsTheSlowerSide) {
+  auto sync = DefaultScenario(Cat()).value();
+  auto async = DefaultScenario(Cat(), {{"placement", "{mode: disaggregated, rollout_gpus: 6, train_gpus: 2}"},
+                                       {"pipeline", "{mode: async, max_staleness: 1}"}});
+  ASSERT_TRUE(async.has_value()) << async.error().ToString();
+  auto e = EstimateAnalytic(*async).value();
+  // The step is the slower side plus the weight sync, never the sum.
+  double slow = std::max(e.step.rollout_busy_s, e.step.train_busy_s);
+  EXPECT_NEAR(e.step.time_s, slow + e.step.weight_sync_s, 0.02 * e.step.time_s);
+  EXPECT_GT(e.step.gpu_s_idle, 0.0);
+}
+
+TEST(Estimate, HigherPriceCostsMoreButTakesNoLonger) {
+  auto a = DefaultScenario(Cat()).value();
+  auto b = DefaultScenario(Cat(), {{"hardware.price_per_gpu_hour", "10"}}).value();
+  auto ea = EstimateAnalytic(a).value(), eb = EstimateAnalytic(b).value();
+  EXPECT_DOUBLE_EQ(ea.step.time_s, eb.step.time_s);
+  EXPECT_NEAR(eb.usd / ea.usd, 10.0 / a.hardware.price_per_gpu_hour, 1e-9);
+}
+
+TEST(Estimate, NewerGpuIsFaster) {
+  auto h100 = DefaultScenario(Cat()).value();
+  auto b200 = DefaultScenario(Cat(), {{"hardware.gpu", "b200"}}).value();
+  EXPECT_LT(EstimateAnalytic(b200)->step.time_s, EstimateAnalytic(h100)->step.time_s);
+}
+
+}  // namespace
+}  // namespace rlcost
