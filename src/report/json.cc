@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "report/report.h"
+#include "report/sim_json.h"
 
 namespace rlcost::report {
 namespace {
@@ -54,6 +55,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                             {"fit_mass_below_1_over_n", p.fit_mass_below_1_over_n}};
   }
   j["signal"]["notes"] = e.signal.notes;
+  if (e.sim) j["sim"] = SimExtrasToJson(*e.sim);
   j["notes"] = e.step.notes;
   j["assumptions"] = e.assumptions;
   return j;

@@ -56,6 +56,22 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
     out += fmt::format("  {:<38} {:>14} {:<6} {}\n", m.key, FormatValue(*v, m.unit),
                        unit == "USD" ? "" : unit, m.description);
   }
+  if (e.sim) {
+    const auto& r = *e.sim;
+    out += fmt::format("\n  simulated {} steps (seed {}, {} events)\n", r.steps_simulated, r.seed, r.events);
+    out += fmt::format("  {:<38} {:>10} {:>10} {:>10} {:>10}\n", "per trajectory", "p50", "p90", "p99", "max");
+    out += fmt::format("  {:<38} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n", "time (s)", r.trajectory_time_s.p50,
+                       r.trajectory_time_s.p90, r.trajectory_time_s.p99, r.trajectory_time_s.max);
+    out += fmt::format("  {:<38} {:>10.0f} {:>10.0f} {:>10.0f} {:>10.0f}\n", "generated tokens", r.trajectory_tokens.p50,
+                       r.trajectory_tokens.p90, r.trajectory_tokens.p99, r.trajectory_tokens.max);
+    out += fmt::format("  GPU idle per step (GPU-s): length tail {:.0f}, waiting on the trainer {:.0f}, on rollouts {:.0f}, "
+                       "on tools {:.0f}, on weight sync {:.0f}\n",
+                       r.idle_length_tail_gpu_s, r.idle_waiting_trainer_gpu_s, r.idle_waiting_rollout_gpu_s,
+                       r.idle_tools_gpu_s, r.idle_weight_sync_gpu_s);
+    out += fmt::format("  sandbox queueing {:.0f} trajectory-s per step; mean batch occupancy {:.0f}% of KV capacity; "
+                       "{} preemptions\n",
+                       r.sandbox_wait_s, r.mean_batch_occupancy * 100, r.preemptions);
+  }
   if (e.goal.requested && !e.goal.reachable) {
     out += fmt::format("\n  goal: target pass rate {:.2f} is NOT reachable — {}\n", e.goal.target_pass_rate,
                        e.goal.reason);
