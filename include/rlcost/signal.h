@@ -1,7 +1,7 @@
 // signal: the learning-signal economics of a rollout — how many rollouts buy
 // one useful gradient, given the pass-rate distribution, the group size and the
 // reward. Formulas and derivations: docs/model.md, "Signal"
-// (docs/model-parts/signal.md).
+// (docs/model.md (signal section)).
 //
 //   auto sig = rlcost::signal::Analyze(scenario);
 //   sig->informative_fraction;   // share of rollouts whose advantage is not zero

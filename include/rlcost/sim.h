@@ -44,7 +44,7 @@ struct SimResult {
   long long events = 0;
   int steps_simulated = 0;
   uint64_t seed = 0;
-  // Added by the simulator (docs/model-parts/sim.md).
+  // Added by the simulator (docs/model.md (sim section)).
   double idle_waiting_rollout_gpu_s = 0; // trainer GPUs waiting for a full batch (disaggregated), per step
   double preemptions = 0;                // sequences evicted from a full KV cache and recomputed, per step
   int engines = 0;                       // inference engines (tensor-parallel groups)

@@ -1,5 +1,5 @@
 // `rlcost calibrate`: efficiency factors fitted to logged step times.
-// Method (docs/model-parts/validation.md, "Calibration"): per phase, a bounded
+// Method (docs/model.md (validation section), "Calibration"): per phase, a bounded
 // one-dimensional least-squares fit of the relative residuals
 //   r_i = predicted_i(x) / logged_i - 1
 // over the logged steps, each step predicted by the analytic model with that

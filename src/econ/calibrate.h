@@ -1,5 +1,5 @@
 // Internal to econ: fitting the efficiency factors to a training log
-// (`rlcost calibrate`). Method and bounds: docs/model-parts/validation.md.
+// (`rlcost calibrate`). Method and bounds: docs/model.md (validation section).
 //
 //   auto log = calib::ParseTrainingLogFile("run.log");
 //   auto steps = calib::ExtractPhases(*log);

@@ -1,5 +1,5 @@
 // The seed's levers, the waterfall, the price card and the comparison.
-// Rules and formulas: docs/model-parts/levers.md.
+// Rules and formulas: docs/model.md (levers section).
 #include "econ/levers.h"
 
 #include <algorithm>

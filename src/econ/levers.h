@@ -1,7 +1,7 @@
 // econ/levers: the seed's stack of cost levers as functions Scenario -> Scenario,
 // the waterfall that applies them one at a time to the seed's baseline, the
 // price card (model x GPU x stack) and the side-by-side comparison of scenarios.
-// Formulas, rules and sources: docs/model-parts/levers.md.
+// Formulas, rules and sources: docs/model.md (levers section).
 //
 //   levers::Options opt;                       // order, target GPU, tenants, MoE model
 //   auto wf = levers::BuildWaterfall(scenario, catalog, opt);

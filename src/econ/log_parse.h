@@ -12,7 +12,7 @@
 //    else the line's order) and flat metric keys (veRL's or NeMo RL's names).
 //  - NeMo RL TensorBoard dump: one JSON object {metric: {step: value}} (the
 //    shape of NeMo RL's tests/json_dump_tb_logs.py output).
-// Key names: docs/model-parts/validation.md, "Calibration".
+// Key names: docs/model.md (validation section), "Calibration".
 #pragma once
 
 #include <map>

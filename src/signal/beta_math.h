@@ -1,7 +1,7 @@
 // Internal numerics of the signal stage: log-Beta, digamma, the regularised
 // incomplete Beta function, expectations over a Beta by quadrature, and the
 // Beta-binomial maximum-likelihood fit of a pilot evaluation.
-// Derivations: docs/model-parts/signal.md.
+// Derivations: docs/model.md (signal section).
 //
 //   double q = signal_internal::BetaMoment(0.7, 1.3, 16, 0);   // E[p^16] under Beta(0.7, 1.3)
 //   double e = signal_internal::BetaExpectation(0.7, 1.3, [](double p, double pc) { return p * pc; });

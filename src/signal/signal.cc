@@ -1,6 +1,6 @@
 // The signal stage: informative groups, useful samples, reward bits,
 // dynamic-sampling oversampling, exploration hardness, the pilot fit and the
-// learning curve. Every formula is derived in docs/model-parts/signal.md.
+// learning curve. Every formula is derived in docs/model.md (signal section).
 #include "rlcost/signal.h"
 
 #include <algorithm>

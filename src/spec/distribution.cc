@@ -3,7 +3,7 @@
 // clip(X, L, H): Make() keeps the shape fixed by cv and solves the location
 // parameter by bisection on the closed-form clipped mean
 //   E[clip(X, L, H)] = L F(L) + E[X; L < X < H] + H (1 - F(H)).
-// The partial expectations are in docs/model-parts/spec.md.
+// The partial expectations are in docs/model.md (spec section).
 #include <algorithm>
 #include <cmath>
 #include <limits>

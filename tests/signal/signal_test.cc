@@ -100,7 +100,7 @@ TEST(Signal, InformativeGroupProbabilityByHand) {
 
 // seed/motivation.txt: "If the model solves a task 5% of the time, you need roughly 20x
 // more rollouts per gradient step to get comparable signal vs a task solved 50% of the
-// time." Which quantity is 20x? Worked out here (docs/model-parts/signal.md says it plainly).
+// time." Which quantity is 20x? Worked out here (docs/model.md (signal section) says it plainly).
 TEST(Signal, SeedFivePercentVersusFiftyPercent) {
   // Informative groups per rollout at G = 16: (1 - 2 * 0.5^16) / (1 - 0.05^16 - 0.95^16)
   //   = 0.9999695 / 0.5598733 = 1.786.

@@ -324,7 +324,7 @@ TEST(SimJson, HasTheDocumentedKeys) {
 
 namespace rlcost::sim {
 namespace {
-// Not a check: prints simulated vs analytic for docs/model-parts/sim.md.
+// Not a check: prints simulated vs analytic for docs/model.md (sim section).
 // Run with --gtest_also_run_disabled_tests --gtest_filter='*PrintGap*'.
 TEST(Simulate, DISABLED_PrintGap) {
   auto show = [](const std::string& name, const Scenario& s, int steps) {
