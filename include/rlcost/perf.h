@@ -8,6 +8,7 @@
 //   it.time_s;  // one decode iteration of 256 sequences holding 384k tokens of context
 #pragma once
 
+#include <cmath>
 #include <optional>
 
 #include "rlcost/catalog.h"
@@ -63,6 +64,52 @@ Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens)
 // tokens per iteration, starting at `context_tokens`: closed form (the roofline
 // max switches at most once because both arms are linear in context).
 Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens, double n);
+// The two roofline arms of a decode iteration for one engine at one batch
+// size, per GPU, as linear functions a + b * C of the total context C. They do
+// not depend on the context, so an event loop that decodes the same batch many
+// times computes them once (DecodeArmsFor) and evaluates them cheaply:
+// DecodeIterations(DecodeArmsFor(e, batch), batch, c, n) is bit-for-bit
+// DecodeIterations(e, batch, c, n).
+struct DecodeArms {
+  struct Linear {
+    double a = 0, b = 0;  // f(C) = a + b * C
+    // Sum over i in [i0, i1) of f(c0 + batch * i).
+    double Sum(double c0, double batch, double i0, double i1) const {
+      if (i1 <= i0) return 0;
+      double n = i1 - i0;
+      double sum_i = (i0 + i1 - 1.0) * n / 2.0;
+      return n * (a + b * c0) + b * batch * sum_i;
+    }
+  };
+  Linear mem_s, compute_s, flops, bytes;
+  double fixed_s = 0;  // all-reduces + overhead, per iteration
+};
+DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
+// Inline so an event loop's many calls (and those that only read time_s)
+// cost a few multiplies.
+inline Work DecodeIterations(const DecodeArms& arms, double batch, double context_tokens, double n) {
+  Work w;
+  if (n <= 0 || batch <= 0) return w;
+  // Iteration i has context C_i = C0 + batch * i. Memory arm minus compute arm
+  // is linear in i, so the max switches at most once, at i*.
+  double da = arms.mem_s.a - arms.compute_s.a;
+  double db = arms.mem_s.b - arms.compute_s.b;
+  double split = n;  // iterations [0, split) use the arm that wins at i = 0
+  bool mem_first = da + db * context_tokens >= 0;
+  if (db != 0) {
+    double c_star = -da / db;
+    double i_star = std::ceil((c_star - context_tokens) / batch);
+    if (i_star > 0 && i_star < n) split = i_star;
+  }
+  const DecodeArms::Linear& first = mem_first ? arms.mem_s : arms.compute_s;
+  const DecodeArms::Linear& second = mem_first ? arms.compute_s : arms.mem_s;
+  w.time_s = first.Sum(context_tokens, batch, 0, split) + second.Sum(context_tokens, batch, split, n) +
+             n * arms.fixed_s;
+  w.flops = arms.flops.Sum(context_tokens, batch, 0, n);
+  w.bytes = arms.bytes.Sum(context_tokens, batch, 0, n);
+  w.compute_bound = !mem_first && split >= n;
+  return w;
+}
 // Prefill of `tokens` new tokens spread evenly over `sequences` sequences,
 // each appended after `context_before` tokens of its own cached context (a
 // prompt, a resumed sequence, a tool output). Attention is per sequence.

@@ -58,18 +58,6 @@ double LoraFlopsPerToken(const EngineConfig& e) {
   return 2.0 * LoraParams(*e.model, e.lora_rank);
 }
 
-struct Linear {
-  double a = 0, b = 0;  // f(C) = a + b * C
-};
-
-// Sum over i in [i0, i1) of f(C0 + B * i).
-double SumLinear(Linear f, double c0, double batch, double i0, double i1) {
-  if (i1 <= i0) return 0;
-  double n = i1 - i0;
-  double sum_i = (i0 + i1 - 1.0) * n / 2.0;
-  return n * (f.a + f.b * c0) + f.b * batch * sum_i;
-}
-
 }  // namespace
 
 double KvBytesPerToken(const ModelSpec& m, Precision kv) {
@@ -116,13 +104,7 @@ double ForwardFlopsPerToken(const ModelSpec& m, double context) {
 
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
 // the total context C: memory time and compute time.
-namespace {
-struct DecodeArms {
-  Linear mem_s, compute_s, flops, bytes;
-  double fixed_s = 0;  // all-reduces + overhead
-};
-
-DecodeArms Arms(const EngineConfig& e, double batch) {
+DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
   DecodeArms arms;
@@ -140,36 +122,17 @@ DecodeArms Arms(const EngineConfig& e, double batch) {
   arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s;
   return arms;
 }
-}  // namespace
 
 Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens) {
   return DecodeIterations(e, batch, context_tokens, 1.0);
 }
 
 Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens, double n) {
-  Work w;
-  if (n <= 0 || batch <= 0) return w;
-  DecodeArms arms = Arms(e, batch);
-  // Iteration i has context C_i = C0 + batch * i. Memory arm minus compute arm
-  // is linear in i, so the max switches at most once, at i*.
-  double da = arms.mem_s.a - arms.compute_s.a;
-  double db = arms.mem_s.b - arms.compute_s.b;
-  double split = n;  // iterations [0, split) use the arm that wins at i = 0
-  bool mem_first = da + db * context_tokens >= 0;
-  if (db != 0) {
-    double c_star = -da / db;
-    double i_star = std::ceil((c_star - context_tokens) / batch);
-    if (i_star > 0 && i_star < n) split = i_star;
-  }
-  Linear first = mem_first ? arms.mem_s : arms.compute_s;
-  Linear second = mem_first ? arms.compute_s : arms.mem_s;
-  w.time_s = SumLinear(first, context_tokens, batch, 0, split) +
-             SumLinear(second, context_tokens, batch, split, n) + n * arms.fixed_s;
-  w.flops = SumLinear(arms.flops, context_tokens, batch, 0, n);
-  w.bytes = SumLinear(arms.bytes, context_tokens, batch, 0, n);
-  w.compute_bound = !mem_first && split >= n;
-  return w;
+  if (n <= 0 || batch <= 0) return Work{};
+  return DecodeIterations(DecodeArmsFor(e, batch), batch, context_tokens, n);
 }
+
+// DecodeIterations(const DecodeArms&, ...) is inline in perf.h (event loops call it).
 
 Work Prefill(const EngineConfig& e, double tokens, double context_before, double sequences) {
   Work w;

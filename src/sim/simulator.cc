@@ -151,16 +151,22 @@ struct Percentile {
   static Percentiles Of(std::vector<double>& v) {
     Percentiles p;
     if (v.empty()) return p;
-    std::sort(v.begin(), v.end());
-    auto at = [&](double q) {
-      // Nearest-rank percentile.
+    // Nearest-rank percentiles are order statistics: select them with
+    // nth_element on successively smaller tails (O(n), no full sort).
+    auto rank = [&](double q) {
       size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-      return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+      return std::min(v.size() - 1, i == 0 ? 0 : i - 1);
     };
-    p.p50 = at(0.50);
-    p.p90 = at(0.90);
-    p.p99 = at(0.99);
-    p.max = v.back();
+    // Each selection reorders the tail it works on, so read a value before
+    // the next one: [i, end) holds exactly the order statistics i, i+1, ...
+    size_t i50 = rank(0.50), i90 = rank(0.90), i99 = rank(0.99);
+    std::nth_element(v.begin(), v.begin() + i50, v.end());
+    p.p50 = v[i50];
+    std::nth_element(v.begin() + i50, v.begin() + i90, v.end());
+    p.p90 = v[i90];
+    std::nth_element(v.begin() + i90, v.begin() + i99, v.end());
+    p.p99 = v[i99];
+    p.max = *std::max_element(v.begin() + i99, v.end());
     return p;
   }
 };
@@ -180,10 +186,21 @@ class Simulator {
   Result<void> Finish();
 
   // Trajectories.
-  Traj& T(int32_t id) { return batches_[id / g_].trajs[id % g_]; }
+  // id = batch * g_ + index. The division by the run-constant g_ is a
+  // multiply-high (Lemire, Kaser & Kurz, "Faster Remainder by Direct
+  // Computation", 2019: with M = ceil(2^64 / d), n / d = (M n) >> 64 exactly
+  // for every 32-bit n and d >= 2), not an integer divide on every lookup.
+  int32_t BatchOf(int32_t id) const {
+    if (g_ == 1) return id;
+    return static_cast<int32_t>((static_cast<unsigned __int128>(g_magic_) * uint32_t(id)) >> 64);
+  }
+  Traj& T(int32_t id) {
+    int32_t b = BatchOf(id);
+    return batches_[b].trajs[id - b * g_];
+  }
   // False once the trajectory's batch is finished and its storage recycled
   // (stale finish-heap and LRU entries may still name it).
-  bool Alive(int32_t id) const { return !batches_[id / g_].trajs.empty(); }
+  bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
   Batch& MaterializeBatch(int b);
   void StartTrajectory(int32_t id, int engine);
   void ToolOrReward(int32_t id);
@@ -224,6 +241,23 @@ class Simulator {
                    double& tr_f);
 
   bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
+  // The decode roofline arms at a batch size, computed once per size: they do
+  // not depend on the context (perf::DecodeArmsFor), and batch sizes repeat.
+  const perf::DecodeArms& Arms(int64_t batch) {
+    if (batch >= int64_t(arms_.size())) {
+      arms_.resize(size_t(batch) + 1);
+      arms_ok_.resize(size_t(batch) + 1, 0);
+    }
+    if (!arms_ok_[batch]) {
+      arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
+      arms_ok_[batch] = 1;
+    }
+    return arms_[batch];
+  }
+  perf::Work Decode(int64_t batch, double ctx, double n) {
+    if (n <= 0 || batch <= 0) return perf::Work{};
+    return perf::DecodeIterations(Arms(batch), double(batch), ctx, n);
+  }
 
   const Scenario& s_;
   const signal::Summary& sig_;
@@ -233,6 +267,7 @@ class Simulator {
   perf::EngineConfig ec_;
   int steps_ = 0;
   int g_ = 0;                // trajectories generated per step
+  uint64_t g_magic_ = 0;     // ceil(2^64 / g_) for BatchOf
   double trained_ratio_ = 1; // trained / generated
   int n_engines_ = 0;
   int tp_ = 1;
@@ -251,6 +286,8 @@ class Simulator {
   double offload_s_ = 0;  // offloaded training state to host and back, per step
   uint64_t seed_ = 1;
   std::vector<std::string> notes_;
+  std::vector<perf::DecodeArms> arms_;  // by batch size
+  std::vector<uint8_t> arms_ok_;
 
   // State.
   double now_ = 0;
@@ -310,6 +347,7 @@ Result<void> Simulator::Setup() {
                 fmt::format("{:.4g} rollouts per step cannot be simulated (1 to {:.0f})", gen, kMaxRolloutsPerStep));
   }
   g_ = static_cast<int>(std::llround(gen));
+  g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
   double trained = sig_.rollouts_trained_per_step > 0 ? sig_.rollouts_trained_per_step : gen;
   trained_ratio_ = std::min(1.0, trained / gen);
 
@@ -759,13 +797,11 @@ void Simulator::TruncateSegment(int e) {
   Engine& en = engines_[e];
   if (en.seg != SegKind::kDecode || en.seg_n <= 1) return;
   double elapsed = now_ - en.seg_t0;
-  auto time_of = [&](int64_t n) {
-    return n <= 0 ? 0.0 : perf::DecodeIterations(ec_, double(en.seg_b), double(en.seg_ctx), double(n)).time_s;
-  };
+  auto time_of = [&](int64_t n) { return n <= 0 ? 0.0 : Decode(en.seg_b, double(en.seg_ctx), double(n)).time_s; };
   // Iterations only get longer as the context grows, so elapsed / first and
   // elapsed / last bracket the count; a short binary search finishes it.
-  double first = perf::DecodeIteration(ec_, double(en.seg_b), double(en.seg_ctx)).time_s;
-  double last = perf::DecodeIteration(ec_, double(en.seg_b), double(en.seg_ctx + en.seg_b * (en.seg_n - 1))).time_s;
+  double first = Decode(en.seg_b, double(en.seg_ctx), 1.0).time_s;
+  double last = Decode(en.seg_b, double(en.seg_ctx + en.seg_b * (en.seg_n - 1)), 1.0).time_s;
   int64_t hi = en.seg_n - 1, lo = 0;
   if (first > 0) hi = std::min(hi, static_cast<int64_t>(elapsed / first));
   if (last > 0) lo = std::min(hi, static_cast<int64_t>(elapsed / last));
@@ -776,7 +812,7 @@ void Simulator::TruncateSegment(int e) {
   }
   int64_t n = lo + 1;
   if (n >= en.seg_n) return;
-  perf::Work w = perf::DecodeIterations(ec_, double(en.seg_b), double(en.seg_ctx), double(n));
+  perf::Work w = Decode(en.seg_b, double(en.seg_ctx), double(n));
   en.seg_n = n;
   en.seg_t1 = en.seg_t0 + w.time_s;
   en.seg_flops = w.flops;
@@ -797,7 +833,6 @@ void Simulator::Plan(int e) {
   // vLLM does not admit new prompts in an iteration that preempted.
   if (!preempted) Admit(en);
 
-  double b = double(en.n_running);
   double ctx = double(en.sum_key + en.n_running * en.iter);
   if (!en.prefill_q.empty()) {
     // One mixed iteration: a prefill chunk of up to kChunkTokens, plus one
@@ -825,7 +860,7 @@ void Simulator::Plan(int e) {
       }
     }
     if (en.n_running > 0) {
-      perf::Work w = perf::DecodeIteration(ec_, b, ctx);
+      perf::Work w = Decode(en.n_running, ctx, 1.0);
       t += w.time_s;
       flops += w.flops;
     }
@@ -855,7 +890,7 @@ void Simulator::Plan(int e) {
       }
       n = lo;
     }
-    perf::Work w = perf::DecodeIterations(ec_, b, ctx, double(n));
+    perf::Work w = Decode(en.n_running, ctx, double(n));
     en.seg = SegKind::kDecode;
     en.seg_n = n;
     en.seg_t0 = now_;
@@ -866,6 +901,9 @@ void Simulator::Plan(int e) {
   } else {
     en.seg = SegKind::kNone;
     OpenIdle(e);
+    // No segment: no timer (it may still hold the end of the segment whose
+    // handler called us, see NextEvent).
+    if (timers_.time(e) != EngineTimers::kNever) timers_.Set(e, EngineTimers::kNever);
     return;
   }
   CloseIdle(e);
@@ -1155,7 +1193,10 @@ bool Simulator::NextEvent() {
     int e = timers_.top();
     now_ = te;
     ++events_;
-    timers_.Set(e, EngineTimers::kNever);
+    // The engine's timer is not cleared here: its handler always ends by
+    // setting it (Plan: the next segment's end, or kNever when it goes idle;
+    // EndSegment: the pause's end), so one tree update instead of two. Only
+    // NextEvent reads the tree, after the handler.
     Engine& en = engines_[e];
     if (en.resume_pending) {
       en.resume_pending = false;

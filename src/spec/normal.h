@@ -9,8 +9,8 @@ namespace rlcost::spec_internal {
 double NormalPdf(double z);
 // Phi(z) = erfc(-z / sqrt(2)) / 2; exact at +-inf.
 double NormalCdf(double z);
-// Phi^-1(p): Acklam's rational approximation refined by two Halley steps
-// (relative error near machine precision); -inf at 0, +inf at 1.
+// Phi^-1(p): Wichura's AS 241 (PPND16) rational approximation, relative
+// error about 1e-16; -inf at 0, +inf at 1.
 double NormalQuantile(double p);
 
 }  // namespace rlcost::spec_internal
