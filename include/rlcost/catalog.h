@@ -30,6 +30,15 @@ struct Efficiency {
   double weight_sync_eff = 0.5;      // achieved / peak link bandwidth for weight broadcast
 };
 
+// The Efficiency fields by name, with their physical range: the one table
+// that the catalog loader, calibration files and `rlcost calibrate` share.
+struct EfficiencyField {
+  const char* name;
+  double Efficiency::*member;
+  bool fraction;  // true: (0, 1]; false: seconds >= 0
+};
+const std::vector<EfficiencyField>& EfficiencyFields();
+
 struct GpuSpec {
   std::string id;                 // catalog id, e.g. "h100-sxm"
   std::string name;               // human name

@@ -96,7 +96,10 @@ inline Work DecodeIterations(const DecodeArms& arms, double batch, double contex
   double db = arms.mem_s.b - arms.compute_s.b;
   double split = n;  // iterations [0, split) use the arm that wins at i = 0
   bool mem_first = da + db * context_tokens >= 0;
-  if (db != 0) {
+  // c* = -da / db is the crossover context; when da and db share a sign it is
+  // <= 0, before any context, and the divisions below can be skipped (they
+  // would give i* <= 0: no switch).
+  if (db != 0 && da != 0 && (da > 0) != (db > 0)) {
     double c_star = -da / db;
     double i_star = std::ceil((c_star - context_tokens) / batch);
     if (i_star > 0 && i_star < n) split = i_star;

@@ -13,6 +13,21 @@
 
 namespace rlcost {
 
+const std::vector<EfficiencyField>& EfficiencyFields() {
+  static const std::vector<EfficiencyField> kFields = {
+      {"decode_bw", &Efficiency::decode_bw, true},
+      {"decode_compute", &Efficiency::decode_compute, true},
+      {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
+      {"prefill_mfu", &Efficiency::prefill_mfu, true},
+      {"train_mfu", &Efficiency::train_mfu, true},
+      {"logprob_mfu", &Efficiency::logprob_mfu, true},
+      {"step_overhead_s", &Efficiency::step_overhead_s, false},
+      {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
+  };
+  return kFields;
+}
+
+
 double GpuSpec::PeakFlops(Precision p) const {
   if (p == Precision::kFp4 && tflops_fp4 > 0) return tflops_fp4 * 1e12;
   if (p != Precision::kBf16 && tflops_fp8 > 0) return tflops_fp8 * 1e12;

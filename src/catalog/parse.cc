@@ -10,22 +10,6 @@
 namespace rlcost::catalog_internal {
 namespace {
 
-struct EffField {
-  const char* name;
-  double Efficiency::*member;
-  bool fraction;  // in (0, 1]; otherwise a time in seconds, >= 0
-};
-constexpr EffField kEffFields[] = {
-    {"decode_bw", &Efficiency::decode_bw, true},
-    {"decode_compute", &Efficiency::decode_compute, true},
-    {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
-    {"prefill_mfu", &Efficiency::prefill_mfu, true},
-    {"train_mfu", &Efficiency::train_mfu, true},
-    {"logprob_mfu", &Efficiency::logprob_mfu, true},
-    {"step_overhead_s", &Efficiency::step_overhead_s, false},
-    {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
-};
-
 const std::vector<std::string> kModelNumericKeys = {
     "params_b", "active_params_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
     "experts", "experts_per_token", "shared_experts", "kv_lora_rank", "rope_head_dim"};
@@ -138,7 +122,7 @@ int LineOf(const YAML::Node& node) {
 
 std::vector<std::string> EfficiencyFieldNames() {
   std::vector<std::string> names;
-  for (const auto& f : kEffFields) names.emplace_back(f.name);
+  for (const auto& f : EfficiencyFields()) names.emplace_back(f.name);
   return names;
 }
 
@@ -159,7 +143,7 @@ EfficiencyPatch ParseEfficiencyPatch(const YAML::Node& node, const std::string& 
   }
   const std::vector<std::string> fields = EfficiencyFieldNames();
   CheckKeys(node, With(fields, {"sources", "source"}), path, problems);
-  for (const auto& f : kEffFields) {
+  for (const auto& f : EfficiencyFields()) {
     YAML::Node v = node[f.name];
     if (!v) continue;
     const std::string p = Join(path, f.name);

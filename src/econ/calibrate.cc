@@ -175,20 +175,6 @@ std::string Num(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
-const std::vector<EfficiencyField>& EfficiencyFields() {
-  static const std::vector<EfficiencyField> kFields = {
-      {"decode_bw", &Efficiency::decode_bw, true},
-      {"decode_compute", &Efficiency::decode_compute, true},
-      {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
-      {"prefill_mfu", &Efficiency::prefill_mfu, true},
-      {"train_mfu", &Efficiency::train_mfu, true},
-      {"logprob_mfu", &Efficiency::logprob_mfu, true},
-      {"step_overhead_s", &Efficiency::step_overhead_s, false},
-      {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
-  };
-  return kFields;
-}
-
 const EfficiencyField* FindEfficiencyField(std::string_view name) {
   for (const auto& f : EfficiencyFields()) {
     if (name == f.name) return &f;

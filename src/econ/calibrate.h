@@ -17,13 +17,9 @@
 
 namespace rlcost::calib {
 
-// The Efficiency fields by name, with their physical range.
-struct EfficiencyField {
-  const char* name;
-  double Efficiency::*member;
-  bool fraction;  // true: (0, 1]; false: seconds >= 0
-};
-const std::vector<EfficiencyField>& EfficiencyFields();
+// The Efficiency fields by name (one table, in the catalog).
+using ::rlcost::EfficiencyField;
+using ::rlcost::EfficiencyFields;
 const EfficiencyField* FindEfficiencyField(std::string_view name);
 
 // The model's prediction for one logged step (the scenario with that step's

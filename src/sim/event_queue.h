@@ -1,4 +1,4 @@
-// The simulator's calendar: a binary min-heap of plain events ordered by time,
+// The simulator's calendar: a 4-ary min-heap of plain events ordered by time,
 // ties broken by insertion order so a run is deterministic. No std::function,
 // no allocation once the heap has grown to its working size.
 #pragma once
@@ -30,26 +30,53 @@ struct Event {
 class EventQueue {
  public:
   void Push(double t, EventType type, int32_t a, uint32_t b = 0) {
-    heap_.push_back(Event{t, next_order_++, type, a, b});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    // Sift up: move parents down into the hole until the new event's place.
+    Event ev{t, next_order_++, type, a, b};
+    size_t i = heap_.size();
+    heap_.push_back(ev);
+    while (i > 0) {
+      size_t parent = (i - 1) / kArity;
+      if (!Before(ev, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = ev;
   }
   Event Pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Event e = heap_.back();
+    Event top = heap_.front();
+    Event last = heap_.back();
     heap_.pop_back();
-    return e;
+    size_t n = heap_.size();
+    if (n > 0) {
+      // Sift down the last event from the root: the earliest child moves up.
+      size_t i = 0;
+      for (;;) {
+        size_t c = kArity * i + 1;
+        if (c >= n) break;
+        size_t best = c;
+        size_t end = std::min(c + kArity, n);
+        for (size_t k = c + 1; k < end; ++k)
+          if (Before(heap_[k], heap_[best])) best = k;
+        if (!Before(heap_[best], last)) break;
+        heap_[i] = heap_[best];
+        i = best;
+      }
+      heap_[i] = last;
+    }
+    return top;
   }
   bool empty() const { return heap_.empty(); }
   double top_time() const { return heap_.front().t; }
   void Reserve(size_t n) { heap_.reserve(n); }
 
  private:
-  // A function object, not a function pointer, so the heap operations inline it.
-  struct Later {
-    bool operator()(const Event& x, const Event& y) const {
-      return x.t > y.t || (x.t == y.t && x.order > y.order);
-    }
-  };
+  // A 4-ary heap: half the levels of a binary heap, and a node's children
+  // share a cache line or two. The order (time, then insertion) is total, so
+  // events come out in the same sequence as from any other priority queue.
+  static constexpr size_t kArity = 4;
+  static bool Before(const Event& x, const Event& y) {
+    return x.t < y.t || (x.t == y.t && x.order < y.order);
+  }
   std::vector<Event> heap_;
   uint64_t next_order_ = 0;
 };

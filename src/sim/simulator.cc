@@ -797,22 +797,49 @@ void Simulator::TruncateSegment(int e) {
   Engine& en = engines_[e];
   if (en.seg != SegKind::kDecode || en.seg_n <= 1) return;
   double elapsed = now_ - en.seg_t0;
-  auto time_of = [&](int64_t n) { return n <= 0 ? 0.0 : Decode(en.seg_b, double(en.seg_ctx), double(n)).time_s; };
+  const perf::DecodeArms& arms = Arms(en.seg_b);
+  const double b = double(en.seg_b), c0 = double(en.seg_ctx);
+  auto time_of = [&](int64_t n) {
+    return n <= 0 ? 0.0 : perf::DecodeIterations(arms, b, c0, double(n)).time_s;
+  };
   // Iterations only get longer as the context grows, so elapsed / first and
-  // elapsed / last bracket the count; a short binary search finishes it.
-  double first = Decode(en.seg_b, double(en.seg_ctx), 1.0).time_s;
-  double last = Decode(en.seg_b, double(en.seg_ctx + en.seg_b * (en.seg_n - 1)), 1.0).time_s;
+  // elapsed / last bracket the count; a short search finishes it.
+  double first = time_of(1);
+  double last = perf::DecodeIterations(arms, b, double(en.seg_ctx + en.seg_b * (en.seg_n - 1)), 1.0).time_s;
   int64_t hi = en.seg_n - 1, lo = 0;
   if (first > 0) hi = std::min(hi, static_cast<int64_t>(elapsed / first));
   if (last > 0) lo = std::min(hi, static_cast<int64_t>(elapsed / last));
   if (lo > 0 && time_of(lo) > elapsed) lo = 0;
+  // The answer is where time_of(n) <= elapsed turns false (time_of grows by
+  // one iteration, milliseconds, per step: monotone far above rounding), so
+  // any probe sequence finds the same n as plain bisection. Probe first where
+  // the iteration times, linear from `first` to `last` (one roofline arm),
+  // sum to `elapsed`: n A + D n (n - 1) / 2 = elapsed. It is usually exact,
+  // and two probes settle it.
+  if (lo < hi && first > 0) {
+    double d = en.seg_n > 1 ? (last - first) / double(en.seg_n - 1) : 0.0;
+    double est;
+    if (d > 0) {
+      double p = first - 0.5 * d;
+      est = (std::sqrt(p * p + 2.0 * d * elapsed) - p) / d;
+    } else {
+      est = elapsed / first;
+    }
+    int64_t g = std::clamp(static_cast<int64_t>(est), lo, hi);
+    if (time_of(g) <= elapsed) {
+      lo = g;
+      if (g < hi && time_of(g + 1) > elapsed) hi = g;
+    } else {
+      hi = g - 1;
+    }
+  }
   while (lo < hi) {  // largest n in [lo, hi] with time_of(n) <= elapsed
     int64_t mid = lo + (hi - lo + 1) / 2;
     if (time_of(mid) <= elapsed) lo = mid; else hi = mid - 1;
   }
   int64_t n = lo + 1;
   if (n >= en.seg_n) return;
-  perf::Work w = Decode(en.seg_b, double(en.seg_ctx), double(n));
+  perf::Work w = perf::DecodeIterations(arms, b, c0, double(n));
   en.seg_n = n;
   en.seg_t1 = en.seg_t0 + w.time_s;
   en.seg_flops = w.flops;

@@ -164,6 +164,25 @@ class Loader {
     return true;
   }
 
+  // Reads the CSV named by the scalar `file_n` (relative to the scenario);
+  // reports a missing, unreadable or malformed file at `path`. `resolved_out`
+  // receives the resolved path.
+  std::optional<CsvTable> ReadCsvField(const YAML::Node& file_n, const std::string& path,
+                                       std::string* resolved_out, std::string* rel_out) {
+    auto rel = r_.AsString(file_n, path);
+    if (!rel) return std::nullopt;
+    std::string resolved = Resolve(*rel);
+    if (!CheckReadable(file_n, path, *rel, resolved)) return std::nullopt;
+    auto t = ReadCsv(resolved);
+    if (!t) {
+      r_.Add(file_n, path, t.error());
+      return std::nullopt;
+    }
+    *resolved_out = resolved;
+    *rel_out = *rel;
+    return std::move(*t);
+  }
+
   void ReadModel(const YAML::Node& root, Scenario& s) {
     YAML::Node n = Reader::Child(root, "model");
     if (!n.IsDefined()) {
@@ -371,15 +390,10 @@ class Loader {
       }
     } else {
       const std::string fp = Join(path, "file");
-      auto rel = r_.AsString(file_n, fp);
-      if (!rel) return;
-      std::string resolved = Resolve(*rel);
-      if (!CheckReadable(file_n, fp, *rel, resolved)) return;
-      auto t = ReadCsv(resolved);
-      if (!t) {
-        r_.Add(file_n, fp, t.error());
-        return;
-      }
+      std::string resolved, rel_name;
+      auto t = ReadCsvField(file_n, fp, &resolved, &rel_name);
+      if (!t) return;
+      const std::string* rel = &rel_name;
       size_t cols = t->header.empty() ? (t->rows.empty() ? 1 : t->rows[0].size()) : t->header.size();
       if (cols != 1) {
         r_.Add(file_n, fp, fmt::format("'{}' has {} columns; expected one number per line", *rel, cols));
@@ -562,15 +576,10 @@ class Loader {
     const std::string fp = Join(path, "file");
     int declared_n = 0;
     bool has_n = r_.Int(n, "samples_per_task", path, declared_n, 1);
-    auto rel = r_.AsString(file_n, fp);
-    if (!rel) return;
-    std::string resolved = Resolve(*rel);
-    if (!CheckReadable(file_n, fp, *rel, resolved)) return;
-    auto t = ReadCsv(resolved);
-    if (!t) {
-      r_.Add(file_n, fp, t.error());
-      return;
-    }
+    std::string resolved, rel_name;
+    auto t = ReadCsvField(file_n, fp, &resolved, &rel_name);
+    if (!t) return;
+    const std::string* rel = &rel_name;
     int rate_col = t->Column("pass_rate");
     int succ_col = t->Column("successes"), samp_col = t->Column("samples");
     if (t->header.empty() || (rate_col < 0 && (succ_col < 0 || samp_col < 0))) {
