@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -43,6 +44,16 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                      s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode),
                      ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
                      s.algorithm.prompts_per_step, s.algorithm.steps);
+  // The headline: what a person asks first.
+  out += fmt::format("\n  {} per step ({} s: rollout {:.0f}%, train {:.0f}%, other {:.0f}%), {} per useful sample\n",
+                     FormatValue(e.usd_per_step, "USD"), FormatValue(e.step.time_s, "s"),
+                     100 * e.step.rollout_s / std::max(e.step.time_s, 1e-12),
+                     100 * e.step.train_s / std::max(e.step.time_s, 1e-12),
+                     100 * e.step.other_s / std::max(e.step.time_s, 1e-12),
+                     FormatValue(e.usd_per_useful_sample, "USD"));
+  out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); MFU rollout {:.1f}%, train {:.1f}%\n",
+                     FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours, 100 * e.mfu_rollout,
+                     100 * e.mfu_train);
   std::string group;
   for (const auto& m : Metrics()) {
     auto v = m.get(e);
