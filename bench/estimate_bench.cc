@@ -38,3 +38,28 @@ void BM_LoadDefaultScenario(benchmark::State& state) {
 BENCHMARK(BM_LoadDefaultScenario)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+namespace {
+
+void BM_SignalAnalyzeDefault(benchmark::State& state) {
+  const auto& s = Default();
+  for (auto _ : state) benchmark::DoNotOptimize(rlcost::signal::Analyze(s));
+}
+BENCHMARK(BM_SignalAnalyzeDefault)->Unit(benchmark::kMicrosecond);
+
+void BM_AnalyticStepDefault(benchmark::State& state) {
+  const auto& s = Default();
+  auto sig = rlcost::signal::Analyze(s).value();
+  for (auto _ : state) benchmark::DoNotOptimize(rlcost::sim::AnalyticStep(s, sig));
+}
+BENCHMARK(BM_AnalyticStepDefault)->Unit(benchmark::kMicrosecond);
+
+void BM_GoalStepsDefault(benchmark::State& state) {
+  const auto& s = Default();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(rlcost::signal::StepsToTarget(s, rlcost::LearningCurveSpec{}, 0.6));
+  }
+}
+BENCHMARK(BM_GoalStepsDefault)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
