@@ -85,7 +85,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{DistKind::kUniform, 2000, 0.8, 500.0, 4000},
                       Case{DistKind::kUniform, 100, 0.2, std::nullopt, 110},
                       Case{DistKind::kExponential, 2000, 1.0, std::nullopt, 8192},
-                      Case{DistKind::kExponential, 500, 0.0, 100.0, 1000}));  // cv ignored
+                      Case{DistKind::kExponential, 500, 0.0, 100.0, 1000}),  // cv ignored
+    // Readable test names: kind_index, e.g. "lognormal_0".
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return std::string(ToString(info.param.kind)) + "_" + std::to_string(info.index);
+    });
 
 TEST(Distribution, ScenarioDefaultResponseLengths) {
   auto d = Distribution::Make(DistKind::kLognormal, 2000, 0.8, std::nullopt, 8192);
