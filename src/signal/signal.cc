@@ -527,9 +527,11 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   // Useful samples the curve needs: R(C*) = T  =>  C* = C_mid / ((A - R0)/(T - R0) - 1)^(1/B).
   const double c_target =
       curve.midpoint_useful_samples / std::pow((a_inf - r0) / (target - r0) - 1, 1 / curve.exponent);
+  const bool linear = curve.exponent == 1.0;  // the default: no pow in the hot loop
   auto pass_rate_at = [&](double c) {
     if (c <= 0) return r0;
-    return r0 + (a_inf - r0) / (1 + std::pow(curve.midpoint_useful_samples / c, curve.exponent));
+    const double x = curve.midpoint_useful_samples / c;
+    return r0 + (a_inf - r0) / (1 + (linear ? x : std::pow(x, curve.exponent)));
   };
 
   // P(informative group) on [R0, T], tabulated (the process form needs quadrature)
@@ -561,6 +563,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   constexpr double kDiscreteSteps = 1e5;
   double c = 0, steps = 0, generated = 0;
   std::vector<std::pair<double, double>> traj = {{0.0, r0}};
+  traj.reserve(1024);
   double r = r0;  // R(C) at the current step, carried over (one pow per step)
   while (c < c_target && steps < kDiscreteSteps) {
     const auto [useful, gen] = step_at(r);
