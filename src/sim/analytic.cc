@@ -94,13 +94,6 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
   return r;
 }
 
-struct Lengths {
-  double prompt = 0;
-  double response = 0;     // per turn
-  double tool_output = 0;  // per turn
-  double turns = 1;
-};
-
 // Single-turn generation of n sequences on one engine with a KV budget.
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                          double kv_tokens) {
