@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct EfficiencyField {
   bool fraction;  // true: (0, 1]; false: seconds >= 0
 };
 const std::vector<EfficiencyField>& EfficiencyFields();
+
+// Fixed cost per decode iteration of an engine whose scheduler overlaps CPU
+// work with the GPU (nullopt for plain vLLM: the catalog's measured
+// decode_iter_overhead_s applies). Sources in docs/model.md.
+std::optional<double> OverlappedIterOverheadS(InferenceEngine engine);
 
 struct GpuSpec {
   std::string id;                 // catalog id, e.g. "h100-sxm"

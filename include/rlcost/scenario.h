@@ -35,6 +35,9 @@ struct PlacementSpec {
   int rollout_gpus = 0;  // colocated: = hardware.gpus
   int train_gpus = 0;    // colocated: = hardware.gpus
   int rollout_tp = 1;
+  // vllm: CPU scheduling between decode iterations is exposed (the catalog's
+  // decode_iter_overhead_s); vllm-async, sglang, trtllm overlap it with GPU work.
+  InferenceEngine engine = InferenceEngine::kVllm;
 };
 
 struct SandboxSpec {

@@ -17,6 +17,9 @@ enum class PipelineMode { kSync, kAsync };
 enum class Dispatch { kAsync, kLockstep };
 enum class RewardType { kOutcome, kProcess };
 enum class Algorithm { kGrpo, kDapo, kRloo, kPpo };
+// The inference engine that generates rollouts: it sets the fixed cost of a
+// decode iteration (docs/model.md, catalog section).
+enum class InferenceEngine { kVllm, kVllmAsync, kSglang, kTrtllm };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 
 std::string_view ToString(Precision v);
@@ -27,6 +30,7 @@ std::string_view ToString(Dispatch v);
 std::string_view ToString(RewardType v);
 std::string_view ToString(Algorithm v);
 std::string_view ToString(DistKind v);
+std::string_view ToString(InferenceEngine v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -36,6 +40,7 @@ std::optional<Dispatch> DispatchFromString(std::string_view s);
 std::optional<RewardType> RewardTypeFromString(std::string_view s);
 std::optional<Algorithm> AlgorithmFromString(std::string_view s);
 std::optional<DistKind> DistKindFromString(std::string_view s);
+std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

@@ -13,6 +13,27 @@
 
 namespace rlcost {
 
+std::optional<double> OverlappedIterOverheadS(InferenceEngine engine) {
+  switch (engine) {
+    case InferenceEngine::kVllm:
+      return std::nullopt;
+    case InferenceEngine::kVllmAsync:
+      // vLLM async scheduling: "bs=256, which dropped from the original 5-6ms
+      // to 150-170us" (vllm-project/vllm PR #11133); middle 160 us.
+      return 160e-6;
+    case InferenceEngine::kSglang:
+      // SGLang v0.4 overlap scheduler: "5 consecutive decoding batches, and you
+      // can see there is no single idle time on the GPU" (lmsys.org blog,
+      // 2024-12-04, "zero-overhead batch scheduler").
+      return 0.0;
+    case InferenceEngine::kTrtllm:
+      // TensorRT-LLM's overlap scheduler, "Enabled by default" (TensorRT-LLM
+      // docs, features/overlap-scheduler).
+      return 0.0;
+  }
+  return std::nullopt;
+}
+
 const std::vector<EfficiencyField>& EfficiencyFields() {
   static const std::vector<EfficiencyField> kFields = {
       {"decode_bw", &Efficiency::decode_bw, true},

@@ -20,6 +20,9 @@ constexpr Names<Algorithm, 4> kAlgorithm{{{Algorithm::kGrpo, "grpo"}, {Algorithm
 constexpr Names<DistKind, 6> kDist{{{DistKind::kFixed, "fixed"}, {DistKind::kLognormal, "lognormal"}, {DistKind::kNormal, "normal"},
                                     {DistKind::kExponential, "exponential"}, {DistKind::kUniform, "uniform"}, {DistKind::kEmpirical, "empirical"}}};
 
+constexpr Names<InferenceEngine, 4> kEngine{{{InferenceEngine::kVllm, "vllm"}, {InferenceEngine::kVllmAsync, "vllm-async"},
+                                             {InferenceEngine::kSglang, "sglang"}, {InferenceEngine::kTrtllm, "trtllm"}}};
+
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
   for (const auto& [e, s] : names) if (e == v) return s;
@@ -50,6 +53,7 @@ std::string_view ToString(Dispatch v) { return Lookup(kDispatch, v); }
 std::string_view ToString(RewardType v) { return Lookup(kReward, v); }
 std::string_view ToString(Algorithm v) { return Lookup(kAlgorithm, v); }
 std::string_view ToString(DistKind v) { return Lookup(kDist, v); }
+std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -59,6 +63,7 @@ std::optional<Dispatch> DispatchFromString(std::string_view s) { return Parse(kD
 std::optional<RewardType> RewardTypeFromString(std::string_view s) { return Parse(kReward, s); }
 std::optional<Algorithm> AlgorithmFromString(std::string_view s) { return Parse(kAlgorithm, s); }
 std::optional<DistKind> DistKindFromString(std::string_view s) { return Parse(kDist, s); }
+std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { return Parse(kEngine, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -68,6 +73,7 @@ template <> std::string AcceptedNames<Dispatch>() { return Join(kDispatch); }
 template <> std::string AcceptedNames<RewardType>() { return Join(kReward); }
 template <> std::string AcceptedNames<Algorithm>() { return Join(kAlgorithm); }
 template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
+template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 
 double BytesPer(Precision p) {
   switch (p) {

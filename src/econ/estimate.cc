@@ -23,6 +23,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or --calibration)",
                           s.hardware.gpu.id, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
                           eff.logprob_mfu * 100));
+  a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
+                          ToString(s.placement.engine), eff.decode_iter_overhead_s * 1e3,
+                          s.placement.engine == InferenceEngine::kVllm
+                              ? "; set placement.engine to vllm-async, sglang or trtllm for overlap scheduling"
+                              : ", overlap scheduling"));
   a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,
                           s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour ? " (catalog default)" : ""));
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {

@@ -40,8 +40,8 @@ std::string FormatValue(double v, std::string_view unit) {
 std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   std::string out;
   out += fmt::format("rlcost {} — {}\n", e.method, s.name);
-  out += fmt::format("  {} on {} x {} ({}), {} {}, G={}, {} prompts/step, {} steps\n", s.model.id,
-                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode),
+  out += fmt::format("  {} on {} x {} ({}, {}), {} {}, G={}, {} prompts/step, {} steps\n", s.model.id,
+                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode), ToString(s.placement.engine),
                      ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
                      s.algorithm.prompts_per_step, s.algorithm.steps);
   // The headline: what a person asks first.

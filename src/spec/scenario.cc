@@ -248,8 +248,14 @@ class Loader {
     PlacementSpec& p = s.placement;
     const int gpus = s.hardware.gpus;
     YAML::Node n = Reader::Child(root, "placement");
-    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp"});
+    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
+    r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
+    // An overlap scheduler hides the per-iteration CPU work the catalog's
+    // decode_iter_overhead_s measures for plain vLLM.
+    if (auto overhead = OverlappedIterOverheadS(p.engine)) {
+      s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
+    }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
     if (p.mode == PlacementMode::kColocated) {
       // Both phases share every GPU; rollout_gpus / train_gpus are ignored so a

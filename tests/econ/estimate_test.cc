@@ -147,3 +147,38 @@ TEST(Estimate, NewerGpuIsFaster) {
 
 }  // namespace
 }  // namespace rlcost
+
+namespace rlcost {
+namespace {
+
+TEST(Estimate, OverlapSchedulingEnginesHideTheIterationOverhead) {
+  // vllm keeps the catalog's measured per-iteration CPU gap; sglang and
+  // trtllm overlap it (0), vllm-async leaves 160 us. With the default
+  // scenario's long tail (thousands of small-batch iterations) that is seconds.
+  auto vllm = DefaultScenario(Cat()).value();
+  auto sglang = DefaultScenario(Cat(), {{"placement.engine", "sglang"}}).value();
+  auto async = DefaultScenario(Cat(), {{"placement.engine", "vllm-async"}}).value();
+  EXPECT_EQ(vllm.placement.engine, InferenceEngine::kVllm);
+  EXPECT_DOUBLE_EQ(vllm.hardware.gpu.efficiency.decode_iter_overhead_s,
+                   Cat().FindGpu("h100-sxm")->efficiency.decode_iter_overhead_s);
+  EXPECT_DOUBLE_EQ(sglang.hardware.gpu.efficiency.decode_iter_overhead_s, 0.0);
+  EXPECT_DOUBLE_EQ(async.hardware.gpu.efficiency.decode_iter_overhead_s, 160e-6);
+  double t_vllm = EstimateAnalytic(vllm)->step.rollout_s;
+  double t_async = EstimateAnalytic(async)->step.rollout_s;
+  double t_sglang = EstimateAnalytic(sglang)->step.rollout_s;
+  EXPECT_LT(t_sglang, t_async);
+  EXPECT_LT(t_async, t_vllm);
+  // Nothing but generation changes.
+  EXPECT_DOUBLE_EQ(EstimateAnalytic(vllm)->step.train_s, EstimateAnalytic(sglang)->step.train_s);
+}
+
+TEST(Estimate, UnknownEngineNamesThePathAndTheChoices) {
+  auto s = DefaultScenario(Cat(), {{"placement.engine", "tgi"}});
+  ASSERT_FALSE(s.has_value());
+  std::string msg = s.error().ToString();
+  EXPECT_NE(msg.find("placement.engine"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("vllm | vllm-async | sglang | trtllm"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace rlcost
