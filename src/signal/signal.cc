@@ -331,27 +331,7 @@ Result<PassRateSpec> EffectivePassRate(const PassRateSpec& pr) {
   return Fail(ErrorCode::kInternal, "environment.pass_rate", "unknown pass-rate kind");
 }
 
-double MeanPassRate(const PassRateSpec& pr) {
-  switch (pr.kind) {
-    case PassRateSpec::Kind::kBeta:
-      return pr.a / (pr.a + pr.b);
-    case PassRateSpec::Kind::kHistogram: {
-      double m = 0, w_total = 0;
-      for (const auto& [p, w] : pr.histogram) {
-        m += w * p;
-        w_total += w;
-      }
-      return w_total > 0 ? m / w_total : 0;
-    }
-    case PassRateSpec::Kind::kTasks: {
-      if (pr.task_pass_rates.empty()) return 0;
-      double m = 0;
-      for (double r : pr.task_pass_rates) m += r;
-      return m / pr.task_pass_rates.size();
-    }
-  }
-  return 0;
-}
+double MeanPassRate(const PassRateSpec& pr) { return pr.mean(); }
 
 double InformativeGroupProbability(const PassRateSpec& pr, int group_size) {
   auto eff = EffectivePassRate(pr);

@@ -316,8 +316,7 @@ class Simulator {
   enum class TrainerPhase { kWaitBatch, kBusy, kWaitSync, kSync, kOverhead, kDone } trainer_ = TrainerPhase::kWaitBatch;
   double trainer_since_ = 0;
   std::vector<double> finished_tokens_cum_;   // trained tokens after each multiple of g_ finished
-  std::vector<double> finished_gen_cum_;
-  double cum_tokens_ = 0, cum_gen_ = 0;
+  double cum_tokens_ = 0;
   bool sync_done_flag_ = false;  // sync colocated: the step's batch is rewarded
 
   // Totals over the run.
@@ -631,11 +630,9 @@ void Simulator::TrajDone(int32_t id) {
   if (pipelined_) {
     // The trainer takes trajectories in the order they finish.
     cum_tokens_ += trained;
-    cum_gen_ += double(t.gen);
     ++finished_total_;
     if (finished_total_ % g_ == 0) {
       finished_tokens_cum_.push_back(cum_tokens_);
-      finished_gen_cum_.push_back(cum_gen_);
     }
     FreeBatchIfDone(t.batch);
     if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
@@ -1160,8 +1157,6 @@ void Simulator::TrainerTry() {
   idle_wait_rollout_ += wait * train_gpus_;
   if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollouts", trainer_since_, now_);
   double tok_all = finished_tokens_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_tokens_cum_[trainer_step_ - 1] : 0);
-  double gen = finished_gen_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_gen_cum_[trainer_step_ - 1] : 0);
-  (void)gen;
   double tokens = tok_all * trained_ratio_;
   trained_tokens_ += tokens;
   double lp, ref, tr, lp_f, ref_f, tr_f;
@@ -1333,7 +1328,6 @@ Result<void> Simulator::RunSyncColocated() {
     (void)bt;
     sync_done_flag_ = false;
     cum_tokens_ = 0;
-    double gen_before = gen_tokens_;
     for (int i = 0; i < g_; ++i) StartTrajectory(step * g_ + i, i % n_engines_);
     for (int e = 0; e < n_engines_; ++e) {
       Engine& en = engines_[e];
@@ -1353,7 +1347,6 @@ Result<void> Simulator::RunSyncColocated() {
     double gen_end = b.t_last_gen_end;
     double rollout = gen_end - t0;
     double reward = now_ - gen_end;
-    (void)gen_before;
     double tokens = cum_tokens_ * trained_ratio_;
     trained_tokens_ += tokens;
     double lp, ref, tr, lp_f, ref_f, tr_f;

@@ -25,9 +25,12 @@ double PassRateSpec::mean() const {
   switch (kind) {
     case Kind::kBeta: return a / (a + b);
     case Kind::kHistogram: {
-      double m = 0;
-      for (const auto& [p, w] : histogram) m += p * w;
-      return m;
+      double m = 0, total = 0;
+      for (const auto& [p, w] : histogram) {
+        m += p * w;
+        total += w;
+      }
+      return total > 0 ? m / total : 0;
     }
     case Kind::kTasks:
       if (task_pass_rates.empty()) return 0;
