@@ -90,6 +90,10 @@ struct AlgorithmSpec {
   bool dynamic_sampling = false;
   bool reference_model = true;
   bool recompute_logprobs = true;
+  // A value model of the policy's size, trained beside it (PPO with GAE).
+  // Default: true for ppo, false otherwise; `critic: false` is PPO with a
+  // group-mean baseline instead (AReaL/ReaL-HF `disable_value: true`).
+  bool critic = false;
   std::optional<LoraSpec> lora;  // absent = full fine-tuning
 };
 

@@ -37,8 +37,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   if (s.environment.sandbox) {
     a.push_back("sandbox CPU is billed for the time a slot is held: start-up, tool calls and verification");
   }
-  if (s.algorithm.name == Algorithm::kPpo) {
-    a.push_back("ppo: a critic of the policy's size adds a value forward pass and a critic update each step");
+  if (s.algorithm.critic) {
+    a.push_back("ppo: a critic of the policy's size adds a value forward pass and a critic update each step "
+                "(algorithm.critic: false for PPO with a group-mean baseline)");
+  } else if (s.algorithm.name == Algorithm::kPpo) {
+    a.push_back("ppo without a critic (algorithm.critic: false): advantages from the group's mean reward, as GRPO");
   }
   return a;
 }

@@ -378,7 +378,7 @@ Result<Summary> Analyze(const Scenario& s) {
   out.informative_group_probability = process ? ProcessInformative(eff, g, k) : out.outcome_informative_group_probability;
   out.mean_abs_advantage = MeanAbsAdvantage(eff);
 
-  const bool ppo = alg.name == Algorithm::kPpo;
+  const bool ppo = alg.critic;  // a value baseline, not the group's mean
   const double per_rollout = ppo ? InteriorMass(eff) : out.informative_group_probability;
   const StepSignal step = SignalOfStep(out.informative_group_probability, per_rollout, alg.dynamic_sampling);
 
@@ -501,7 +501,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   const bool process = s.environment.reward.type == RewardType::kProcess;
   const int g = alg.group_size;
   const int k = process ? s.environment.reward.credited_steps : 1;
-  const bool ppo = alg.name == Algorithm::kPpo;
+  const bool ppo = alg.critic;  // a value baseline, not the group's mean
   const double trained = static_cast<double>(alg.prompts_per_step) * g;
 
   // Useful samples the curve needs: R(C*) = T  =>  C* = C_mid / ((A - R0)/(T - R0) - 1)^(1/B).

@@ -360,7 +360,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
                                                : perf::Work{};
   auto update = perf::TrainStep(s, t.trained_tokens, traj_tokens, train_gpus);
   double critic_s = 0, critic_flops = 0;
-  if (s.algorithm.name == Algorithm::kPpo) {
+  if (s.algorithm.critic) {
     // PPO with a critic of the policy's size: a value forward and a critic update.
     auto v = perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus);
     critic_s = update.time_s + v.time_s;

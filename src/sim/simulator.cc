@@ -1140,7 +1140,7 @@ void Simulator::TrainPhases(double tokens, double trajs, double& lp, double& ref
   perf::Work w = perf::TrainStep(s_, tokens, mean_len, train_gpus_);
   tr = w.time_s;
   tr_f = w.flops * train_gpus_;
-  if (s_.algorithm.name == Algorithm::kPpo) {
+  if (s_.algorithm.critic) {
     // PPO's critic, the policy's size (as the analytic path): a value forward
     // pass and a critic update.
     perf::Work v = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);

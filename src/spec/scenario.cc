@@ -648,7 +648,7 @@ class Loader {
     const std::string path = "algorithm";
     YAML::Node n = Reader::Child(root, "algorithm");
     if (!r_.CheckKeys(n, path, {"name", "group_size", "prompts_per_step", "steps", "dynamic_sampling",
-                                "reference_model", "recompute_logprobs", "lora"}))
+                                "reference_model", "recompute_logprobs", "critic", "lora"}))
       return;
     r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
     r_.Int(n, "group_size", path, a.group_size, 1);
@@ -660,6 +660,14 @@ class Loader {
     a.reference_model = a.name != Algorithm::kDapo;
     r_.Bool(n, "reference_model", path, a.reference_model);
     r_.Bool(n, "recompute_logprobs", path, a.recompute_logprobs);
+    a.critic = a.name == Algorithm::kPpo;
+    r_.Bool(n, "critic", path, a.critic);
+    if (a.critic && a.name != Algorithm::kPpo) {
+      r_.Add(Reader::Child(n, "critic"), Join(path, "critic"),
+             fmt::format("true needs algorithm.name: ppo; {} uses the group's rewards as its baseline, "
+                         "not a value model",
+                         ToString(a.name)));
+    }
     YAML::Node lora = Reader::Child(n, "lora");
     if (lora.IsDefined()) {
       bool enabled = true;

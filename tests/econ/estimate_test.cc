@@ -172,6 +172,26 @@ TEST(Estimate, OverlapSchedulingEnginesHideTheIterationOverhead) {
   EXPECT_DOUBLE_EQ(EstimateAnalytic(vllm)->step.train_s, EstimateAnalytic(sglang)->step.train_s);
 }
 
+TEST(Estimate, PpoCriticTrainsASecondModelOfThePolicysSize) {
+  // ppo defaults to a critic; critic: false (AReaL's disable_value) drops the
+  // value forward and the critic update, so the update is the policy's alone.
+  auto grpo = DefaultScenario(Cat()).value();
+  auto ppo = DefaultScenario(Cat(), {{"algorithm.name", "ppo"}}).value();
+  auto ppo_nc = DefaultScenario(Cat(), {{"algorithm.name", "ppo"}, {"algorithm.critic", "false"}}).value();
+  EXPECT_TRUE(ppo.algorithm.critic);
+  EXPECT_FALSE(ppo_nc.algorithm.critic);
+  auto e_grpo = EstimateAnalytic(grpo).value();
+  auto e_ppo = EstimateAnalytic(ppo).value();
+  auto e_nc = EstimateAnalytic(ppo_nc).value();
+  EXPECT_DOUBLE_EQ(e_nc.step.train_s, e_grpo.step.train_s);
+  // Critic update = policy update; plus a value forward, which costs what a
+  // log-prob pass costs (same tokens, same model size).
+  EXPECT_NEAR(e_ppo.step.train_s, 2 * e_grpo.step.train_s + e_grpo.step.logprob_s, 1e-9 * e_ppo.step.train_s);
+  // Without a critic the advantage is the group's: GRPO's informative fraction.
+  EXPECT_DOUBLE_EQ(e_nc.signal.informative_fraction, e_grpo.signal.informative_fraction);
+  EXPECT_GT(e_ppo.signal.informative_fraction, e_grpo.signal.informative_fraction);
+}
+
 TEST(Estimate, UnknownEngineNamesThePathAndTheChoices) {
   auto s = DefaultScenario(Cat(), {{"placement.engine", "tgi"}});
   ASSERT_FALSE(s.has_value());

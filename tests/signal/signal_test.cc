@@ -197,6 +197,11 @@ TEST(Signal, HistogramAndPpo) {
   // PPO with an ideal critic (V = p): non-zero advantage on every rollout of a task with
   // 0 < p < 1: the 0.5 atom, 30%; mean |advantage| = 0.3 * 2 * 0.25 = 0.15.
   s.algorithm.name = Algorithm::kPpo;
+  s.algorithm.critic = false;  // PPO with a group-mean baseline: as GRPO
+  r = Analyze(s);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->informative_fraction, 0.2625, 1e-15);
+  s.algorithm.critic = true;
   r = Analyze(s);
   ASSERT_TRUE(r.has_value());
   EXPECT_NEAR(r->informative_fraction, 0.3, 1e-15);

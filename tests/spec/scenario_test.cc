@@ -78,6 +78,7 @@ TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
   EXPECT_NEAR(s->environment.pass_rate.b, 1.3, 1e-12);
   EXPECT_EQ(s->algorithm.prompts_per_step, 64);
   EXPECT_TRUE(s->algorithm.reference_model);  // default
+  EXPECT_FALSE(s->algorithm.critic);           // grpo: no value model
   EXPECT_FALSE(s->algorithm.lora.has_value());
   EXPECT_EQ(s->goal.target_pass_rate, 0.6);
   EXPECT_FALSE(s->goal.curve.has_value());
@@ -189,6 +190,7 @@ TEST(Scenario, BadInputsNameTheField) {
       {"algorithm: {lora: {rank: 0, tenants: 1}}", "algorithm.lora.rank", ">= 1"},
       {"algorithm: {lora: {tenants: 0}}", "algorithm.lora.tenants", ">= 1"},
       {"algorithm: {name: ppo2}", "algorithm.name", "expected grpo | dapo | rloo | ppo"},
+      {"algorithm: {name: grpo, critic: true}", "algorithm.critic", "true needs algorithm.name: ppo"},
       {"algorithm: {dynamic_sampling: maybe}", "algorithm.dynamic_sampling", "expected true or false"},
       {"pipeline: {max_staleness: -1}", "pipeline.max_staleness", ">= 0"},
       {"pipeline: {dispatch: eager}", "pipeline.dispatch", "expected async | lockstep"},
