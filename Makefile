@@ -24,7 +24,8 @@ bench: build
 
 docs: build
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --markdown docs/validation.md --report-only >/dev/null
-	@echo "wrote docs/validation.md"
+	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts validation/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
+	@echo "wrote docs/validation.md and docs/validation-source-facts.md"
 
 clean:
 	rm -rf build

@@ -18,6 +18,7 @@ struct ValidateArgs {
   std::string path = "both";
   bool report_only = false;
   std::string markdown;
+  std::string facts;
   uint64_t seed = 1;
   int sim_steps = 0;
 };
@@ -42,6 +43,13 @@ int Run(const ValidateArgs& a) {
     if (!c) return PrintError(c.error(), json);
     cal = *c;
     opt.calibration = &cal;
+  }
+  validate::Facts facts;
+  if (!a.facts.empty()) {
+    auto f = validate::LoadFacts(a.facts);
+    if (!f) return PrintError(f.error(), json);
+    facts = std::move(*f);
+    opt.facts = &facts;
   }
   auto rep = validate::ValidateDir(a.dir, *cat, opt);
   if (!rep) return PrintError(rep.error(), json);
@@ -69,6 +77,9 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"analytic", "simulated", "both"}));
   sub->add_flag("--report-only", args->report_only, "exit 0 even when a metric is out of tolerance");
   sub->add_option("--markdown", args->markdown, "also write the report as markdown (docs/validation.md)");
+  sub->add_option("--facts", args->facts,
+                  "YAML of facts the published sources state but the case files leave out (engine, critic, "
+                  "placement), each with its source; applied per case and listed in the report");
   sub->add_option("--seed", args->seed, "random seed of the simulated path");
   sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)");
   AddCommon(sub, args->common);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 namespace rlcost::validate {
 namespace {
@@ -27,6 +28,13 @@ Problem ExpectProblem(const std::string& file, const std::string& path, std::str
   return p;
 }
 
+const std::vector<Fact>& FactsOf(const Options& opt, const std::string& path) {
+  static const std::vector<Fact> kNone;
+  if (!opt.facts) return kNone;
+  auto it = opt.facts->by_case.find(FileName(path));
+  return it == opt.facts->by_case.end() ? kNone : it->second;
+}
+
 class Runner {
  public:
   Runner(const Catalog& cat, const Options& opt) : cat_(cat), opt_(opt) {}
@@ -34,7 +42,9 @@ class Runner {
   Result<const Scenario*> Load(const std::string& path) {
     std::string k = Key(path);
     if (auto it = scenarios_.find(k); it != scenarios_.end()) return it->second.get();
-    auto s = LoadScenarioFile(path, cat_, opt_.overrides);
+    std::vector<Override> ovs = opt_.overrides;
+    for (const Fact& f : FactsOf(opt_, path)) ovs.push_back({f.path, f.value});
+    auto s = LoadScenarioFile(path, cat_, ovs);
     if (!s) return Fail(s.error());
     if (opt_.calibration) ApplyCalibration(*opt_.calibration, *s);
     auto owned = std::make_unique<Scenario>(std::move(*s));
@@ -171,7 +181,20 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
       bad.problems.push_back(ExpectProblem(f, "expect.relative_to.scenario", "missing: relative metrics need a scenario"));
     }
     with_expect.push_back(l);
-    rep.cases.push_back({FileName(f), sc.name, sc.expect->source});
+    rep.cases.push_back({FileName(f), sc.name, sc.expect->source, FactsOf(opt, f)});
+  }
+  if (opt.facts) {
+    // A fact for a file that is not here is a typo or a stale facts file: say so.
+    rep.facts_file = opt.facts->file;
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(FileName(f));
+    for (const auto& [name, facts] : opt.facts->by_case) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      std::string near = ClosestMatch(name, names);
+      bad.problems.push_back(ExpectProblem(opt.facts->file, "facts." + name,
+          "no scenario file of that name among the " + std::to_string(names.size()) + " validated" +
+          (near.empty() ? "" : "; did you mean " + near + "?")));
+    }
   }
   if (!bad.problems.empty()) return Fail(bad);
 
@@ -236,6 +259,85 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
     rep.paths.push_back(std::move(pr));
   }
   return rep;
+}
+
+Result<Facts> LoadFacts(const std::string& path) {
+  Facts out;
+  out.file = path;
+  Error bad;
+  auto add = [&](const YAML::Node& at, const std::string& where, std::string msg) {
+    Problem p{where, std::move(msg)};
+    p.file = path;
+    if (at.IsDefined() && at.Mark().line >= 0) p.line = at.Mark().line + 1;
+    bad.problems.push_back(std::move(p));
+  };
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    return Fail(ErrorCode::kNotFound, path, "cannot read the facts file");
+  } catch (const YAML::Exception& e) {
+    Problem p{"", "not valid YAML: " + e.msg};
+    p.file = path;
+    p.line = e.mark.line + 1;
+    Error err;
+    err.problems.push_back(p);
+    return Fail(err);
+  }
+  YAML::Node facts = root.IsMap() ? root["facts"] : YAML::Node();
+  if (!facts.IsMap()) {
+    add(root, "facts", "missing; expected a mapping of case file name -> list of {set, value, source}");
+    return Fail(bad);
+  }
+  for (const auto& kv : facts) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string where = "facts." + name;
+    if (!kv.second.IsSequence()) {
+      add(kv.second, where, "expected a list of {set, value, source}");
+      continue;
+    }
+    std::vector<Fact> list;
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const YAML::Node f = kv.second[i];
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      if (!f.IsMap()) {
+        add(f, at, "expected a mapping {set, value, source}");
+        continue;
+      }
+      for (const auto& k : f) {
+        const std::string key = k.first.as<std::string>();
+        if (key != "set" && key != "value" && key != "source") {
+          add(k.first, at + "." + key, "unknown key; expected set, value, source");
+        }
+      }
+      Fact fact;
+      bool ok = true;
+      for (auto [key, dst] : {std::pair{"set", &fact.path}, std::pair{"value", &fact.value},
+                              std::pair{"source", &fact.source}}) {
+        const YAML::Node v = f[key];
+        if (!v.IsDefined() || v.IsNull()) {
+          add(f, at + "." + key,
+              std::string("missing") + (std::string(key) == "source" ? "; a fact without its source is an assumption"
+                                                                       : ""));
+          ok = false;
+        } else if (v.IsScalar()) {
+          *dst = v.Scalar();
+        } else {
+          YAML::Emitter e;
+          e << YAML::Flow << v;
+          *dst = e.c_str();
+        }
+      }
+      if (ok && fact.source.empty()) {
+        add(f, at + ".source", "empty; a fact without its source is an assumption");
+        ok = false;
+      }
+      if (ok) list.push_back(std::move(fact));
+    }
+    out.by_case[name] = std::move(list);
+  }
+  if (!bad.problems.empty()) return Fail(bad);
+  return out;
 }
 
 Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt) {

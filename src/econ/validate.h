@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,16 +55,37 @@ struct PathResult {
   double max_abs_error = std::numeric_limits<double>::quiet_NaN();
 };
 
+// A fact a published source states about its run that the scenario file
+// leaves out (which inference engine, whether there is a critic): applied to
+// that case as a `--set` override, shown beside the case with its source.
+struct Fact {
+  std::string path;          // dotted scenario path, e.g. "placement.engine"
+  std::string value;         // YAML scalar or flow value
+  std::string source;        // where the source says so (never empty)
+};
+
+// A facts file: case file name (no directory) -> its facts.
+//   facts:
+//     areal-1p5b-sync.yaml:
+//       - {set: placement.engine, value: sglang, source: "..."}
+struct Facts {
+  std::string file;          // the facts file's path, as given
+  std::map<std::string, std::vector<Fact>> by_case;
+};
+Result<Facts> LoadFacts(const std::string& path);
+
 struct Case {
   std::string file;
   std::string scenario;
   std::string source;        // expect.source
+  std::vector<Fact> facts;   // applied from a facts file (also to this case as another's relative_to)
 };
 
 struct Report {
   std::string dir_name;      // last component of the directory (deterministic output)
   int scenarios = 0;         // files loaded
   std::vector<Case> cases;   // those with an expect block, by file name
+  std::string facts_file;    // the facts file applied; "" = the files as written
   std::vector<PathResult> paths;
   bool AllPass() const;      // no fail and no error on any path
 };
@@ -74,6 +96,7 @@ struct Options {
   sim::Options sim;                  // seed, steps (0 = the scenario's)
   std::vector<Override> overrides;   // --set, applied to every scenario
   const Calibration* calibration = nullptr;  // --calibration, applied to every scenario
+  const Facts* facts = nullptr;      // --facts, applied per case after `overrides`
 };
 
 // Loads every *.yaml / *.yml / *.json of `dir` (sorted by name). Bad input (a

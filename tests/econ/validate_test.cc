@@ -111,6 +111,73 @@ TEST(Validate, UnknownMetricKeyNamesFileAndKey) {
   EXPECT_NE(msg.find("did you mean step.time_s?"), std::string::npos) << msg;
 }
 
+TEST(Validate, FactsApplyPerCaseAndAreListedWithTheirSource) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("facts");
+  double t = PredictedStep(*cat, kSample);
+  f.Write("base.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.5}}\n", t));
+  f.Write("other.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.5}}\n", t));
+  // A fact that makes the update cheaper (no reference pass) on one case only.
+  f.Write("facts.yaml",
+          "facts:\n  base.yaml:\n    - {set: algorithm.reference_model, value: false, source: the run's config}\n");
+  auto facts = LoadFacts((f.dir / "facts.yaml").string());
+  ASSERT_TRUE(facts.has_value()) << facts.error().ToString();
+  ASSERT_EQ(facts->by_case.at("base.yaml").size(), 1u);
+  Options opt;
+  opt.simulated = false;
+  opt.facts = &*facts;
+  auto rep = ValidateFiles({(f.dir / "base.yaml").string(), (f.dir / "other.yaml").string()}, *cat, opt);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  ASSERT_EQ(rep->cases.size(), 2u);
+  ASSERT_EQ(rep->cases[0].facts.size(), 1u);
+  EXPECT_EQ(rep->cases[0].facts[0].path, "algorithm.reference_model");
+  EXPECT_EQ(rep->cases[0].facts[0].source, "the run's config");
+  EXPECT_TRUE(rep->cases[1].facts.empty());
+  const auto& checks = rep->paths[0].checks;
+  EXPECT_LT(checks[0].predicted, t);          // the fact changed base.yaml's run
+  EXPECT_DOUBLE_EQ(checks[1].predicted, t);   // and nothing else
+  EXPECT_NE(cli::ValidationToText(*rep).find("base.yaml: algorithm.reference_model = false (the run's config)"),
+            std::string::npos);
+}
+
+TEST(Validate, BadFactsNameTheFileAndTheEntry) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("badfacts");
+  f.Write("base.yaml", Base() + "expect:\n  source: test\n  metrics:\n    step.time_s: {value: 100, tolerance: 0.5}\n");
+  // No source: refused (a fact without its source is an assumption).
+  f.Write("nosource.yaml", "facts:\n  base.yaml:\n    - {set: placement.engine, value: sglang}\n");
+  auto bad = LoadFacts((f.dir / "nosource.yaml").string());
+  ASSERT_FALSE(bad.has_value());
+  std::string msg = bad.error().ToString();
+  EXPECT_NE(msg.find("nosource.yaml:3: facts.base.yaml[0].source: missing"), std::string::npos) << msg;
+  // A case that is not in the folder: named, with the nearest file.
+  f.Write("typo.yaml.facts", "facts:\n  bse.yaml:\n    - {set: placement.engine, value: sglang, source: s}\n");
+  auto typo = LoadFacts((f.dir / "typo.yaml.facts").string());
+  ASSERT_TRUE(typo.has_value()) << typo.error().ToString();
+  Options opt;
+  opt.simulated = false;
+  opt.facts = &*typo;
+  auto rep = ValidateFiles({(f.dir / "base.yaml").string()}, *cat, opt);
+  ASSERT_FALSE(rep.has_value());
+  msg = rep.error().ToString();
+  EXPECT_NE(msg.find("facts.bse.yaml: no scenario file of that name"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean base.yaml?"), std::string::npos) << msg;
+  // A fact with a bad value fails like a bad --set: the field path and the choices.
+  f.Write("badvalue.yaml", "facts:\n  base.yaml:\n    - {set: placement.engine, value: tgi, source: s}\n");
+  auto bv = LoadFacts((f.dir / "badvalue.yaml").string());
+  ASSERT_TRUE(bv.has_value());
+  opt.facts = &*bv;
+  rep = ValidateFiles({(f.dir / "base.yaml").string()}, *cat, opt);
+  ASSERT_FALSE(rep.has_value());
+  msg = rep.error().ToString();
+  EXPECT_NE(msg.find("placement.engine"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("vllm | vllm-async | sglang | trtllm"), std::string::npos) << msg;
+  // Not there at all.
+  EXPECT_FALSE(LoadFacts((f.dir / "absent.yaml").string()).has_value());
+}
+
 int RunCli(const std::string& args, std::string* out = nullptr) {
   std::string cmd = std::string(RLCOST_BINARY) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -154,6 +221,18 @@ TEST(ValidateCli, CommittedValidationMarkdownMatchesTheCode) {
   std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_" + std::to_string(::getpid()) + ".md")).string();
   ASSERT_EQ(RunCli("validate " + dir + " --report-only --markdown " + tmp), 0);
   EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation.md is stale: run `make docs`";
+  fs::remove(tmp);
+}
+
+// docs/validation-source-facts.md: the same with validation/source-facts.yaml.
+TEST(ValidateCli, CommittedSourceFactsMarkdownMatchesTheCode) {
+  std::string docs = std::string(RLCOST_SOURCE_DIR) + "/docs/validation-source-facts.md";
+  std::string facts = std::string(RLCOST_SOURCE_DIR) + "/validation/source-facts.yaml";
+  std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation";
+  if (!fs::exists(docs) || !fs::exists(dir)) GTEST_SKIP() << "docs/validation-source-facts.md or ../shared/validation absent";
+  std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_facts_" + std::to_string(::getpid()) + ".md")).string();
+  ASSERT_EQ(RunCli("validate " + dir + " --report-only --facts " + facts + " --markdown " + tmp), 0);
+  EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation-source-facts.md is stale: run `make docs`";
   fs::remove(tmp);
 }
 
