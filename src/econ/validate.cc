@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "spec/reader.h"
+
 namespace rlcost::validate {
 namespace {
 
@@ -262,81 +264,71 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
 }
 
 Result<Facts> LoadFacts(const std::string& path) {
-  Facts out;
-  out.file = path;
-  Error bad;
-  auto add = [&](const YAML::Node& at, const std::string& where, std::string msg) {
-    Problem p{where, std::move(msg)};
-    p.file = path;
-    if (at.IsDefined() && at.Mark().line >= 0) p.line = at.Mark().line + 1;
-    bad.problems.push_back(std::move(p));
-  };
+  static constexpr const char* kNoSource = "; a fact without its source is an assumption";
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     return Fail(ErrorCode::kNotFound, path, "cannot read the facts file");
   } catch (const YAML::Exception& e) {
-    Problem p{"", "not valid YAML: " + e.msg};
-    p.file = path;
-    p.line = e.mark.line + 1;
+    Problem p{"", "not valid YAML: " + e.msg, e.mark.line + 1, path};
     Error err;
-    err.problems.push_back(p);
+    err.problems.push_back(std::move(p));
     return Fail(err);
   }
-  YAML::Node facts = root.IsMap() ? root["facts"] : YAML::Node();
+  spec_internal::Reader r(path);
+  Facts out;
+  out.file = path;
+  YAML::Node facts = root.IsMap() ? spec_internal::Reader::Child(root, "facts") : YAML::Node();
   if (!facts.IsMap()) {
-    add(root, "facts", "missing; expected a mapping of case file name -> list of {set, value, source}");
-    return Fail(bad);
-  }
-  for (const auto& kv : facts) {
-    const std::string name = kv.first.as<std::string>();
-    const std::string where = "facts." + name;
-    if (!kv.second.IsSequence()) {
-      add(kv.second, where, "expected a list of {set, value, source}");
-      continue;
-    }
-    std::vector<Fact> list;
-    for (size_t i = 0; i < kv.second.size(); ++i) {
-      const YAML::Node f = kv.second[i];
-      const std::string at = where + "[" + std::to_string(i) + "]";
-      if (!f.IsMap()) {
-        add(f, at, "expected a mapping {set, value, source}");
+    r.Add(root, "facts", "missing; expected a mapping of case file name -> list of {set, value, source}");
+  } else {
+    for (const auto& kv : facts) {
+      const std::string name = kv.first.as<std::string>();
+      const std::string where = "facts." + name;
+      if (!kv.second.IsSequence()) {
+        r.Add(kv.second, where, "expected a list of {set, value, source}");
         continue;
       }
-      for (const auto& k : f) {
-        const std::string key = k.first.as<std::string>();
-        if (key != "set" && key != "value" && key != "source") {
-          add(k.first, at + "." + key, "unknown key; expected set, value, source");
+      std::vector<Fact>& list = out.by_case[name];
+      for (size_t i = 0; i < kv.second.size(); ++i) {
+        const YAML::Node f = kv.second[i];
+        const std::string at = where + "[" + std::to_string(i) + "]";
+        if (!f.IsMap()) {
+          r.Add(f, at, "expected a mapping {set, value, source}");
+          continue;
         }
-      }
-      Fact fact;
-      bool ok = true;
-      for (auto [key, dst] : {std::pair{"set", &fact.path}, std::pair{"value", &fact.value},
-                              std::pair{"source", &fact.source}}) {
-        const YAML::Node v = f[key];
-        if (!v.IsDefined() || v.IsNull()) {
-          add(f, at + "." + key,
-              std::string("missing") + (std::string(key) == "source" ? "; a fact without its source is an assumption"
-                                                                       : ""));
+        r.CheckKeys(f, at, {"set", "value", "source"});
+        Fact fact;
+        bool ok = true;
+        for (auto [key, dst] : {std::pair{"set", &fact.path}, std::pair{"value", &fact.value},
+                                std::pair{"source", &fact.source}}) {
+          const YAML::Node v = spec_internal::Reader::Child(f, key);
+          if (!v.IsDefined()) {
+            r.Add(f, spec_internal::Join(at, key),
+                  std::string("missing") + (std::string_view(key) == "source" ? kNoSource : ""));
+            ok = false;
+          } else if (v.IsScalar()) {
+            *dst = v.Scalar();
+          } else {  // a flow value, as `--set` takes it
+            YAML::Emitter e;
+            e << YAML::Flow << v;
+            *dst = e.c_str();
+          }
+        }
+        if (ok && fact.source.empty()) {
+          r.Add(f, spec_internal::Join(at, "source"), std::string("empty") + kNoSource);
           ok = false;
-        } else if (v.IsScalar()) {
-          *dst = v.Scalar();
-        } else {
-          YAML::Emitter e;
-          e << YAML::Flow << v;
-          *dst = e.c_str();
         }
+        if (ok) list.push_back(std::move(fact));
       }
-      if (ok && fact.source.empty()) {
-        add(f, at + ".source", "empty; a fact without its source is an assumption");
-        ok = false;
-      }
-      if (ok) list.push_back(std::move(fact));
     }
-    out.by_case[name] = std::move(list);
   }
-  if (!bad.problems.empty()) return Fail(bad);
+  if (!r.problems().empty()) {
+    Error err;
+    err.problems = r.TakeProblems();
+    return Fail(err);
+  }
   return out;
 }
 

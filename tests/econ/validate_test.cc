@@ -152,6 +152,12 @@ TEST(Validate, BadFactsNameTheFileAndTheEntry) {
   ASSERT_FALSE(bad.has_value());
   std::string msg = bad.error().ToString();
   EXPECT_NE(msg.find("nosource.yaml:3: facts.base.yaml[0].source: missing"), std::string::npos) << msg;
+  // A misspelt key: the entry's path and the nearest key.
+  f.Write("misspelt.yaml", "facts:\n  base.yaml:\n    - {set: placement.engine, value: sglang, sorce: s}\n");
+  bad = LoadFacts((f.dir / "misspelt.yaml").string());
+  ASSERT_FALSE(bad.has_value());
+  msg = bad.error().ToString();
+  EXPECT_NE(msg.find("facts.base.yaml[0].sorce: unknown key; did you mean 'source'?"), std::string::npos) << msg;
   // A case that is not in the folder: named, with the nearest file.
   f.Write("typo.yaml.facts", "facts:\n  bse.yaml:\n    - {set: placement.engine, value: sglang, source: s}\n");
   auto typo = LoadFacts((f.dir / "typo.yaml.facts").string());
