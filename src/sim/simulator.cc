@@ -237,8 +237,12 @@ class Simulator {
   void TrainerTry();
   void StartSync();
   void StepDone();
-  void TrainPhases(double tokens, double trajs, double& lp, double& ref, double& tr, double& lp_f, double& ref_f,
-                   double& tr_f);
+  // The trainer's passes over `tokens` (this step's trained tokens): their
+  // times, added with their FLOPs to the run's sums (both pipelines).
+  struct Phases {
+    double lp = 0, ref = 0, tr = 0;
+  };
+  Phases TrainOn(double tokens);
 
   bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
   // The decode roofline arms at a batch size, computed once per size: they do
@@ -1123,30 +1127,38 @@ void Simulator::TryStart() {
   }
 }
 
-void Simulator::TrainPhases(double tokens, double trajs, double& lp, double& ref, double& tr, double& lp_f,
-                            double& ref_f, double& tr_f) {
-  double mean_len = trajs > 0 ? tokens / trajs : 0;
-  lp = ref = tr = lp_f = ref_f = tr_f = 0;
+Simulator::Phases Simulator::TrainOn(double tokens) {
+  const double trajs = g_ * trained_ratio_;
+  const double mean_len = trajs > 0 ? tokens / trajs : 0;
+  Phases p;
+  double lp_f = 0, ref_f = 0;
   if (s_.algorithm.recompute_logprobs) {
     perf::Work w = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
-    lp = w.time_s;
+    p.lp = w.time_s;
     lp_f = w.flops * train_gpus_;
   }
   if (s_.algorithm.reference_model) {
     perf::Work w = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
-    ref = w.time_s;
+    p.ref = w.time_s;
     ref_f = w.flops * train_gpus_;
   }
   perf::Work w = perf::TrainStep(s_, tokens, mean_len, train_gpus_);
-  tr = w.time_s;
-  tr_f = w.flops * train_gpus_;
+  p.tr = w.time_s;
+  double tr_f = w.flops * train_gpus_;
   if (s_.algorithm.critic) {
     // PPO's critic, the policy's size (as the analytic path): a value forward
     // pass and a critic update.
     perf::Work v = perf::ForwardPass(s_, tokens, mean_len, train_gpus_);
-    tr += w.time_s + v.time_s;
+    p.tr += w.time_s + v.time_s;
     tr_f += (w.flops + v.flops) * train_gpus_;
   }
+  trained_tokens_ += tokens;
+  sum_lp_s_ += p.lp;
+  sum_ref_s_ += p.ref;
+  sum_train_s_ += p.tr;
+  train_flops_ += tr_f;
+  other_flops_ += lp_f + ref_f;
+  return p;
 }
 
 void Simulator::TrainerTry() {
@@ -1158,14 +1170,7 @@ void Simulator::TrainerTry() {
   if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollouts", trainer_since_, now_);
   double tok_all = finished_tokens_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_tokens_cum_[trainer_step_ - 1] : 0);
   double tokens = tok_all * trained_ratio_;
-  trained_tokens_ += tokens;
-  double lp, ref, tr, lp_f, ref_f, tr_f;
-  TrainPhases(tokens, g_ * trained_ratio_, lp, ref, tr, lp_f, ref_f, tr_f);
-  sum_lp_s_ += lp;
-  sum_ref_s_ += ref;
-  sum_train_s_ += tr;
-  train_flops_ += tr_f;
-  other_flops_ += lp_f + ref_f;
+  const auto [lp, ref, tr] = TrainOn(tokens);
   gpu_s_train_ += tr * train_gpus_;
   gpu_s_other_ += (lp + ref) * train_gpus_;
   if (Tracing()) {
@@ -1348,20 +1353,13 @@ Result<void> Simulator::RunSyncColocated() {
     double rollout = gen_end - t0;
     double reward = now_ - gen_end;
     double tokens = cum_tokens_ * trained_ratio_;
-    trained_tokens_ += tokens;
-    double lp, ref, tr, lp_f, ref_f, tr_f;
-    TrainPhases(tokens, g_ * trained_ratio_, lp, ref, tr, lp_f, ref_f, tr_f);
+    const auto [lp, ref, tr] = TrainOn(tokens);
     sum_rollout_s_ += rollout;
     sum_reward_s_ += reward;
     sum_rollout_busy_s_ += rollout;
-    sum_lp_s_ += lp;
-    sum_ref_s_ += ref;
-    sum_train_s_ += tr;
     sum_sync_s_ += sync_s_;
     sum_overhead_s_ += overhead_s_;
     sum_offload_s_ += offload_s_;
-    train_flops_ += tr_f;
-    other_flops_ += lp_f + ref_f;
     double t = now_;
     if (Tracing()) {
       int tid = n_engines_ + 1;
