@@ -33,6 +33,23 @@ std::string Summary(const PathResult& p) {
   return s;
 }
 
+// The out-of-sample line: the metrics of runs no catalog default was read off.
+std::string OutOfSample(const PathResult& p) {
+  if (!p.available) return "";
+  if (p.oos_metrics == static_cast<int>(p.checks.size()) - p.unavailable) {
+    return "out-of-sample: all of them (no catalog default was read off these runs)";
+  }
+  return fmt::format("out-of-sample (no catalog default read off these runs): median |error| {} over {} metrics; "
+                     "{} pass, {} fail",
+                     AbsPct(p.oos_median_abs_error), p.oos_metrics, p.oos_passed, p.oos_failed);
+}
+
+std::string InSampleNote(const validate::Case& c) {
+  std::string s;
+  for (const auto* e : c.in_sample) s += (s.empty() ? "" : "; ") + e->figure + " (" + e->source + ")";
+  return s;
+}
+
 std::string MdEscape(std::string s) {
   std::string out;
   for (char c : s) {
@@ -56,15 +73,25 @@ std::string ValidationToText(const validate::Report& r) {
       for (const auto& f : c.facts) out += fmt::format("  {}: {}\n", c.file, FactLine(f));
     }
   }
+  bool any_in_sample = false;
+  for (const auto& c : r.cases) any_in_sample |= !c.in_sample.empty();
+  if (any_in_sample) {
+    out += "\nin-sample cases (a catalog default was read off the run's published figures; marked *):\n";
+    for (const auto& c : r.cases) {
+      if (!c.in_sample.empty()) out += fmt::format("  {}: {}\n", c.file, InSampleNote(c));
+    }
+  }
   for (const auto& p : r.paths) {
     out += fmt::format("\n{} path: {}\n", ToString(p.path), Summary(p));
+    if (std::string oos = OutOfSample(p); !oos.empty()) out += "  " + oos + "\n";
     if (!p.available) continue;
     out += fmt::format("  {:<42} {:<55} {:>10} {:>10} {:>8} {:>5}  {}\n", "case", "metric", "measured", "predicted",
                        "error", "tol", "result");
     for (const auto& c : p.checks) {
       out += fmt::format("  {:<42} {:<55} {:>10} {:>10} {:>8} {:>5}  {}\n", c.file, MetricLabel(c), Num(c.measured),
                          std::isfinite(c.predicted) ? Num(c.predicted) : "-", Pct(c.error),
-                         fmt::format("{:.0f}%", c.tolerance * 100), ToString(c.status));
+                         fmt::format("{:.0f}%", c.tolerance * 100),
+                         std::string(ToString(c.status)) + (c.in_sample ? " *" : ""));
       if (!c.message.empty()) out += "      " + c.message + "\n";
     }
   }
@@ -83,6 +110,8 @@ nlohmann::json ValidationToJson(const validate::Report& r) {
   if (!r.facts_file.empty()) j["facts_file"] = r.facts_file;
   for (const auto& c : r.cases) {
     json jc = {{"file", c.file}, {"scenario", c.scenario}, {"source", c.source}};
+    jc["in_sample"] = json::array();
+    for (const auto* e : c.in_sample) jc["in_sample"].push_back({{"figure", e->figure}, {"source", e->source}});
     if (!r.facts_file.empty()) {
       jc["facts"] = json::array();
       for (const auto& f : c.facts) jc["facts"].push_back({{"set", f.path}, {"value", f.value}, {"source", f.source}});
@@ -95,6 +124,10 @@ nlohmann::json ValidationToJson(const validate::Report& r) {
                {"passed", p.passed},              {"failed", p.failed},
                {"unavailable", p.unavailable},    {"median_abs_error", num(p.median_abs_error)},
                {"max_abs_error", num(p.max_abs_error)}};
+    jp["out_of_sample"] = {{"metrics", p.oos_metrics},
+                           {"passed", p.oos_passed},
+                           {"failed", p.oos_failed},
+                           {"median_abs_error", num(p.oos_median_abs_error)}};
     if (!p.available) jp["reason"] = p.reason;
     jp["checks"] = json::array();
     for (const auto& c : p.checks) {
@@ -103,6 +136,7 @@ nlohmann::json ValidationToJson(const validate::Report& r) {
                  {"tolerance", c.tolerance}, {"status", ToString(c.status)}};
       if (!c.relative_to.empty()) jc["relative_to"] = c.relative_to;
       if (!c.message.empty()) jc["message"] = c.message;
+      jc["in_sample"] = c.in_sample;
       jp["checks"].push_back(jc);
     }
     j["paths"].push_back(jp);
@@ -141,14 +175,30 @@ std::string ValidationToMarkdown(const validate::Report& r) {
     }
     md += "\n";
   }
-  md += "## Summary\n\n| path | metrics | pass | fail | median abs. error | max abs. error |\n|---|---|---|---|---|---|\n";
+  md += "A case is *in-sample* when a catalog default was read off its run's published figures "
+        "(`catalog/in-sample.yaml`): it cannot test that default, so the out-of-sample columns leave it "
+        "(and every ratio involving it) out.\n\n";
+  bool any_in_sample = false;
+  for (const auto& c : r.cases) any_in_sample |= !c.in_sample.empty();
+  if (any_in_sample) {
+    md += "| in-sample case | default read off its run |\n|---|---|\n";
+    for (const auto& c : r.cases) {
+      if (!c.in_sample.empty()) md += fmt::format("| `{}` | {} |\n", c.file, MdEscape(InSampleNote(c)));
+    }
+    md += "\n";
+  } else {
+    md += "No case is in-sample: no catalog default was read off these runs.\n\n";
+  }
+  md += "## Summary\n\n| path | metrics | pass | fail | median abs. error | max abs. error | out-of-sample metrics "
+        "| out-of-sample pass | out-of-sample median abs. error |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : r.paths) {
     if (!p.available) {
-      md += fmt::format("| {} | not available: {} | | | | |\n", ToString(p.path), MdEscape(p.reason));
+      md += fmt::format("| {} | not available: {} | | | | | | | |\n", ToString(p.path), MdEscape(p.reason));
       continue;
     }
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", ToString(p.path), p.checks.size(), p.passed, p.failed,
-                      AbsPct(p.median_abs_error), AbsPct(p.max_abs_error));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ToString(p.path), p.checks.size(),
+                      p.passed, p.failed, AbsPct(p.median_abs_error), AbsPct(p.max_abs_error), p.oos_metrics,
+                      p.oos_passed, AbsPct(p.oos_median_abs_error));
   }
   md += "\n## Cases\n\n| file | run | source |\n|---|---|---|\n";
   for (const auto& c : r.cases) {
@@ -165,8 +215,9 @@ std::string ValidationToMarkdown(const validate::Report& r) {
       md += fmt::format("| `{}` | `{}`{} | {} | {} | {} | {:.0f}% | {} |\n", c.file, c.key,
                         c.relative_to.empty() ? "" : " / `" + c.relative_to + "`", Num(c.measured),
                         std::isfinite(c.predicted) ? Num(c.predicted) : "–", Pct(c.error), c.tolerance * 100,
-                        c.message.empty() ? std::string(ToString(c.status))
-                                          : std::string(ToString(c.status)) + ": " + MdEscape(c.message));
+                        (c.message.empty() ? std::string(ToString(c.status))
+                                           : std::string(ToString(c.status)) + ": " + MdEscape(c.message)) +
+                            (c.in_sample ? " (in-sample)" : ""));
     }
   }
   return md;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "rlcost/embedded.h"
 #include "spec/reader.h"
 
 namespace rlcost::validate {
@@ -35,6 +36,15 @@ const std::vector<Fact>& FactsOf(const Options& opt, const std::string& path) {
   if (!opt.facts) return kNone;
   auto it = opt.facts->by_case.find(FileName(path));
   return it == opt.facts->by_case.end() ? kNone : it->second;
+}
+
+std::vector<const InSample*> InSampleOf(const std::vector<InSample>& list, const std::string& path) {
+  std::vector<const InSample*> out;
+  const std::string name = FileName(path);
+  for (const auto& e : list) {
+    if (std::find(e.cases.begin(), e.cases.end(), name) != e.cases.end()) out.push_back(&e);
+  }
+  return out;
 }
 
 class Runner {
@@ -130,6 +140,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
     return FileName(a) < FileName(b);
   });
   Runner run(cat, opt);
+  const std::vector<InSample>& in_sample = opt.in_sample ? *opt.in_sample : BuiltinInSample();
   Report rep;
   Error bad;
   struct Loaded {
@@ -183,7 +194,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
       bad.problems.push_back(ExpectProblem(f, "expect.relative_to.scenario", "missing: relative metrics need a scenario"));
     }
     with_expect.push_back(l);
-    rep.cases.push_back({FileName(f), sc.name, sc.expect->source, FactsOf(opt, f)});
+    rep.cases.push_back({FileName(f), sc.name, sc.expect->source, FactsOf(opt, f), InSampleOf(in_sample, f)});
   }
   if (opt.facts) {
     // A fact for a file that is not here is a typo or a stale facts file: say so.
@@ -211,6 +222,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
       const auto& est = run.Get(l.path, sc, p);
       for (const auto& [key, em] : sc.expect->metrics) {
         Check c{FileName(l.path), sc.name, key, "", em.value, em.tolerance};
+        c.in_sample = !InSampleOf(in_sample, l.path).empty();
         Value v = MetricOf(est, *FindMetric(key), FileName(l.path));
         if (v.status != Status::kPass) {
           c.status = v.status;
@@ -223,6 +235,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
       }
       for (const auto& [key, em] : sc.expect->relative_metrics) {
         Check c{FileName(l.path), sc.name, key, FileName(l.other_path), em.value, em.tolerance};
+        c.in_sample = !InSampleOf(in_sample, l.path).empty() || !InSampleOf(in_sample, l.other_path).empty();
         const auto& oest = run.Get(l.other_path, *l.other, p);
         Value a = MetricOf(est, *FindMetric(key), FileName(l.path));
         Value b = MetricOf(oest, *FindMetric(key), FileName(l.other_path));
@@ -240,7 +253,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
         pr.checks.push_back(c);
       }
     }
-    std::vector<double> errs;
+    std::vector<double> errs, oos_errs;
     for (const auto& c : pr.checks) {
       switch (c.status) {
         case Status::kPass: ++pr.passed; errs.push_back(c.error); break;
@@ -248,8 +261,14 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
         case Status::kError: ++pr.failed; break;
         case Status::kUnavailable: ++pr.unavailable; break;
       }
+      if (c.in_sample || c.status == Status::kUnavailable) continue;
+      ++pr.oos_metrics;
+      if (c.status == Status::kPass) ++pr.oos_passed;
+      else ++pr.oos_failed;
+      if (c.status != Status::kError) oos_errs.push_back(c.error);
     }
     pr.median_abs_error = MedianAbs(errs);
+    pr.oos_median_abs_error = MedianAbs(oos_errs);
     if (!errs.empty()) {
       pr.max_abs_error = 0;
       for (double e : errs) pr.max_abs_error = std::max(pr.max_abs_error, std::abs(e));
@@ -330,6 +349,67 @@ Result<Facts> LoadFacts(const std::string& path) {
     return Fail(err);
   }
   return out;
+}
+
+Result<std::vector<InSample>> ParseInSample(std::string_view text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    Error err;
+    err.problems.push_back(Problem{"", "not valid YAML: " + e.msg, e.mark.line + 1, origin});
+    return Fail(err);
+  }
+  spec_internal::Reader r(origin);
+  std::vector<InSample> out;
+  YAML::Node list = root.IsMap() ? spec_internal::Reader::Child(root, "in_sample") : YAML::Node();
+  if (root.IsMap()) r.CheckKeys(root, "", {"in_sample"});
+  if (!list.IsSequence()) {
+    r.Add(root, "in_sample", "missing; expected a list of {figure, cases, source}");
+  } else {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string at = "in_sample[" + std::to_string(i) + "]";
+      if (!e.IsMap()) {
+        r.Add(e, at, "expected a mapping {figure, cases, source}");
+        continue;
+      }
+      r.CheckKeys(e, at, {"figure", "cases", "source"});
+      InSample entry;
+      const YAML::Node fig = spec_internal::Reader::Child(e, "figure");
+      const YAML::Node cases = spec_internal::Reader::Child(e, "cases");
+      const YAML::Node src = spec_internal::Reader::Child(e, "source");
+      if (!fig.IsScalar() || fig.Scalar().empty()) r.Add(e, spec_internal::Join(at, "figure"), "missing; expected the catalog figure");
+      else entry.figure = fig.Scalar();
+      if (!src.IsScalar() || src.Scalar().empty()) r.Add(e, spec_internal::Join(at, "source"), "missing; expected where the figure was read off");
+      else entry.source = src.Scalar();
+      if (!cases.IsSequence() || cases.size() == 0) {
+        r.Add(e, spec_internal::Join(at, "cases"), "expected a non-empty list of case file names");
+      } else {
+        for (const auto& c : cases) {
+          if (c.IsScalar()) entry.cases.push_back(c.Scalar());
+          else r.Add(c, spec_internal::Join(at, "cases"), "expected a case file name");
+        }
+      }
+      out.push_back(std::move(entry));
+    }
+  }
+  if (!r.problems().empty()) {
+    Error err;
+    err.problems = r.TakeProblems();
+    return Fail(err);
+  }
+  return out;
+}
+
+const std::vector<InSample>& BuiltinInSample() {
+  static const std::vector<InSample> list = [] {
+    auto text = EmbeddedFile("in-sample.yaml");
+    auto parsed = text ? ParseInSample(*text, "catalog/in-sample.yaml") : Result<std::vector<InSample>>{};
+    // The built-in data is ours: a problem in it is a bug, caught by the tests.
+    return parsed ? *parsed : std::vector<InSample>{};
+  }();
+  return list;
 }
 
 Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt) {

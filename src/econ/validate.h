@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct Check {
   double error = std::numeric_limits<double>::quiet_NaN();  // predicted / measured - 1
   Status status = Status::kError;
   std::string message;       // why unavailable / error
+  bool in_sample = false;    // this case (or relative_to) is where a catalog default was read off
 };
 
 struct PathResult {
@@ -53,7 +55,23 @@ struct PathResult {
   int passed = 0, failed = 0, unavailable = 0;  // failed counts errors too
   double median_abs_error = std::numeric_limits<double>::quiet_NaN();  // over pass + fail
   double max_abs_error = std::numeric_limits<double>::quiet_NaN();
+  // The same over the out-of-sample checks only (no catalog default was read
+  // off their runs): the figure that says how well rlcost predicts.
+  int oos_metrics = 0, oos_passed = 0, oos_failed = 0;
+  double oos_median_abs_error = std::numeric_limits<double>::quiet_NaN();
 };
+
+// A catalog default read off a published figure of a run that is also a
+// validation case (catalog/in-sample.yaml): that case cannot test it.
+struct InSample {
+  std::string figure;               // e.g. "efficiency.h20.decode_bw"
+  std::vector<std::string> cases;   // case file names (no directory)
+  std::string source;               // where the figure was read off (never empty)
+};
+// Parses an in-sample document (`in_sample:` list of {figure, cases, source}).
+Result<std::vector<InSample>> ParseInSample(std::string_view text, const std::string& origin);
+// The built-in list (catalog/in-sample.yaml, compiled in).
+const std::vector<InSample>& BuiltinInSample();
 
 // A fact a published source states about its run that the scenario file
 // leaves out (which inference engine, whether there is a critic): applied to
@@ -79,6 +97,7 @@ struct Case {
   std::string scenario;
   std::string source;        // expect.source
   std::vector<Fact> facts;   // applied from a facts file (also to this case as another's relative_to)
+  std::vector<const InSample*> in_sample;  // catalog defaults read off this run's published figures
 };
 
 struct Report {
@@ -97,6 +116,7 @@ struct Options {
   std::vector<Override> overrides;   // --set, applied to every scenario
   const Calibration* calibration = nullptr;  // --calibration, applied to every scenario
   const Facts* facts = nullptr;      // --facts, applied per case after `overrides`
+  const std::vector<InSample>* in_sample = nullptr;  // nullptr = BuiltinInSample()
 };
 
 // Loads every *.yaml / *.yml / *.json of `dir` (sorted by name). Bad input (a

@@ -11,6 +11,7 @@
 
 #include "cli/validate_render.h"
 #include "econ/validate.h"
+#include "rlcost/embedded.h"
 #include "rlcost/estimate.h"
 
 namespace rlcost::validate {
@@ -96,6 +97,59 @@ TEST(Validate, AbsoluteAndRelativeMetricsPassAndFail) {
   EXPECT_NEAR(p.median_abs_error, 1 - 1 / 1.1, 1e-9);
   EXPECT_FALSE(rep->AllPass());
   EXPECT_EQ(rep->dir_name, f.dir.filename().string());
+}
+
+TEST(Validate, InSampleCasesAreMarkedAndLeftOutOfTheOutOfSampleMedian) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  Folder f("insample");
+  double t = PredictedStep(*cat, kSample);
+  // base.yaml: error 1/1.1 - 1 = -9.09%; other.yaml: 1/2 - 1 = -50%;
+  // ratio.yaml against base: predicted 1, published 0.8 -> +25%.
+  f.Write("base.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.10}}\n", t * 1.1));
+  f.Write("other.yaml", Base() + fmt::format("expect:\n  source: test\n  metrics:\n    step.time_s: {{value: {}, tolerance: 0.10}}\n", t * 2));
+  f.Write("ratio.yaml", Base() + "expect:\n  source: test\n  relative_to:\n    scenario: base.yaml\n    metrics:\n      step.time_s: {value: 0.8, tolerance: 0.20}\n");
+  auto list = ParseInSample("in_sample:\n  - {figure: efficiency.h100-sxm.decode_bw, cases: [base.yaml], source: its blog}\n", "t.yaml");
+  ASSERT_TRUE(list.has_value()) << list.error().ToString();
+  Options opt;
+  opt.simulated = false;
+  opt.in_sample = &*list;
+  auto rep = ValidateDir(f.dir.string(), *cat, opt);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  const PathResult& p = rep->paths[0];
+  ASSERT_EQ(p.checks.size(), 3u);  // base, other, ratio (by file name)
+  EXPECT_TRUE(p.checks[0].in_sample);   // base.yaml itself
+  EXPECT_FALSE(p.checks[1].in_sample);  // other.yaml
+  EXPECT_TRUE(p.checks[2].in_sample);   // ratio to base.yaml
+  // All three: |errors| 0.0909, 0.5, 0.25 -> 0.25; out-of-sample: other.yaml alone -> 0.5.
+  EXPECT_NEAR(p.median_abs_error, 0.25, 1e-9);
+  EXPECT_EQ(p.oos_metrics, 1);
+  EXPECT_EQ(p.oos_failed, 1);
+  EXPECT_NEAR(p.oos_median_abs_error, 0.5, 1e-9);
+  ASSERT_EQ(rep->cases.size(), 3u);
+  ASSERT_EQ(rep->cases[0].in_sample.size(), 1u);
+  EXPECT_EQ(rep->cases[0].in_sample[0]->figure, "efficiency.h100-sxm.decode_bw");
+  std::string text = cli::ValidationToText(*rep);
+  EXPECT_NE(text.find("base.yaml: efficiency.h100-sxm.decode_bw (its blog)"), std::string::npos) << text;
+  EXPECT_NE(text.find("out-of-sample (no catalog default read off these runs): median |error| 50.0% over 1"),
+            std::string::npos) << text;
+  auto j = cli::ValidationToJson(*rep);
+  EXPECT_EQ(j["paths"][0]["out_of_sample"]["metrics"], 1);
+  EXPECT_EQ(j["paths"][0]["checks"][2]["in_sample"], true);
+}
+
+TEST(Validate, InSampleListsNeedAFigureCasesAndASource) {
+  auto bad = ParseInSample("in_sample:\n  - {figure: efficiency.h20.decode_bw, cases: []}\n  - {figur: x}\n", "in.yaml");
+  ASSERT_FALSE(bad.has_value());
+  std::string msg = bad.error().ToString();
+  EXPECT_NE(msg.find("in_sample[0].source"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("in_sample[0].cases"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("figur"), std::string::npos) << msg;
+  // The built-in list parses (a problem there would silently drop it).
+  auto text = EmbeddedFile("in-sample.yaml");
+  ASSERT_TRUE(text.has_value());
+  auto builtin = ParseInSample(*text, "catalog/in-sample.yaml");
+  EXPECT_TRUE(builtin.has_value()) << builtin.error().ToString();
 }
 
 TEST(Validate, UnknownMetricKeyNamesFileAndKey) {
