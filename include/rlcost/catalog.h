@@ -55,6 +55,11 @@ struct GpuSpec {
   double tflops_fp4 = 0;          // dense peak; 0 = not supported
   double intra_node_gb_per_s = 0; // NVLink / Infinity Fabric per GPU, one direction, GB/s
   double inter_node_gb_per_s = 0; // network per GPU, one direction, GB/s
+  // GPUs joined by intra_node_gb_per_s links (one NVLink domain): 8 on an HGX
+  // board, 72 in a GB200 NVL72 rack although a node holds 4. A collective
+  // among more GPUs crosses the network (docs/model.md, "Tensor-parallel
+  // all-reduce"). Optional in a catalog file; default 8 (assumed).
+  int nvlink_domain = 8;
   double price_per_hour = 0;      // default USD per GPU-hour
   Efficiency efficiency;          // defaults for this GPU
   std::map<std::string, std::string> sources;  // field -> where the number comes from
@@ -82,6 +87,9 @@ struct ModelSpec {
   Attention attention = Attention::kGqa;
   int kv_lora_rank = 0;           // MLA
   int rope_head_dim = 0;          // MLA
+  // Value head width (MLA: config.json v_head_dim). 0 = head_dim. Query/key
+  // heads of MLA are head_dim (qk_nope_head_dim) + rope_head_dim wide.
+  int v_head_dim = 0;
   std::map<std::string, std::string> sources;
 
   bool is_moe() const { return experts > 0; }

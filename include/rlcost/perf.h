@@ -27,6 +27,12 @@ struct EngineConfig {
   Precision kv = Precision::kBf16;
   int lora_rank = 0;     // 0 = no adapters
   int lora_tenants = 0;  // distinct adapters served in the same batch
+  // Data-parallel attention (SGLang --enable-dp-attention, vLLM
+  // data_parallel_size with expert parallelism): each rank runs attention for
+  // its own share of the sequences and holds their whole KV cache, so the
+  // cache divides by tp even when the model's KV heads (or MLA's one latent)
+  // cannot be split (placement.dp_attention).
+  bool dp_attention = false;
 };
 
 // Cost of one unit of work. flops and bytes are per GPU of the engine.
@@ -41,6 +47,24 @@ struct Work {
 // KV cache per token of context. GQA: 2 * layers * kv_heads * head_dim * bytes(kv);
 // MLA: layers * (kv_lora_rank + rope_head_dim) * bytes(kv).
 double KvBytesPerToken(const ModelSpec& m, Precision kv);
+// Ways one engine's KV cache is split over its tp GPUs: each GPU holds
+// 1/KvShards of it and reads 1/KvShards of it per iteration. GQA: the KV heads
+// split over the ranks, ranks beyond kv_heads hold copies: min(tp, kv_heads).
+// MLA: one latent per token that every rank needs: 1. Data-parallel attention:
+// tp (each rank holds whole caches of its own sequences).
+double KvShards(const ModelSpec& m, int tp, bool dp_attention);
+// Attention FLOPs per new token per token of context, forward.
+// Decode (absorbed MLA: scores and values over the cached latent):
+//   MLA 2 * L * H * (2 * kv_lora_rank + rope), GQA 4 * L * H * d.
+double DecodeAttentionFlopsPerContextToken(const ModelSpec& m);
+// Prefill and training (per-head MLA: keys head_dim + rope wide, values
+// v_head_dim wide): MLA 2 * L * H * (d + rope + d_v), GQA 4 * L * H * d.
+double AttentionFlopsPerContextToken(const ModelSpec& m);
+// E[s^2] / E[s]^2 of the length s of one trajectory (prompt, responses and
+// tool outputs of every turn), from the scenario's distributions taken as
+// independent. Causal attention costs grow with s^2, so a batch of trained
+// trajectories of mean length m costs as if each were m * this long.
+double TrajectoryLengthDispersion(const Scenario& s);
 // All weights at a precision, bytes.
 double WeightBytes(const ModelSpec& m, Precision p);
 // Trainable parameters of a LoRA adapter of rank r on every linear layer.
@@ -56,17 +80,26 @@ double WeightBytesRead(const ModelSpec& m, Precision p, double tokens);
 double ForwardFlopsPerToken(const ModelSpec& m, double context);
 
 // --- Inference -----------------------------------------------------------
+// Time of `count` tensor-parallel all-reduces of `bytes` each over the
+// engine's tp GPUs: inside one NVLink domain (gpu.nvlink_domain) vLLM's
+// custom all-reduce; beyond it NCCL's ring with per-hop latencies from
+// NCCL's tuning model and the network as the slowest link.
+double AllReduceTime(const EngineConfig& e, double bytes, double count);
 // One decode iteration: `batch` running sequences holding `context_tokens`
-// tokens of KV in total. max(bytes / (BW*eff_bw), flops / (peak*eff_c)) +
-// tensor-parallel all-reduces + fixed overhead.
+// tokens of KV in total. Two parts run one after the other, each at its own
+// roofline: weights + linear layers max(W/(BW*eff_bw), F_lin/(peak*eff_c)),
+// then KV reads + attention max(KV/(BW*eff_bw), F_attn/(peak*eff_c));
+// plus tensor-parallel all-reduces and the engine's fixed overhead.
 Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens);
 // n consecutive iterations with a fixed batch whose context grows by `batch`
-// tokens per iteration, starting at `context_tokens`: closed form (the roofline
-// max switches at most once because both arms are linear in context).
+// tokens per iteration, starting at `context_tokens`: closed form (the weight
+// part does not depend on the context; the attention part's max switches at
+// most once because both its arms are linear in context).
 Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens, double n);
-// The two roofline arms of a decode iteration for one engine at one batch
-// size, per GPU, as linear functions a + b * C of the total context C. They do
-// not depend on the context, so an event loop that decodes the same batch many
+// The roofline parts of a decode iteration for one engine at one batch size,
+// per GPU: the weight part's time (a constant) and the attention part's two
+// arms as linear functions a + b * C of the total context C. They do not
+// depend on the context, so an event loop that decodes the same batch many
 // times computes them once (DecodeArmsFor) and evaluates them cheaply:
 // DecodeIterations(DecodeArmsFor(e, batch), batch, c, n) is bit-for-bit
 // DecodeIterations(e, batch, c, n).
@@ -81,7 +114,10 @@ struct DecodeArms {
       return n * (a + b * c0) + b * batch * sum_i;
     }
   };
-  Linear mem_s, compute_s, flops, bytes;
+  Linear mem_s, compute_s;  // attention part: KV reads, attention FLOPs
+  Linear flops, bytes;       // whole iteration
+  double weights_s = 0;      // weight part: max(weight bytes, linear FLOPs)
+  bool weights_compute_bound = false;
   double fixed_s = 0;  // all-reduces + overhead, per iteration
 };
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
@@ -90,8 +126,9 @@ DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
 inline Work DecodeIterations(const DecodeArms& arms, double batch, double context_tokens, double n) {
   Work w;
   if (n <= 0 || batch <= 0) return w;
-  // Iteration i has context C_i = C0 + batch * i. Memory arm minus compute arm
-  // is linear in i, so the max switches at most once, at i*.
+  // Iteration i has context C_i = C0 + batch * i. The weight part is the same
+  // every iteration. In the attention part, memory arm minus compute arm is
+  // linear in i, so its max switches at most once, at i*.
   double da = arms.mem_s.a - arms.compute_s.a;
   double db = arms.mem_s.b - arms.compute_s.b;
   double split = n;  // iterations [0, split) use the arm that wins at i = 0
@@ -107,10 +144,11 @@ inline Work DecodeIterations(const DecodeArms& arms, double batch, double contex
   const DecodeArms::Linear& first = mem_first ? arms.mem_s : arms.compute_s;
   const DecodeArms::Linear& second = mem_first ? arms.compute_s : arms.mem_s;
   w.time_s = first.Sum(context_tokens, batch, 0, split) + second.Sum(context_tokens, batch, split, n) +
-             n * arms.fixed_s;
+             n * (arms.weights_s + arms.fixed_s);
   w.flops = arms.flops.Sum(context_tokens, batch, 0, n);
   w.bytes = arms.bytes.Sum(context_tokens, batch, 0, n);
-  w.compute_bound = !mem_first && split >= n;
+  // Compute-bound: both parts at their compute roofline throughout.
+  w.compute_bound = arms.weights_compute_bound && !mem_first && split >= n;
   return w;
 }
 // Prefill of `tokens` new tokens spread evenly over `sequences` sequences,

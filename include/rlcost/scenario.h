@@ -38,6 +38,9 @@ struct PlacementSpec {
   // vllm: CPU scheduling between decode iterations is exposed (the catalog's
   // decode_iter_overhead_s); vllm-async, sglang, trtllm overlap it with GPU work.
   InferenceEngine engine = InferenceEngine::kVllm;
+  // Data-parallel attention inside each engine (SGLang --enable-dp-attention,
+  // vLLM DP + EP): the KV cache divides by rollout_tp for every model.
+  bool dp_attention = false;
 };
 
 struct SandboxSpec {

@@ -76,6 +76,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                 {"tflops_fp4", g.tflops_fp4},
                 {"intra_node_gb_per_s", g.intra_node_gb_per_s},
                 {"inter_node_gb_per_s", g.inter_node_gb_per_s},
+                {"nvlink_domain", g.nvlink_domain},
                 {"price_per_hour", g.price_per_hour},
                 {"efficiency",
                  {{"decode_bw", e.decode_bw},
@@ -105,6 +106,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                   {"attention", std::string(ToString(m.attention))},
                   {"kv_lora_rank", m.kv_lora_rank},
                   {"rope_head_dim", m.rope_head_dim},
+                  {"v_head_dim", m.v_head_dim},
                   {"sources", m.sources}};
   }
   nlohmann::json root = {{"gpus", gpus}, {"models", models}};

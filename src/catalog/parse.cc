@@ -12,10 +12,10 @@ namespace {
 
 const std::vector<std::string> kModelNumericKeys = {
     "params_b", "active_params_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
-    "experts", "experts_per_token", "shared_experts", "kv_lora_rank", "rope_head_dim"};
+    "experts", "experts_per_token", "shared_experts", "kv_lora_rank", "rope_head_dim", "v_head_dim"};
 const std::vector<std::string> kGpuNumericKeys = {
     "memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
-    "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour"};
+    "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour", "nvlink_domain"};
 
 std::vector<std::string> With(std::vector<std::string> base, std::initializer_list<const char*> more) {
   for (const char* m : more) base.emplace_back(m);
@@ -213,6 +213,7 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
   const auto shared = integer("shared_experts");
   const auto kv_lora = integer("kv_lora_rank");
   const auto rope = integer("rope_head_dim");
+  const auto v_head = integer("v_head_dim");
 
   // Required, positive.
   if (!node["params_b"]) missing("params_b", "total parameters, billions");
@@ -241,6 +242,7 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
   non_negative("shared_experts", shared);
   non_negative("kv_lora_rank", kv_lora);
   non_negative("rope_head_dim", rope);
+  non_negative("v_head_dim", v_head);  // 0 = head_dim (what `catalog --json` writes back)
 
   m.params_b = params.value_or(0);
   m.active_params_b = active.value_or(m.params_b);
@@ -255,6 +257,7 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
   m.shared_experts = shared.value_or(0);
   m.kv_lora_rank = kv_lora.value_or(0);
   m.rope_head_dim = rope.value_or(0);
+  m.v_head_dim = v_head.value_or(0);
 
   // Consistency between fields.
   if (m.params_b > 0 && m.active_params_b > m.params_b) {
@@ -355,6 +358,16 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
       Add(problems, p, "must be >= 0, got " + Num(*value), v);
     }
     g.*(f.member) = *value;
+  }
+  if (YAML::Node v = node["nvlink_domain"]) {
+    const std::string p = Join(path, "nvlink_domain");
+    if (auto n = ReadInt(v, p, problems)) {
+      if (*n < 1) {
+        Add(problems, p, "must be >= 1 (GPUs joined by NVLink), got " + std::to_string(*n), v);
+      } else {
+        g.nvlink_domain = *n;
+      }
+    }
   }
   if (auto e = node["efficiency"]) {
     ParseEfficiencyPatch(e, Join(path, "efficiency"), problems).ApplyTo(g.efficiency, &g.sources);

@@ -28,6 +28,28 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                           s.placement.engine == InferenceEngine::kVllm
                               ? "; set placement.engine to vllm-async, sglang or trtllm for overlap scheduling"
                               : ", overlap scheduling"));
+  // Rollout tensor parallelism: where the all-reduces run, how the KV cache splits.
+  const int tp = std::max(1, s.placement.rollout_tp);
+  const GpuSpec& gpu = s.hardware.gpu;
+  if (tp > gpu.nvlink_domain) {
+    a.push_back(fmt::format("rollout_tp {} spans {} NVLink domains of {} GPUs ({}): each layer's all-reduces "
+                            "cross the network at {:.0f} GB/s per GPU with NCCL's ring latency, not NVLink",
+                            tp, (tp + gpu.nvlink_domain - 1) / gpu.nvlink_domain, gpu.nvlink_domain, gpu.id,
+                            gpu.inter_node_gb_per_s));
+  }
+  if (s.placement.dp_attention) {
+    a.push_back(fmt::format("data-parallel attention: each of the {} ranks of an engine holds the whole KV cache "
+                            "of its own sequences (KV capacity x{})",
+                            tp, tp));
+  } else if (tp > 1 && perf::KvShards(s.model, tp, false) < tp) {
+    a.push_back(s.model.attention == Attention::kMla
+                    ? fmt::format("KV cache: the MLA latent is held whole by each of the {} ranks of an engine "
+                                  "(placement.dp_attention: true splits the sequences instead)",
+                                  tp)
+                    : fmt::format("KV cache: {} KV heads over rollout_tp {}: ranks beyond {} hold copies "
+                                  "(placement.dp_attention: true splits the sequences instead)",
+                                  s.model.kv_heads, tp, s.model.kv_heads));
+  }
   a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,
                           s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour ? " (catalog default)" : ""));
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {

@@ -9,11 +9,20 @@
 namespace rlcost::perf {
 namespace {
 
-// Small-message all-reduce latency over NVLink, per call. vLLM's custom
-// all-reduce for decode-sized messages runs in ~5-10 us on 8xH100 (vLLM PR
-// #2192 benchmarks; NCCL's own small-message latency is ~10-20 us per
+// Small-message all-reduce latency inside an NVLink domain, per call. vLLM's
+// custom all-reduce for decode-sized messages runs in ~5-10 us on 8xH100
+// (vLLM PR #2192 benchmarks; NCCL's own small-message latency is ~10-20 us per
 // nccl-tests). We take 8 us.
 constexpr double kAllReduceLatencyS = 8e-6;
+// Beyond one NVLink domain vLLM's custom all-reduce does not apply and NCCL
+// runs the collective. NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc,
+// commit 01afd20a, ring algorithm, LL protocol, the one it picks for small
+// messages): base latency 3.6 us per collective, plus per ring step 0.47 us
+// over NVLink (x1.8 when the ring spans nodes) and 2.7 us over the network;
+// an all-reduce takes 2(n-1) steps, 2(nodes-1) of them across the network.
+constexpr double kNcclRingLlBaseLatencyS = 3.6e-6;
+constexpr double kNcclRingLlNvlinkHopS = 0.47e-6 * 1.8;
+constexpr double kNcclRingLlNetHopS = 2.7e-6;
 // Mixed-precision Adam keeps 16 bytes per trainable parameter: bf16 weights (2)
 // and gradients (2), fp32 master weights (4), Adam moments (4 + 4).
 // ZeRO (Rajbhandari et al., 2020), section 3.1: "16 Psi".
@@ -31,21 +40,56 @@ constexpr double kHostLinkGbPerS = 25.0;
 // moments live in host memory (Ren et al., 2021, "ZeRO-Offload").
 constexpr double kOffloadedAdamGpuBytes = 4.0;
 
-double AttentionFlopsPerContextToken(const ModelSpec& m) {
+}  // namespace
+
+double DecodeAttentionFlopsPerContextToken(const ModelSpec& m) {
   // Per new token, per token of context: QK^T and AV, 2 FLOPs per MAC each.
   if (m.attention == Attention::kMla) {
-    // Absorbed MLA: scores over (kv_lora_rank + rope) dims, values over kv_lora_rank.
+    // Absorbed MLA (DeepSeek-V2 paper sec. 2.1.2; what decode kernels such as
+    // FlashMLA run): scores over (kv_lora_rank + rope) dims, values over kv_lora_rank.
     return 2.0 * m.layers * m.heads * (2.0 * m.kv_lora_rank + m.rope_head_dim);
   }
   return 4.0 * m.layers * m.heads * m.head_dim;
 }
 
-// Time of `count` tensor-parallel all-reduces of `bytes` each (ring).
+double AttentionFlopsPerContextToken(const ModelSpec& m) {
+  if (m.attention == Attention::kMla) {
+    // Per-head MLA, as prefill and training run it (the latent is expanded to
+    // per-head keys and values once per token): QK^T over qk_nope + qk_rope
+    // dims, AV over v_head_dim (DeepSeek-V3 config.json: 128 + 64, 128).
+    const double v_dim = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
+    return 2.0 * m.layers * m.heads * (double(m.head_dim) + m.rope_head_dim + v_dim);
+  }
+  return 4.0 * m.layers * m.heads * m.head_dim;
+}
+
+double KvShards(const ModelSpec& m, int tp, bool dp_attention) {
+  tp = std::max(tp, 1);
+  if (dp_attention) return tp;
+  if (m.attention == Attention::kMla) return 1;
+  return std::min(tp, std::max(m.kv_heads, 1));
+}
+
 double AllReduceTime(const EngineConfig& e, double bytes, double count) {
   if (e.tp <= 1) return 0;
-  double link = std::max(e.gpu->intra_node_gb_per_s, 1.0) * kGB;
-  return count * (kAllReduceLatencyS + 2.0 * (e.tp - 1) / e.tp * bytes / link);
+  const GpuSpec& g = *e.gpu;
+  const double ring_bytes = 2.0 * (e.tp - 1) / e.tp * bytes;
+  const int domain = std::max(g.nvlink_domain, 1);
+  if (e.tp <= domain) {
+    double link = std::max(g.intra_node_gb_per_s, 1.0) * kGB;
+    return count * (kAllReduceLatencyS + ring_bytes / link);
+  }
+  // The ring crosses ceil(tp / domain) domains; its slowest link is the network.
+  const double domains = std::ceil(double(e.tp) / domain);
+  const double steps = 2.0 * (e.tp - 1);
+  const double net_steps = 2.0 * (domains - 1);
+  const double latency_s =
+      kNcclRingLlBaseLatencyS + (steps - net_steps) * kNcclRingLlNvlinkHopS + net_steps * kNcclRingLlNetHopS;
+  double link = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
+  return count * (latency_s + ring_bytes / link);
 }
+
+namespace {
 
 double LoraBytes(const EngineConfig& e) {
   if (e.lora_rank <= 0 || e.lora_tenants <= 0) return 0;
@@ -110,13 +154,20 @@ DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   DecodeArms arms;
   double bw = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
   double peak = g.PeakFlops(e.weights) * e.eff.decode_compute;
+  // Weight part: the linear layers stream their weights and run their GEMMs.
   double weight_bytes = (WeightBytesRead(m, e.weights, batch) + LoraBytes(e)) / e.tp;
-  double kv_per_token = KvBytesPerToken(m, e.kv) / e.tp;
-  arms.bytes = {weight_bytes, kv_per_token};
   double linear_flops = batch * (2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e)) / e.tp;
-  arms.flops = {linear_flops, AttentionFlopsPerContextToken(m) / e.tp};
-  arms.mem_s = {arms.bytes.a / bw, arms.bytes.b / bw};
-  arms.compute_s = {arms.flops.a / peak, arms.flops.b / peak};
+  double weight_mem_s = weight_bytes / bw, weight_compute_s = linear_flops / peak;
+  arms.weights_s = std::max(weight_mem_s, weight_compute_s);
+  arms.weights_compute_bound = weight_compute_s > weight_mem_s;
+  // Attention part: each GPU reads its share of the KV cache (KvShards) and
+  // computes its heads (or its sequences, with DP attention): 1/tp of the FLOPs.
+  double kv_per_token = KvBytesPerToken(m, e.kv) / KvShards(m, e.tp, e.dp_attention);
+  double attn_flops = DecodeAttentionFlopsPerContextToken(m) / e.tp;
+  arms.mem_s = {0.0, kv_per_token / bw};
+  arms.compute_s = {0.0, attn_flops / peak};
+  arms.bytes = {weight_bytes, kv_per_token};
+  arms.flops = {linear_flops, attn_flops};
   // Two all-reduces per layer (after attention and after the MLP) of the
   // batch's hidden states in bf16.
   arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s;
@@ -146,8 +197,9 @@ Work Prefill(const EngineConfig& e, double tokens, double context_before, double
   double attn_ctx = sequences * (per_seq * context_before + per_seq * per_seq / 2.0);
   w.flops = (tokens * (2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e)) +
              AttentionFlopsPerContextToken(m) * attn_ctx) / e.tp;
-  w.bytes = (WeightBytesRead(m, e.weights, tokens) + LoraBytes(e) +
-             (sequences * context_before + tokens) * KvBytesPerToken(m, e.kv)) / e.tp;
+  w.bytes = (WeightBytesRead(m, e.weights, tokens) + LoraBytes(e)) / e.tp +
+            (sequences * context_before + tokens) * KvBytesPerToken(m, e.kv) /
+                KvShards(m, e.tp, e.dp_attention);
   double t_compute = w.flops / (g.PeakFlops(e.weights) * e.eff.prefill_mfu);
   double t_mem = w.bytes / (g.hbm_tb_per_s * 1e12 * e.eff.decode_bw);
   w.compute_bound = t_compute >= t_mem;
@@ -202,7 +254,10 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   }
   bool colocated = s.placement.mode == PlacementMode::kColocated;
   double kv_per_token = KvBytesPerToken(m, s.precision.kv_cache);
-  double one_sequence_gb = MeanFinalContext(s) * kv_per_token / tp / kGB;
+  // Each GPU holds 1/shards of the engine's cache (KvShards). With DP
+  // attention one sequence lives whole on one rank.
+  const double kv_shards = KvShards(m, tp, s.placement.dp_attention);
+  double one_sequence_gb = MeanFinalContext(s) * kv_per_token / (s.placement.dp_attention ? 1.0 : kv_shards) / kGB;
   double resident = colocated ? p.train_state_gb : 0.0;
   if (colocated && g.memory_gb - p.rollout_weights_gb - resident - p.activation_reserve_gb < one_sequence_gb) {
     // No room beside the training state: move it to host memory while generating.
@@ -212,7 +267,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   }
   p.needed_gb = p.rollout_weights_gb + resident + p.activation_reserve_gb;
   p.kv_budget_gb = g.memory_gb - p.needed_gb;
-  p.kv_tokens_per_engine = std::max(0.0, p.kv_budget_gb) * kGB * tp / kv_per_token;
+  p.kv_tokens_per_engine = std::max(0.0, p.kv_budget_gb) * kGB * kv_shards / kv_per_token;
   if (p.kv_budget_gb < one_sequence_gb) {
     err.problems.push_back({"placement.rollout_tp",
                             fmt::format("{} does not fit on {} ({:.0f} GB): needs {:.1f} GB per GPU before the KV "
@@ -231,10 +286,28 @@ double HostTransferTime(const MemoryPlan& plan) {
   return 2.0 * plan.host_transfer_gb / kHostLinkGbPerS;
 }
 
+double TrajectoryLengthDispersion(const Scenario& s) {
+  // s = P + sum_{T} R + sum_{T-1} O with P, R, O, T independent:
+  // Var s = Var P + E[T] Var R + (E[T]-1) Var O + Var T (E[R] + E[O])^2.
+  const auto& env = s.environment;
+  auto var = [](const Distribution& d) { return std::max(0.0, d.SecondMoment() - d.mean() * d.mean()); };
+  const double t = env.turns.mean();
+  const double mean = env.prompt_tokens.mean() + t * env.response_tokens.mean() +
+                      std::max(0.0, t - 1.0) * env.tool_output_tokens.mean();
+  if (mean <= 0) return 1.0;
+  const double per_turn = env.response_tokens.mean() + env.tool_output_tokens.mean();
+  const double v = var(env.prompt_tokens) + t * var(env.response_tokens) +
+                   std::max(0.0, t - 1.0) * var(env.tool_output_tokens) + var(env.turns) * per_turn * per_turn;
+  return 1.0 + v / (mean * mean);
+}
+
 namespace {
-double TrainAttentionFlopsPerToken(const ModelSpec& m, double mean_seq_len) {
+// `attention_len` is E[s^2]/E[s] over the trained sequences: token i of a
+// sequence of length s attends to i tokens, so a sequence costs s^2/2 token
+// pairs and the mean per trained token is E[s^2]/(2 E[s]).
+double TrainAttentionFlopsPerToken(const ModelSpec& m, double attention_len) {
   // Causal attention: the average token attends to half the sequence.
-  return AttentionFlopsPerContextToken(m) * mean_seq_len / 2.0;
+  return AttentionFlopsPerContextToken(m) * attention_len / 2.0;
 }
 }  // namespace
 
@@ -251,7 +324,7 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   } else {
     per_token = 6.0 * n_active;
   }
-  per_token += 3.0 * TrainAttentionFlopsPerToken(m, mean_seq_len);
+  per_token += 3.0 * TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
   const Efficiency& eff = s.hardware.gpu.efficiency;
   w.time_s = w.flops / (s.hardware.gpu.PeakFlops(s.precision.train) * eff.train_mfu);
@@ -263,7 +336,8 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token = 2.0 * m.active_params_b * 1e9 + TrainAttentionFlopsPerToken(m, mean_seq_len);
+  double per_token =
+      2.0 * m.active_params_b * 1e9 + TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
   const Efficiency& eff = s.hardware.gpu.efficiency;
   w.time_s = w.flops / (s.hardware.gpu.PeakFlops(s.precision.train) * eff.logprob_mfu);

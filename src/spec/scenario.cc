@@ -251,7 +251,7 @@ class Loader {
     PlacementSpec& p = s.placement;
     const int gpus = s.hardware.gpus;
     YAML::Node n = Reader::Child(root, "placement");
-    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine"});
+    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     // An overlap scheduler hides the per-iteration CPU work the catalog's
@@ -260,6 +260,8 @@ class Loader {
       s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
     }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
+    r_.Bool(n, "dp_attention", "placement", p.dp_attention);
+    CheckTpAgainstModel(n, s);
     if (p.mode == PlacementMode::kColocated) {
       // Both phases share every GPU; rollout_gpus / train_gpus are ignored so a
       // disaggregated file can be flipped with --set placement.mode=colocated.
@@ -287,9 +289,55 @@ class Loader {
         return;
       }
     }
-    if (p.rollout_gpus >= 1 && p.rollout_gpus % p.rollout_tp != 0) {
+    if (p.rollout_gpus >= 1 && p.rollout_tp > p.rollout_gpus) {
+      r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",
+             fmt::format("rollout_tp {} is more than the {} rollout GPUs; expected at most {}", p.rollout_tp,
+                         p.rollout_gpus, p.rollout_gpus));
+    } else if (p.rollout_gpus >= 1 && p.rollout_gpus % p.rollout_tp != 0) {
       r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",
              fmt::format("rollout_tp {} does not divide the {} rollout GPUs", p.rollout_tp, p.rollout_gpus));
+    }
+  }
+
+  // Tensor-parallel attention splits the query heads and the KV heads over
+  // the ranks. vLLM's attention layers (e.g. models/llama.py LlamaAttention)
+  // assert heads % tp == 0, and kv_heads % tp == 0 when tp < kv_heads or
+  // tp % kv_heads == 0 when tp >= kv_heads (the KV heads then replicate);
+  // SGLang's assert the same over attn_tp_size. Data-parallel attention does
+  // not split heads: no constraint. vLLM runs attention data-parallel for MoE
+  // models only (docs.vllm.ai/en/latest/serving/data_parallel_deployment).
+  void CheckTpAgainstModel(const YAML::Node& n, const Scenario& s) {
+    const PlacementSpec& p = s.placement;
+    const ModelSpec& m = s.model;
+    const int tp = p.rollout_tp;
+    if (p.dp_attention) {
+      bool vllm = p.engine == InferenceEngine::kVllm || p.engine == InferenceEngine::kVllmAsync;
+      if (vllm && !m.is_moe()) {
+        r_.Add(Reader::Child(n, "dp_attention"), "placement.dp_attention",
+               fmt::format("true with engine {} and the dense model {}: vLLM runs attention data-parallel only "
+                           "for MoE models (expert layers stay tensor/expert-parallel); for a dense model use "
+                           "separate engines, i.e. a smaller rollout_tp, or engine sglang",
+                           ToString(p.engine), m.id));
+      }
+      return;
+    }
+    if (tp <= 1 || m.heads <= 0 || m.kv_heads <= 0) return;
+    YAML::Node at = Reader::Child(n, "rollout_tp");
+    if (m.heads % tp != 0) {
+      r_.Add(at, "placement.rollout_tp",
+             fmt::format("rollout_tp {} does not divide the {} attention heads of {}; expected a divisor of {} "
+                         "(or placement.dp_attention: true)",
+                         tp, m.heads, m.id, m.heads));
+    } else if (m.attention == Attention::kGqa && tp < m.kv_heads && m.kv_heads % tp != 0) {
+      r_.Add(at, "placement.rollout_tp",
+             fmt::format("rollout_tp {} does not divide the {} KV heads of {}; expected a divisor or a multiple "
+                         "of {}",
+                         tp, m.kv_heads, m.id, m.kv_heads));
+    } else if (m.attention == Attention::kGqa && tp > m.kv_heads && tp % m.kv_heads != 0) {
+      r_.Add(at, "placement.rollout_tp",
+             fmt::format("rollout_tp {} is not a multiple of the {} KV heads of {}, so they cannot be "
+                         "replicated evenly; expected a divisor or a multiple of {}",
+                         tp, m.kv_heads, m.id, m.kv_heads));
     }
   }
 

@@ -42,7 +42,7 @@ TEST(Catalog, BuiltinLoadsEveryRequiredId) {
 TEST(Catalog, EveryBuiltinNumberHasASource) {
   Catalog cat = Builtin();
   const char* gpu_fields[] = {"memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
-                              "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour"};
+                              "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour", "nvlink_domain"};
   for (const auto& [id, g] : cat.gpus()) {
     for (const char* f : gpu_fields) {
       auto it = g.sources.find(f);
@@ -59,7 +59,7 @@ TEST(Catalog, EveryBuiltinNumberHasASource) {
         {"params_b", m.params_b}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
         {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab}, {"experts", m.experts},
         {"experts_per_token", m.experts_per_token}, {"shared_experts", m.shared_experts},
-        {"kv_lora_rank", m.kv_lora_rank}, {"rope_head_dim", m.rope_head_dim}};
+        {"kv_lora_rank", m.kv_lora_rank}, {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};
     for (const auto& [f, v] : fields) {
       if (v != 0) {
         EXPECT_TRUE(m.sources.count(f)) << id << "." << f;
@@ -111,6 +111,18 @@ TEST(Catalog, HandCheckedFacts) {
   EXPECT_EQ(ds->shared_experts, 1);
   EXPECT_NEAR(ds->routed_expert_params_b(), 654.4516, 1e-3);
   EXPECT_NEAR(ds->dense_params_b(), 16.5484, 1e-3);
+  // config.json v_head_dim 128; query/key heads are qk_nope 128 + qk_rope 64.
+  EXPECT_EQ(ds->v_head_dim, 128);
+  EXPECT_EQ(ds->head_dim, 128);
+
+  // NVLink domains: 8 GPUs on an HGX/DGX H100 board; 72 in a GB200 NVL72 rack
+  // (a node holds 4). A user GPU without the field gets 8.
+  EXPECT_EQ(h100->nvlink_domain, 8);
+  EXPECT_EQ(cat.FindGpu("gb200")->nvlink_domain, 72);
+  ASSERT_TRUE(cat.AddText("gpus:\n  x:\n    memory_gb: 80\n    hbm_tb_per_s: 1\n    tflops_bf16: 1\n"
+                          "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n",
+                          "user.yaml"));
+  EXPECT_EQ(cat.FindGpu("x")->nvlink_domain, 8);
 }
 
 TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
@@ -207,6 +219,13 @@ TEST(Catalog, MalformedTextsNamePathAndLine) {
       // 5. attention not gqa|mla (line 7)
       {"models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n    attention: mha\n",
        "models.m.attention", 7},
+      // 6. an NVLink domain of no GPUs (line 10)
+      {"gpus:\n  x:\n    name: X\n    memory_gb: 80\n    hbm_tb_per_s: 1\n    tflops_bf16: 1\n"
+       "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n    nvlink_domain: 0\n",
+       "gpus.x.nvlink_domain", 10},
+      // 7. v_head_dim must not be negative (line 7)
+      {"models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n    v_head_dim: -1\n",
+       "models.m.v_head_dim", 7},
   };
   for (const auto& c : cases) {
     Catalog cat = Builtin();

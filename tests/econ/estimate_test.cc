@@ -192,6 +192,26 @@ TEST(Estimate, PpoCriticTrainsASecondModelOfThePolicysSize) {
   EXPECT_GT(e_ppo.signal.informative_fraction, e_grpo.signal.informative_fraction);
 }
 
+TEST(Estimate, AssumptionsSayWhereTensorParallelismRuns) {
+  // DeepSeek-V3 on 256 x H100 at rollout_tp 32 (the NeMo RL v0.6 case):
+  // 32 GPUs span 4 NVLink domains of 8, and the MLA latent is held whole by
+  // each of the 32 ranks. The default scenario (tp 1) says neither.
+  auto s = DefaultScenario(Cat(), {{"model", "deepseek-v3"}, {"hardware.gpus", "256"},
+                                   {"placement.rollout_tp", "32"}}).value();
+  auto e = EstimateAnalytic(s);
+  ASSERT_TRUE(e.has_value()) << e.error().ToString();
+  auto has = [&](const Estimate& est, const std::string& words) {
+    for (const auto& a : est.assumptions)
+      if (a.find(words) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(*e, "rollout_tp 32 spans 4 NVLink domains of 8 GPUs (h100-sxm)"));
+  EXPECT_TRUE(has(*e, "the MLA latent is held whole by each of the 32 ranks"));
+  auto plain = EstimateAnalytic(DefaultScenario(Cat()).value()).value();
+  EXPECT_FALSE(has(plain, "NVLink domains"));
+  EXPECT_FALSE(has(plain, "KV cache:"));
+}
+
 TEST(Estimate, UnknownEngineNamesThePathAndTheChoices) {
   auto s = DefaultScenario(Cat(), {{"placement.engine", "tgi"}});
   ASSERT_FALSE(s.has_value());

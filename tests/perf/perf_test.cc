@@ -61,7 +61,7 @@ TEST(Perf, DecodeIterationsClosedFormEqualsSum) {
   // The closed form over n iterations equals the sum of single iterations,
   // also when the roofline switches from memory- to compute-bound midway
   // (large batch, MoE-free 8B on an L40S with little bandwidth).
-  for (const char* gpu : {"h100-sxm", "l40s", "b200"}) {
+  for (const char* gpu : {"h100-sxm", "l40s", "b200", "h20"}) {
     const ModelSpec& m = *Cat().FindModel("qwen3-8b");
     GpuSpec g = *Cat().FindGpu(gpu);
     EngineConfig e{&m, &g, g.efficiency, 1, Precision::kBf16, Precision::kBf16};
@@ -115,8 +115,11 @@ TEST(Perf, PrefillAttentionIsPerSequence) {
 TEST(Perf, TrainFlopsSixN) {
   // Full fine-tuning: 6 * N per token (+ attention). 1e6 tokens of Qwen3-8B
   // at 512 tokens per sequence on 8 GPUs: (6 * 8.19e9 + 3 * 4*36*32*128*256) * 1e6 / 8.
+  // Fixed lengths: E[s^2]/E[s]^2 = 1, the attention length is the mean.
   auto cat = Cat();
   auto s = DefaultScenario(cat).value();
+  s.environment.prompt_tokens = Distribution::Fixed(12);
+  s.environment.response_tokens = Distribution::Fixed(500);
   Work w = TrainStep(s, 1e6, 512, 8);
   double per_token = 6 * s.model.active_params_b * 1e9 + 3.0 * 4 * 36 * 32 * 128 * 256;
   EXPECT_NEAR(w.flops, per_token * 1e6 / 8, 1e3);
@@ -169,6 +172,153 @@ TEST(Perf, KvBudgetOfTheDefaultScenario) {
   EXPECT_NEAR(plan.kv_budget_gb, 80 - w - w - 8, 1e-9);
   EXPECT_NEAR(plan.kv_tokens_per_engine, (80 - 2 * w - 8) * 1e9 / 147456, 1);
   EXPECT_FALSE(plan.train_state_offloaded);
+}
+
+
+TEST(Perf, KvShardsFollowTheHeads) {
+  // GQA: the KV heads split over the ranks, ranks beyond them hold copies.
+  // Llama-3.1-8B has 8 KV heads: tp 4 -> 4 shards, tp 16 -> 8. MLA caches one
+  // latent per token that every rank needs: 1 shard at any tp, unless the
+  // engine runs attention data-parallel (each rank: its own sequences) -> tp.
+  const ModelSpec& llama = *Cat().FindModel("llama-3.1-8b");
+  const ModelSpec& dsv3 = *Cat().FindModel("deepseek-v3");
+  EXPECT_EQ(KvShards(llama, 4, false), 4);
+  EXPECT_EQ(KvShards(llama, 16, false), 8);
+  EXPECT_EQ(KvShards(llama, 16, true), 16);
+  EXPECT_EQ(KvShards(dsv3, 8, false), 1);
+  EXPECT_EQ(KvShards(dsv3, 8, true), 8);
+  // KV bytes read per GPU follow the same rule. Llama-3.1-8B at tp 16, batch
+  // 1, 10,000 tokens of context: each GPU reads 10,000 * 131,072 / 8 bytes of
+  // KV (was / 16) beside 8.03e9 * 2 / 16 of weights.
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e{&llama, &g, Ideal(), 16, Precision::kBf16, Precision::kBf16};
+  Work w = DecodeIteration(e, 1, 10000);
+  EXPECT_NEAR(w.bytes, 8.03e9 * 2 / 16 + 10000.0 * 131072 / 8, 1);
+  // DeepSeek-V3 at tp 8: every GPU reads the whole latent cache; with DP
+  // attention an eighth of it.
+  EngineConfig d{&dsv3, &g, Ideal(), 8, Precision::kFp8, Precision::kFp8};
+  double weights = DecodeIteration(d, 64, 0).bytes;
+  EXPECT_NEAR(DecodeIteration(d, 64, 64000).bytes - weights, 64000.0 * 35136, 1);
+  d.dp_attention = true;
+  EXPECT_NEAR(DecodeIteration(d, 64, 64000).bytes - weights, 64000.0 * 35136 / 8, 1);
+}
+
+TEST(Perf, MlaKvCapacityPerEngineOnB200) {
+  // DeepSeek-V3, fp8 weights and KV, one tp-8 engine of B200 (180 GB):
+  // weights 671e9 / 8 = 83.875 GB per GPU, reserve 18 GB, KV budget
+  // 78.125 GB per GPU. The latent cache (61 * 576 * 1 = 35,136 B per token)
+  // is held whole by every rank: 78.125e9 / 35136 = 2.2235e6 tokens per
+  // engine, ~970 sequences of the default 300 + 2000 tokens (the old / tp
+  // gave 8x that, ~7,700). With DP attention the ranks hold different
+  // sequences: 8x again.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat, {{"model", "deepseek-v3"}, {"hardware.gpu", "b200"}, {"hardware.gpus", "128"},
+                                 {"placement.mode", "disaggregated"}, {"placement.rollout_gpus", "8"},
+                                 {"placement.rollout_tp", "8"}, {"precision.rollout", "fp8"},
+                                 {"precision.kv_cache", "fp8"}});
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  auto plan = PlanMemory(*s);
+  ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
+  EXPECT_NEAR(plan->kv_budget_gb, 180 - 671.0 / 8 - 18, 1e-9);
+  EXPECT_NEAR(plan->kv_tokens_per_engine, (180 - 671.0 / 8 - 18) * 1e9 / 35136, 1);
+  EXPECT_NEAR(plan->kv_tokens_per_engine / 2300, 967, 1);
+  s->placement.dp_attention = true;
+  auto dp = PlanMemory(*s).value();
+  EXPECT_NEAR(dp.kv_tokens_per_engine, 8 * plan->kv_tokens_per_engine, 1);
+}
+
+TEST(Perf, AllReduceBeyondTheNvlinkDomainCrossesTheNetwork) {
+  // DeepSeek-V3 hidden 7168, batch 64: 64 * 7168 * 2 = 917,504 bytes.
+  // tp 8 on H100 (one NVLink domain of 8): 8 us + 2*7/8 * 917504 / 450e9
+  //   = 8 + 3.568 = 11.568 us.
+  // tp 16 spans 2 domains: NCCL ring LL, 2*15 = 30 steps, 2 of them over the
+  // network: 3.6 + 28 * 0.47 * 1.8 + 2 * 2.7 = 32.688 us, plus
+  // 2*15/16 * 917504 / 50e9 = 34.406 us over the 50 GB/s NIC: 67.094 us.
+  const ModelSpec& m = *Cat().FindModel("deepseek-v3");
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e8{&m, &g, Ideal(), 8, Precision::kFp8, Precision::kFp8};
+  EngineConfig e16 = e8;
+  e16.tp = 16;
+  const double bytes = 64 * 7168 * 2;
+  EXPECT_NEAR(AllReduceTime(e8, bytes, 1) * 1e6, 11.568, 1e-3);
+  EXPECT_NEAR(AllReduceTime(e16, bytes, 1) * 1e6, 67.094, 1e-3);
+  // GB200 NVL72: tp 16 stays inside the 72-GPU domain (900 GB/s):
+  // 8 + 2*15/16 * 917504 / 900e9 = 9.911 us.
+  GpuSpec gb = *Cat().FindGpu("gb200");
+  EngineConfig n16{&m, &gb, Ideal(), 16, Precision::kFp8, Precision::kFp8};
+  EXPECT_NEAR(AllReduceTime(n16, bytes, 1) * 1e6, 9.911, 1e-3);
+  // Per GPU, the same engine batch decodes slower at tp 16 than at tp 8 on
+  // H100: 122 all-reduces of 67 us (8.2 ms) outweigh the halved weight reads.
+  double per_gpu8 = 64 / (8 * DecodeIteration(e8, 64, 64000).time_s);
+  double per_gpu16 = 64 / (16 * DecodeIteration(e16, 64, 64000).time_s);
+  EXPECT_LT(per_gpu16, per_gpu8);
+}
+
+TEST(Perf, DecodeWeightAndAttentionPartsEachAtTheirRoofline) {
+  // Llama-3.1-8B bf16 on one H20 (4.0 TB/s, 148 TFLOP/s) at 100%, batch 64,
+  // 4,000 tokens of context each (256,000):
+  //   weight part: 16.06e9 B / 4e12 = 4.015 ms; 64 * 2 * 8.03e9 = 1.0278e12
+  //     FLOPs / 148e12 = 6.945 ms -> compute-bound, 6.945 ms
+  //   attention part: 256000 * 131072 = 3.355e10 B / 4e12 = 8.389 ms;
+  //     4*32*32*128 * 256000 = 1.342e11 FLOPs / 148e12 = 0.907 ms -> 8.389 ms
+  //   sum 15.334 ms (one max over the totals gave max(12.40, 7.85) = 12.40 ms).
+  const ModelSpec& m = *Cat().FindModel("llama-3.1-8b");
+  GpuSpec g = *Cat().FindGpu("h20");
+  EngineConfig e{&m, &g, Ideal(), 1, Precision::kBf16, Precision::kBf16};
+  Work w = DecodeIteration(e, 64, 256000);
+  double weight_s = 64 * 2 * 8.03e9 / 148e12;
+  double attn_s = 256000.0 * 131072 / 4e12;
+  EXPECT_NEAR(w.time_s, weight_s + attn_s, 1e-9);
+  EXPECT_NEAR(w.time_s * 1e3, 15.334, 0.01);
+  EXPECT_FALSE(w.compute_bound);  // the attention part is memory-bound
+  // Closed form over many iterations (the cached arms) matches the sum.
+  DecodeArms arms = DecodeArmsFor(e, 64);
+  double sum = 0;
+  for (int i = 0; i < 300; ++i) sum += DecodeIteration(e, 64, 256000 + 64.0 * i).time_s;
+  EXPECT_NEAR(DecodeIterations(arms, 64, 256000, 300).time_s, sum, 1e-9 * sum);
+}
+
+TEST(Perf, MlaPrefillUsesPerHeadAttention) {
+  // DeepSeek-V3 (config.json: qk_nope 128, qk_rope 64, v_head_dim 128, 128
+  // heads, 61 layers). Per-head form, per token per token of context:
+  //   2 * 61 * 128 * (128 + 64 + 128) = 4,997,120 FLOPs;
+  // the absorbed decode form 2 * 61 * 128 * (2*512 + 64) = 16,990,208 (3.4x).
+  const ModelSpec& m = *Cat().FindModel("deepseek-v3");
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerContextToken(m), 4997120.0);
+  EXPECT_DOUBLE_EQ(DecodeAttentionFlopsPerContextToken(m), 16990208.0);
+  // Prefill of one 1,000-token prompt on one GPU: 1000 * 2 * 37e9 + 4997120 * 1000^2 / 2.
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig e{&m, &g, Ideal(), 1, Precision::kFp8, Precision::kFp8};
+  EXPECT_NEAR(Prefill(e, 1000, 0, 1).flops, 1000 * 2 * 37e9 + 4997120.0 * 1e6 / 2, 1e3);
+  // Without v_head_dim the value heads are head_dim wide (same here: 128).
+  ModelSpec no_v = m;
+  no_v.v_head_dim = 0;
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerContextToken(no_v), 4997120.0);
+}
+
+TEST(Perf, TrainAttentionIsTokenWeighted) {
+  // Half the trajectories 1,000 tokens long and half 3,000 (no prompt):
+  // E[s] = 2000, E[s^2] = (1e6 + 9e6)/2 = 5e6, E[s^2]/E[s]^2 = 1.25. Causal
+  // attention per trained token is attn_per_ctx * E[s^2]/(2 E[s]) =
+  // attn_per_ctx * 1250, not * 1000 (the mean length's half).
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  s.environment.prompt_tokens = Distribution::Fixed(0);
+  s.environment.response_tokens = Distribution::Empirical({1000, 3000}).value();
+  EXPECT_DOUBLE_EQ(TrajectoryLengthDispersion(s), 1.25);
+  // Qwen3-8B: 4 * 36 * 32 * 128 = 589,824 FLOPs per token of context.
+  Work w = TrainStep(s, 1e6, 2000, 8);
+  double per_token = 6 * s.model.active_params_b * 1e9 + 3.0 * 589824 * 1250;
+  EXPECT_NEAR(w.flops, per_token * 1e6 / 8, 1e3);
+  Work f = ForwardPass(s, 1e6, 2000, 8);
+  EXPECT_NEAR(f.flops, (2 * s.model.active_params_b * 1e9 + 589824.0 * 1250) * 1e6 / 8, 1e3);
+  // Multi-turn: turns 1 or 3 (mean 2, var 1), responses fixed 100, tool
+  // outputs fixed 50, prompt 0: s = 100 T + 50 (T - 1); E[s] = 250,
+  // Var s = Var T * 150^2 = 22500 -> 1 + 22500 / 62500 = 1.36.
+  s.environment.response_tokens = Distribution::Fixed(100);
+  s.environment.tool_output_tokens = Distribution::Fixed(50);
+  s.environment.turns = Distribution::Empirical({1, 3}).value();
+  EXPECT_NEAR(TrajectoryLengthDispersion(s), 1.36, 1e-12);
 }
 
 }  // namespace

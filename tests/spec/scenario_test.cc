@@ -183,6 +183,19 @@ TEST(Scenario, BadInputsNameTheField) {
       {"placement: {mode: disaggregated, rollout_gpus: 6, train_gpus: 4}", "placement.rollout_gpus",
        "expected hardware.gpus = 8"},
       {"placement: {rollout_tp: 3}", "placement.rollout_tp", "does not divide the 8 rollout GPUs"},
+      {"placement: {rollout_tp: 16}", "placement.rollout_tp", "rollout_tp 16 is more than the 8 rollout GPUs"},
+      {"placement: {rollout_tp: 3}", "placement.rollout_tp", "does not divide the 32 attention heads of qwen3-8b"},
+      {"!model: qwen2.5-7b\nhardware: {gpu: h100-sxm, gpus: 16}\nplacement: {rollout_tp: 8}", "placement.rollout_tp",
+       "rollout_tp 8 does not divide the 28 attention heads of qwen2.5-7b"},
+      {"!model: {params_b: 1, layers: 2, hidden: 1536, heads: 12, kv_heads: 6}\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+       "placement: {rollout_tp: 4}",
+       "placement.rollout_tp", "rollout_tp 4 does not divide the 6 KV heads"},
+      {"!model: {params_b: 1, layers: 2, hidden: 1536, heads: 12, kv_heads: 4}\nhardware: {gpu: h100-sxm, gpus: 12}\n"
+       "placement: {rollout_tp: 6}",
+       "placement.rollout_tp", "rollout_tp 6 is not a multiple of the 4 KV heads"},
+      {"placement: {dp_attention: true}", "placement.dp_attention", "vLLM runs attention data-parallel only for MoE"},
+      {"placement: {dp_attention: yes please}", "placement.dp_attention", "expected true or false"},
+      {"placement: {dp_attension: true}", "placement.dp_attension", "did you mean 'dp_attention'?"},
       {"placement: {mode: split}", "placement.mode", "expected colocated | disaggregated"},
       {"algorithm: {group_size: 0}", "algorithm.group_size", ">= 1"},
       {"algorithm: {prompts_per_step: 0}", "algorithm.prompts_per_step", ">= 1"},
@@ -215,6 +228,22 @@ TEST(Scenario, BadInputsNameTheField) {
     EXPECT_NE(msg.find(c.words), std::string::npos) << msg;
     EXPECT_EQ(s.error().code, ErrorCode::kInvalidInput);
   }
+}
+
+TEST(Scenario, DpAttentionLoadsWhereTheEngineHasIt) {
+  // SGLang runs DP attention for any model; vLLM for MoE models (docs.vllm.ai
+  // serving/data_parallel_deployment). DP attention splits no heads, so a tp
+  // that does not divide them is fine (qwen2.5-7b: 28 heads, tp 8).
+  auto sg = Load("name: t\nmodel: qwen2.5-7b\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+                 "placement: {rollout_tp: 8, engine: sglang, dp_attention: true}\n");
+  ASSERT_TRUE(sg) << sg.error().ToString();
+  EXPECT_TRUE(sg->placement.dp_attention);
+  auto moe = Load("name: t\nmodel: qwen3-30b-a3b\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+                  "placement: {rollout_tp: 4, dp_attention: true}\n");
+  ASSERT_TRUE(moe) << moe.error().ToString();
+  auto plain = Load(kBase);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->placement.dp_attention);  // default
 }
 
 TEST(Scenario, ThreeMistakesGiveThreeProblems) {
