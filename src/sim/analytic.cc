@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -392,9 +393,12 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   t.overhead_s = eff.step_overhead_s;
   t.offload_s = perf::HostTransferTime(*mem);
   if (mem->train_state_offloaded) {
-    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU) does not fit beside the inference engine: "
-                                  "it is moved to host memory while generating ({:.1f} s per step over PCIe)",
-                                  mem->train_state_gb, t.offload_s));
+    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
+                                  "engine: it is moved to host memory while generating ({:.1f} s per step over PCIe)",
+                                  mem->train_state_gb + mem->critic_state_gb + mem->reference_gb,
+                                  std::string(mem->critic_state_gb > 0 ? ", critic included" : "") +
+                                      (mem->reference_gb > 0 ? ", reference included" : ""),
+                                  t.offload_s));
   }
   if (mem->optimizer_offloaded) {
     t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");
