@@ -161,6 +161,8 @@ struct MemoryPlan {
   double gpu_memory_gb = 0;
   double rollout_weights_gb = 0;   // per GPU, inference weights (one TP shard)
   double train_state_gb = 0;       // per GPU, weights + grads + optimizer (sharded)
+  double critic_state_gb = 0;      // per GPU, PPO critic's weights + grads + optimizer (sharded); 0 without one
+  double reference_gb = 0;         // per GPU, frozen reference weights in bf16 (sharded); 0 without one or with LoRA
   double activation_reserve_gb = 0;
   double kv_budget_gb = 0;         // per GPU, for the KV cache
   double kv_tokens_per_engine = 0; // tokens of context one engine can hold
@@ -173,8 +175,10 @@ struct MemoryPlan {
   bool optimizer_offloaded = false;
   double host_transfer_gb = 0;     // per GPU per step, each direction
 };
-// Memory per GPU. Colocated: training state (ZeRO-3 sharded over the training GPUs)
-// stays resident beside the inference weights; disaggregated: each side alone.
+// Memory per GPU. Colocated: training state (ZeRO-3 sharded over the training GPUs),
+// the PPO critic's training state and the reference weights stay resident
+// beside the inference weights (veRL's defaults), or all move to host memory
+// while generating when they leave no room; disaggregated: each side alone.
 // Fails with kDoesNotFit and the numbers when the model cannot fit or leaves no
 // room for one sequence of mean length.
 Result<MemoryPlan> PlanMemory(const Scenario& s);

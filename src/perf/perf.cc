@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -234,22 +235,49 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   int train_gpus = std::max(1, s.placement.train_gpus);
   p.activation_reserve_gb = kActivationReserveFraction * g.memory_gb;
   p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / train_gpus / kGB;
+  // PPO's critic: a second model of the policy's size, trained the same way
+  // (its own FSDP weights, gradients and Adam state: veRL CriticWorker). The
+  // reference: the frozen initial policy in bf16, sharded; with LoRA it is
+  // the base with the adapters switched off and costs nothing (veRL
+  // ref_in_actor). Both sit on the training GPUs.
+  const double critic_fraction = s.algorithm.critic ? 1.0 : 0.0;
+  p.critic_state_gb = critic_fraction * p.train_state_gb;
+  p.reference_gb =
+      s.algorithm.reference_model && !s.algorithm.lora ? WeightBytes(m, Precision::kBf16) / train_gpus / kGB : 0.0;
   Error err(ErrorCode::kDoesNotFit, "", "");
   err.problems.clear();
-  if (p.train_state_gb + p.activation_reserve_gb > g.memory_gb) {
+  auto fits = [&](double gb) { return gb + p.activation_reserve_gb <= g.memory_gb; };
+  const double full_gb = p.train_state_gb + p.critic_state_gb + p.reference_gb;
+  if (!fits(full_gb)) {
+    // 1. The optimizer states of the policy (and the critic) move to host
+    //    memory (ZeRO-Offload).
     double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / train_gpus / kGB;
-    if (offloaded_gb + p.activation_reserve_gb > g.memory_gb) {
+    p.optimizer_offloaded = true;
+    p.host_transfer_gb += (1.0 + critic_fraction) * (p.train_state_gb - offloaded_gb);
+    p.train_state_gb = offloaded_gb;
+    p.critic_state_gb = critic_fraction * offloaded_gb;
+    // 2. Still short: the critic and the reference also live in host memory
+    //    and are brought in, one at a time, for their own passes (veRL's
+    //    critic / ref fsdp_config.param_offload). The frozen reference only
+    //    comes in (half a round trip).
+    double aux_gb = p.critic_state_gb + p.reference_gb;
+    double swapped_gb = std::max(p.critic_state_gb, p.reference_gb);
+    if (!fits(p.train_state_gb + aux_gb) && aux_gb > 0 && fits(p.train_state_gb + swapped_gb)) {
+      p.host_transfer_gb += p.critic_state_gb + 0.5 * p.reference_gb;
+      p.critic_state_gb = 0;
+      p.reference_gb = 0;
+    }
+    if (!fits(p.train_state_gb + p.critic_state_gb + p.reference_gb)) {
       err.problems.push_back({"placement.train_gpus",
                               fmt::format("{} does not fit for training on {} x {}: needs {:.1f} GB per GPU for "
-                                          "weights, gradients and optimizer state ({:.1f} GB even with the "
+                                          "weights, gradients and optimizer state{} ({:.1f} GB even with the "
                                           "optimizer in host memory) + reserve {:.1f} GB, has {:.0f} GB; use more "
                                           "training GPUs or LoRA",
-                                          m.id, train_gpus, g.id, p.train_state_gb + p.activation_reserve_gb,
-                                          offloaded_gb, p.activation_reserve_gb, g.memory_gb)});
-    } else {
-      p.optimizer_offloaded = true;
-      p.host_transfer_gb += p.train_state_gb - offloaded_gb;
-      p.train_state_gb = offloaded_gb;
+                                          m.id, train_gpus, g.id, full_gb + p.activation_reserve_gb,
+                                          std::string(s.algorithm.critic ? " of the policy and the critic" : "") +
+                                              (aux_gb > p.critic_state_gb ? ", plus the reference weights" : ""),
+                                          p.train_state_gb + std::min(aux_gb, swapped_gb),
+                                          p.activation_reserve_gb, g.memory_gb)});
     }
   }
   bool colocated = s.placement.mode == PlacementMode::kColocated;
@@ -258,11 +286,12 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   // attention one sequence lives whole on one rank.
   const double kv_shards = KvShards(m, tp, s.placement.dp_attention);
   double one_sequence_gb = MeanFinalContext(s) * kv_per_token / (s.placement.dp_attention ? 1.0 : kv_shards) / kGB;
-  double resident = colocated ? p.train_state_gb : 0.0;
+  double resident = colocated ? p.train_state_gb + p.critic_state_gb + p.reference_gb : 0.0;
   if (colocated && g.memory_gb - p.rollout_weights_gb - resident - p.activation_reserve_gb < one_sequence_gb) {
-    // No room beside the training state: move it to host memory while generating.
+    // No room beside the training state (policy, critic, reference): move it
+    // all to host memory while generating.
     p.train_state_offloaded = true;
-    p.host_transfer_gb += p.train_state_gb;
+    p.host_transfer_gb += resident;
     resident = 0;
   }
   p.needed_gb = p.rollout_weights_gb + resident + p.activation_reserve_gb;

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
+#include "sim/kv_cache.h"
 
 namespace rlcost::sim {
 namespace {
@@ -49,6 +51,27 @@ double NormalQuantile(double p) {
   double q = p - 0.5, r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// Mean generated context of a sequence running in a continuously batched
+// engine at a random moment: its age. Renewal theory (length-biased sampling):
+// a sequence of length L is in the batch for L iterations, so the one found
+// running has length density L f(L) / E[L], and its age is uniform on [0, L]:
+// E[age] = E[L^2] / (2 E[L]).
+double MeanAge(const Distribution& resp) {
+  return resp.SecondMoment() / (2.0 * std::max(resp.mean(), 1e-9));
+}
+
+// Running sequences a full, preempting KV cache holds on average (vLLM-style:
+// admit while the prompt's blocks fit above the watermark, preempt when a
+// running sequence needs a block that is not free). Each running sequence
+// holds its prompt, its age (MeanAge) and on average half a block of
+// fragmentation; the cache swings between 1 - watermark (admission stops)
+// and full (preemption starts): mean use 1 - watermark / 2 (an assumption).
+// Derivation: docs/model.md, "The analytic step".
+double FullCacheBatch(double kv_tokens, double prompt, double age) {
+  double held = prompt + age + 0.5 * double(kBlockTokens);
+  return std::max(1.0, kv_tokens * (1.0 - 0.5 * kWatermarkFraction) / held);
 }
 
 // Response lengths of an engine's n sequences as equal-weight quantile
@@ -106,6 +129,8 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   double peak = 0;
   for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j]));
   RolloutResult r;
+  const double mean_len = resp.mean();
+  const double age = MeanAge(resp);
   if (peak <= kv_tokens) {
     auto pre = perf::Prefill(e, n * p, 0, n);
     r = Drain(e, n, p, len, m);
@@ -114,12 +139,9 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
     r.prefill_tokens = n * p;
     return r;
   }
-  // Continuous batching at KV capacity. A running sequence's age is
-  // length-biased: mean E[L^2] / (2 E[L]).
-  const double mean_len = resp.mean();
-  const double age = resp.SecondMoment() / (2.0 * std::max(mean_len, 1e-9));
-  double cap = std::max(1.0, std::floor(kv_tokens / (p + 2.0 * age)));
-  cap = std::min(cap, n);
+  // Continuous batching at KV capacity: the cache is full and each running
+  // sequence holds P + its age (FullCacheBatch).
+  double cap = std::min(FullCacheBatch(kv_tokens, p, age), n);
   // Drain of the last wave: `cap` sequences whose residual lengths follow the
   // equilibrium residual-life distribution S_e(x) = (1/E[L]) int_x^inf S(y) dy,
   // sampled on the length slices.
@@ -263,9 +285,10 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   const double calls = std::max(0.0, t_mean - 1.0);
   const double tokens = t_mean * env.response_tokens.mean();
   const double final_ctx = p + tokens + calls * env.tool_output_tokens.mean();
-  const double age = env.response_tokens.SecondMoment() / (2.0 * std::max(env.response_tokens.mean(), 1e-9));
+  const double age = MeanAge(env.response_tokens);
   const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
-  double cap = std::max(1.0, std::floor(kv_tokens / (env.turns.mean() > 1 ? final_ctx : p + 2 * age)));
+  double cap = env.turns.mean() > 1 ? std::max(1.0, std::floor(kv_tokens / final_ctx))
+                                    : FullCacheBatch(kv_tokens, p, age);
   double batch = std::min(cap, n);
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   double iters = n * tokens / batch;
@@ -370,9 +393,12 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   t.overhead_s = eff.step_overhead_s;
   t.offload_s = perf::HostTransferTime(*mem);
   if (mem->train_state_offloaded) {
-    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU) does not fit beside the inference engine: "
-                                  "it is moved to host memory while generating ({:.1f} s per step over PCIe)",
-                                  mem->train_state_gb, t.offload_s));
+    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
+                                  "engine: it is moved to host memory while generating ({:.1f} s per step over PCIe)",
+                                  mem->train_state_gb + mem->critic_state_gb + mem->reference_gb,
+                                  std::string(mem->critic_state_gb > 0 ? ", critic included" : "") +
+                                      (mem->reference_gb > 0 ? ", reference included" : ""),
+                                  t.offload_s));
   }
   if (mem->optimizer_offloaded) {
     t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");

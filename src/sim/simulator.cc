@@ -20,20 +20,16 @@
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
 #include "sim/event_queue.h"
+#include "sim/kv_cache.h"
 #include "sim/trace.h"
 
 namespace rlcost::sim {
 namespace {
 
-// vLLM's default KV block size (CacheConfig.block_size = 16 tokens).
-constexpr int64_t kBlockTokens = 16;
 // Prefill tokens per engine iteration under chunked prefill: vLLM's
 // max_num_batched_tokens = 8192 (a model assumption; the V1 default for large
 // GPUs is in this range).
 constexpr int64_t kChunkTokens = 8192;
-// vLLM BlockSpaceManager admits a prompt only if 1% of the blocks stay free
-// afterwards (watermark = 0.01), to avoid preempting right after admission.
-constexpr double kWatermarkFraction = 0.01;
 // Trace only the first steps in detail (bounded file).
 constexpr int kTraceSteps = 3;
 // Above this many rollouts per step the simulation would take minutes.

@@ -162,15 +162,21 @@ TEST(Perf, DoesNotFitShowsTheNumbers) {
 }
 
 TEST(Perf, KvBudgetOfTheDefaultScenario) {
-  // Qwen3-8B on 8 x H100, colocated: inference weights 8.19e9*2 = 16.4 GB,
-  // training state 16 B * 8.19e9 / 8 GPUs = 16.4 GB, reserve 8 GB:
-  // KV = 80 - 16.4 - 16.4 - 8 = 39.2 GB; / (2*36*8*128*2 = 147456 B) = 266k tokens.
+  // Qwen3-8B (8.2e9 parameters) on 8 x H100, colocated, GRPO with a
+  // reference model: inference weights 8.2e9*2 = 16.4 GB, training state
+  // 16 B * 8.2e9 / 8 GPUs = 16.4 GB, reference weights 2 B * 8.2e9 / 8 =
+  // 2.05 GB, reserve 8 GB: KV = 80 - 16.4 - 16.4 - 2.05 - 8 = 37.15 GB;
+  // / (2*36*8*128*2 = 147456 B) = 252k tokens. (Before the reference was
+  // counted: 39.2 GB, 266k tokens.)
   auto cat = Cat();
   auto s = DefaultScenario(cat).value();
+  ASSERT_TRUE(s.algorithm.reference_model);
   auto plan = PlanMemory(s).value();
   double w = s.model.params_b * 2;  // GB
-  EXPECT_NEAR(plan.kv_budget_gb, 80 - w - w - 8, 1e-9);
-  EXPECT_NEAR(plan.kv_tokens_per_engine, (80 - 2 * w - 8) * 1e9 / 147456, 1);
+  EXPECT_NEAR(plan.reference_gb, w / 8, 1e-9);
+  EXPECT_NEAR(plan.kv_budget_gb, 80 - w - w - w / 8 - 8, 1e-9);
+  EXPECT_NEAR(plan.kv_budget_gb, 37.15, 1e-9);
+  EXPECT_NEAR(plan.kv_tokens_per_engine, 37.15e9 / 147456, 1);
   EXPECT_FALSE(plan.train_state_offloaded);
 }
 
@@ -319,6 +325,71 @@ TEST(Perf, TrainAttentionIsTokenWeighted) {
   s.environment.tool_output_tokens = Distribution::Fixed(50);
   s.environment.turns = Distribution::Empirical({1, 3}).value();
   EXPECT_NEAR(TrajectoryLengthDispersion(s), 1.36, 1e-12);
+
+TEST(Perf, PpoCriticTakesMemoryFromTheKvCache) {
+  // Same model and GPUs, PPO with its critic: a second 16 B/param training
+  // state beside the policy's, 16.4 GB per GPU:
+  // KV = 80 - 16.4 (inference) - 16.4 (policy) - 16.4 (critic) - 2.05 (reference) - 8 = 20.75 GB.
+  auto cat = Cat();
+  auto grpo = DefaultScenario(cat).value();
+  auto ppo = grpo;
+  ppo.algorithm.name = Algorithm::kPpo;
+  ppo.algorithm.critic = true;
+  auto g = PlanMemory(grpo).value();
+  auto p = PlanMemory(ppo).value();
+  EXPECT_NEAR(p.critic_state_gb, 16.4, 1e-9);
+  EXPECT_NEAR(p.kv_budget_gb, 20.75, 1e-9);
+  EXPECT_NEAR(g.kv_budget_gb - p.kv_budget_gb, 16.4, 1e-9);
+  EXPECT_LT(p.kv_tokens_per_engine, g.kv_tokens_per_engine);
+  EXPECT_FALSE(p.train_state_offloaded);
+  // PPO without a value model (critic: false) plans like GRPO.
+  ppo.algorithm.critic = false;
+  EXPECT_NEAR(PlanMemory(ppo).value().kv_budget_gb, g.kv_budget_gb, 1e-9);
+}
+
+TEST(Perf, LoraReferenceIsTheBaseAndCostsNothing) {
+  // With LoRA the reference is the frozen base with the adapters off (veRL
+  // ref_in_actor): no second copy of the weights.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  s.algorithm.lora = LoraSpec{};
+  s.algorithm.lora->rank = 32;
+  auto plan = PlanMemory(s).value();
+  EXPECT_EQ(plan.reference_gb, 0.0);
+}
+
+TEST(Perf, CriticAndReferenceMoveToHostWhenTheyLeaveNoRoom) {
+  // Qwen3-8B PPO on 2 x H100 colocated: policy and critic 16 B * 8.2e9 / 2 =
+  // 65.6 GB each, reference 8.2 GB: the training side needs 139.4 + 8 GB.
+  // ZeRO-Offload leaves 4 B/param: 16.4 GB each -> 16.4 + 16.4 + 8.2 + 8 =
+  // 49 GB fits the training side. Beside the inference engine (16.4 GB) there
+  // is 80 - 16.4 - 41 - 8 = 14.6 GB, room for the mean sequence: resident.
+  // Host transfer per step: the optimizer states, 2 x (65.6 - 16.4) = 98.4 GB.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  s.algorithm.name = Algorithm::kPpo;
+  s.algorithm.critic = true;
+  s.hardware.gpus = 2;
+  s.placement.train_gpus = 2;
+  auto plan = PlanMemory(s).value();
+  EXPECT_TRUE(plan.optimizer_offloaded);
+  EXPECT_NEAR(plan.critic_state_gb, 16.4, 1e-9);
+  EXPECT_NEAR(plan.reference_gb, 8.2, 1e-9);
+  EXPECT_NEAR(plan.host_transfer_gb, 98.4, 1e-9);
+  EXPECT_NEAR(plan.kv_budget_gb, 80 - 16.4 - 16.4 - 16.4 - 8.2 - 8, 1e-9);
+  // On one GPU: 32.8 + 32.8 + 16.4 + 8 = 90 GB does not fit even with the
+  // optimizers in host memory; the critic (32.8 GB) and the reference also
+  // go to host memory and come in for their own passes: 32.8 + 32.8 + 8 =
+  // 73.6 GB fits. Host transfer: optimizers 2 x 98.4, critic 32.8, reference
+  // 16.4 / 2 (it only comes in). Beside the 16.4 GB inference engine the
+  // policy's 32.8 GB leaves 22.8 GB of KV.
+  s.hardware.gpus = 1;
+  s.placement.train_gpus = 1;
+  plan = PlanMemory(s).value();
+  EXPECT_EQ(plan.critic_state_gb, 0.0);
+  EXPECT_EQ(plan.reference_gb, 0.0);
+  EXPECT_NEAR(plan.host_transfer_gb, 2 * 98.4 + 32.8 + 8.2, 1e-9);
+  EXPECT_NEAR(plan.kv_budget_gb, 80 - 16.4 - 32.8 - 8, 1e-9);
 }
 
 }  // namespace
