@@ -325,6 +325,7 @@ TEST(Perf, TrainAttentionIsTokenWeighted) {
   s.environment.tool_output_tokens = Distribution::Fixed(50);
   s.environment.turns = Distribution::Empirical({1, 3}).value();
   EXPECT_NEAR(TrajectoryLengthDispersion(s), 1.36, 1e-12);
+}
 
 TEST(Perf, PpoCriticTakesMemoryFromTheKvCache) {
   // Same model and GPUs, PPO with its critic: a second 16 B/param training
