@@ -50,6 +50,22 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                                   "(placement.dp_attention: true splits the sequences instead)",
                                   s.model.kv_heads, tp, s.model.kv_heads));
   }
+  if (tp > 1) {
+    // Why a larger rollout_tp can be faster per GPU: less weight per GPU
+    // leaves more KV cache per GPU, so larger batches (the memory plan).
+    Scenario half = s;
+    half.placement.rollout_tp = tp / 2;
+    auto here = perf::PlanMemory(s);
+    auto there = perf::PlanMemory(half);
+    if (here && there) {
+      a.push_back(fmt::format("memory plan: rollout_tp {} leaves {:.0f}k tokens of KV cache per GPU ({:.1f} GB of "
+                              "weights each); rollout_tp {} would leave {:.0f}k ({:.1f} GB): more KV per GPU allows "
+                              "larger batches, which can make a larger rollout_tp faster per GPU despite its "
+                              "all-reduces",
+                              tp, here->kv_tokens_per_engine / tp / 1e3, here->rollout_weights_gb, tp / 2,
+                              there->kv_tokens_per_engine / (tp / 2) / 1e3, there->rollout_weights_gb));
+    }
+  }
   a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,
                           s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour ? " (catalog default)" : ""));
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {

@@ -210,6 +210,18 @@ TEST(Estimate, AssumptionsSayWhereTensorParallelismRuns) {
   auto plain = EstimateAnalytic(DefaultScenario(Cat()).value()).value();
   EXPECT_FALSE(has(plain, "NVLink domains"));
   EXPECT_FALSE(has(plain, "KV cache:"));
+  EXPECT_FALSE(has(plain, "memory plan:"));
+  // Llama-3.1-70B bf16 on 16 rollout H100s: rollout_tp 8 holds 17.65 GB of
+  // weights per GPU (70.6e9 * 2 / 8) and leaves 80 - 17.65 - 8 = 54.35 GB,
+  // 54.35e9 / 327,680 B (2*80*8*128*2) = 166k tokens per GPU; rollout_tp 4:
+  // 35.3 GB of weights, 36.7 GB left, 112k tokens. The note says why tp 8 can
+  // be faster per GPU than tp 4.
+  auto big = DefaultScenario(Cat(), {{"model", "llama-3.1-70b"}, {"hardware.gpus", "64"},
+                                     {"placement.mode", "disaggregated"}, {"placement.rollout_gpus", "16"},
+                                     {"placement.rollout_tp", "8"}}).value();
+  auto b = EstimateAnalytic(big).value();
+  EXPECT_TRUE(has(b, "memory plan: rollout_tp 8 leaves 166k tokens of KV cache per GPU"));
+  EXPECT_TRUE(has(b, "rollout_tp 4 would leave 112k (35.3 GB)"));
 }
 
 TEST(Estimate, UnknownEngineNamesThePathAndTheChoices) {
