@@ -324,6 +324,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   e.tp = tp;
   e.weights = s.precision.rollout;
   e.kv = s.precision.kv_cache;
+  e.dp_attention = s.placement.dp_attention;
   if (s.algorithm.lora) {
     e.lora_rank = s.algorithm.lora->rank;
     e.lora_tenants = s.algorithm.lora->tenants;
