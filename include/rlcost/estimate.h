@@ -33,6 +33,24 @@ struct GoalEstimate {
   bool curve_is_illustrative = true;  // the curve's parameters are defaults, not the user's
 };
 
+// The run beyond its steps (docs/model.md, "Run-level costs"). Hours of wall
+// time; the five parts add up to Estimate::wall_time_h.
+struct RunBreakdown {
+  double steps_h = 0;        // algorithm.steps x the mean step
+  double startup_h = 0;      // model load from storage + engine warm-up, once
+  double checkpoints_h = 0;  // time training waits for checkpoint writes
+  double evaluation_h = 0;   // evaluation passes
+  double restarts_h = 0;     // expected failure overhead: detection, restart, lost work
+  double startup_s = 0;      // one start-up (also paid at every restart)
+  double checkpoint_gb = 0;  // one checkpoint
+  double checkpoint_s = 0;   // one checkpoint on the critical path
+  double checkpoints = 0;    // how many
+  double evaluation_s = 0;   // one evaluation pass
+  double evaluations = 0;    // how many
+  double expected_interruptions = 0;
+  double total_h() const { return steps_h + startup_h + checkpoints_h + evaluation_h + restarts_h; }
+};
+
 struct Estimate {
   std::string scenario_name;
   std::string method = "analytic";  // analytic | simulated
@@ -56,12 +74,15 @@ struct Estimate {
   double cpu_hours = 0;
   double wall_time_h = 0;
   double usd = 0;
+  RunBreakdown run;  // wall_time_h = run.total_h()
   GoalEstimate goal;
   std::vector<std::string> assumptions;  // what the numbers rest on, in words
 };
 
 // Econ: dollars, MFU, throughput from a step timing and the signal summary.
-Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig);
+// `evaluation_s` is one evaluation pass (run.evaluation), 0 when there is none.
+Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig,
+                       double evaluation_s = 0);
 
 Result<Estimate> EstimateAnalytic(const Scenario& s);
 Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt);

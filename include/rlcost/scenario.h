@@ -68,6 +68,22 @@ struct PassRateSpec {
   double mean() const;           // mean pass rate of the distribution as given
 };
 
+// `environment.response_tokens_schedule`: responses grow (or shrink) during RL.
+// The mean response length of every step; the shape of
+// `environment.response_tokens` carries over (same dist and cv, same min/max
+// clip: max is the generation limit, a setting of the run, not of the policy).
+// docs/model.md, "Workload over time".
+struct LengthSchedule {
+  std::vector<double> mean_per_step;   // steps 1..algorithm.steps, in order
+  std::string source;                  // "linear 800 -> 3000 tokens" or the CSV's path
+  DistKind kind = DistKind::kFixed;    // shape of environment.response_tokens
+  double cv = 0;
+  std::optional<double> min, max;
+  // The response-length distribution of a step whose mean is `mean`.
+  tl::expected<Distribution, std::string> At(double mean) const;
+  double RunMean() const;              // mean over the steps
+};
+
 struct EnvironmentSpec {
   std::string name = "env";
   Distribution turns = Distribution::Fixed(1);
@@ -78,6 +94,9 @@ struct EnvironmentSpec {
   std::optional<SandboxSpec> sandbox;
   RewardSpec reward;
   PassRateSpec pass_rate;
+  // When set, response_tokens holds the run-mean distribution (what the
+  // simulator and per-step tools see) and the analytic run integrates over it.
+  std::optional<LengthSchedule> response_tokens_schedule;
 };
 
 struct LoraSpec {
@@ -128,6 +147,47 @@ struct GoalSpec {
   std::optional<LearningCurveSpec> curve;  // `goal.curve`; defaults apply when a target is set
 };
 
+// `run`: costs of the run beyond its steps (docs/model.md, "Run-level costs").
+// Per-node storage bandwidth default: Llama 3's Tectonic file system sustains
+// 2 TB/s for its 16,384-GPU (2,048-node) job ("The Llama 3 Herd of Models",
+// 2024, sec. 3.3.1): 2e12 / 2048 = 0.977 GB/s per node.
+inline constexpr double kStoragePerNodeGbPerS = 2000.0 / 2048.0;
+struct StartupSpec {
+  bool enabled = true;
+  double storage_read_gb_per_s = kStoragePerNodeGbPerS;  // per node
+  // Inference-engine warm-up (CUDA-graph capture): vLLM logs "Graph capturing
+  // finished in 14 secs" for Llama-3.2-1B (vllm-project/vllm PR #11349).
+  double warmup_s = 14.0;
+};
+struct CheckpointSpec {
+  int every_steps = 0;                                    // required when the block is given
+  double storage_write_gb_per_s = kStoragePerNodeGbPerS;  // per node
+  bool blocking = true;         // training waits for the write (veRL, NeMo RL default)
+  bool optimizer_state = true;  // Adam moments + fp32 master weights saved beside the weights
+};
+struct EvaluationSpec {
+  int every_steps = 0;          // required when the block is given
+  int prompts = 0;              // required
+  int samples_per_prompt = 1;
+  Distribution prompt_tokens;   // default: environment.prompt_tokens
+  Distribution response_tokens; // default: environment.response_tokens (run mean)
+};
+// Llama 3 405B pre-training: 419 unexpected interruptions in 54 days on 16,384
+// GPUs (sec. 3.3.4): 419 / (54 * 24 * 16384) per GPU-hour.
+inline constexpr double kLlama3InterruptionsPerGpuHour = 419.0 / (54.0 * 24.0 * 16384.0);
+struct FailureSpec {
+  double interruptions_per_gpu_hour = kLlama3InterruptionsPerGpuHour;
+  // A hung collective is noticed when the NCCL watchdog times out: PyTorch's
+  // default ProcessGroupNCCL timeout is 10 min (pytorch/pytorch PR #110947).
+  double detect_s = 600.0;
+};
+struct RunSpec {
+  StartupSpec startup;                       // on by default
+  std::optional<CheckpointSpec> checkpoint;  // off by default (veRL trainer.save_freq: -1)
+  std::optional<EvaluationSpec> evaluation;  // off by default
+  std::optional<FailureSpec> failures;       // off by default
+};
+
 struct ExpectedMetric {
   double value = 0;
   double tolerance = 0.25;  // |pred/value - 1| <= tolerance
@@ -151,6 +211,7 @@ struct Scenario {
   PrecisionSpec precision;
   PipelineSpec pipeline;
   GoalSpec goal;
+  RunSpec run;
   std::optional<ExpectSpec> expect;
   std::string source_path;  // file it was loaded from ("" = text / built-in)
 };

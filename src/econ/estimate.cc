@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "econ/run.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 
@@ -86,7 +87,7 @@ std::vector<std::string> Assumptions(const Scenario& s) {
 
 }  // namespace
 
-Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig) {
+Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s) {
   Estimate e;
   e.scenario_name = s.name;
   e.step = t;
@@ -111,11 +112,15 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.usd_per_reward_bit = SafeDiv(e.usd_per_step, sig.rollouts_per_step * sig.reward_bits_per_rollout);
   e.usd_per_million_trained_tokens = SafeDiv(e.usd_per_step, t.trained_tokens / 1e6);
   const double steps = s.algorithm.steps;
-  e.gpu_hours = gpu_s * steps / 3600.0;
+  // The run: its steps plus start-up, checkpoints, evaluation and restarts
+  // (docs/model.md, "Run-level costs"); every GPU of the run is held for all of it.
+  e.run = econ_internal::BuildRunBreakdown(s, t.time_s, evaluation_s);
+  e.wall_time_h = e.run.total_h();
+  e.gpu_hours = e.wall_time_h * gpus;
   e.cpu_hours = t.sandbox_cpu_s * steps / 3600.0;
-  e.wall_time_h = t.time_s * steps / 3600.0;
-  e.usd = e.usd_per_step * steps;
+  e.usd = e.gpu_hours * s.hardware.price_per_gpu_hour + e.usd_sandbox_per_step * steps;
   e.assumptions = Assumptions(s);
+  for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   if (s.goal.target_pass_rate) {
     GoalEstimate& g = e.goal;
     g.requested = true;
@@ -150,9 +155,11 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
 Result<Estimate> EstimateAnalytic(const Scenario& s) {
   auto sig = signal::Analyze(s);
   if (!sig) return Fail(sig.error());
-  auto t = sim::AnalyticStep(s, *sig);
+  auto t = econ_internal::ScheduledAnalyticStep(s, *sig);
   if (!t) return Fail(t.error());
-  Estimate e = BuildEstimate(s, *t, *sig);
+  auto eval_s = econ_internal::EvaluationPassS(s);
+  if (!eval_s) return Fail(eval_s.error());
+  Estimate e = BuildEstimate(s, *t, *sig, *eval_s);
   e.method = "analytic";
   return e;
 }
@@ -162,7 +169,10 @@ Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
   if (!sig) return Fail(sig.error());
   auto r = sim::Simulate(s, *sig, opt);
   if (!r) return Fail(r.error());
-  Estimate e = BuildEstimate(s, r->mean_step, *sig);
+  // Evaluation passes are short synchronous batches: the analytic pass serves both paths.
+  auto eval_s = econ_internal::EvaluationPassS(s);
+  if (!eval_s) return Fail(eval_s.error());
+  Estimate e = BuildEstimate(s, r->mean_step, *sig, *eval_s);
   e.method = "simulated";
   e.sim = *r;
   return e;

@@ -552,6 +552,26 @@ std::string RenderHtml(const HtmlInput& in) {
   }
   body += "</section>";
 
+  // The run beyond its steps.
+  body += "<section><h2>6. The whole run</h2><table><tr><th>part</th><th>hours</th><th>share</th>"
+          "<th style=\"text-align:left\">what</th></tr>";
+  {
+    const RunBreakdown& r = e.run;
+    const std::pair<const char*, double> parts[] = {{"steps", r.steps_h}, {"start-up", r.startup_h},
+                                                    {"checkpoints", r.checkpoints_h}, {"evaluation", r.evaluation_h},
+                                                    {"restarts", r.restarts_h}};
+    for (const auto& [name, h] : parts) {
+      const MetricDef* m = FindMetric(std::string("run.breakdown_h.") + (name == std::string("start-up") ? "startup" : name));
+      body += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}%</td><td style=\"text-align:left\">{}</td></tr>", name,
+                          HtmlEscape(FormatValue(h, "h")), e.wall_time_h > 0 ? 100 * h / e.wall_time_h : 0.0,
+                          m ? HtmlEscape(m->description) : "");
+    }
+    body += fmt::format("<tr><td><b>run</b></td><td><b>{}</b></td><td>100%</td><td style=\"text-align:left\">{} GPU-h, {}</td></tr>",
+                        HtmlEscape(FormatValue(e.wall_time_h, "h")), HtmlEscape(FormatValue(e.gpu_hours, "GPU-h")),
+                        HtmlEscape(Usd(Get(e, "run.usd"))));
+  }
+  body += "</table></section>";
+
   // Tables.
   body += "<section class=\"grid2\"><div><h2>Inputs</h2>" + InputsTable(sc) + "</div><div><h2>Outputs</h2>" +
           OutputsTable(e, in.simulated) + "</div></section>";

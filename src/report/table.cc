@@ -54,6 +54,10 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); MFU rollout {:.1f}%, train {:.1f}%\n",
                      FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours, 100 * e.mfu_rollout,
                      100 * e.mfu_train);
+  out += fmt::format("  run time: steps {:.2f} h + start-up {:.2f} h + checkpoints {:.2f} h + evaluation {:.2f} h + "
+                     "restarts {:.2f} h = {:.2f} h\n",
+                     e.run.steps_h, e.run.startup_h, e.run.checkpoints_h, e.run.evaluation_h, e.run.restarts_h,
+                     e.wall_time_h);
   std::string group;
   for (const auto& m : Metrics()) {
     auto v = m.get(e);

@@ -40,6 +40,19 @@ double PassRateSpec::mean() const {
   return 0;
 }
 
+tl::expected<Distribution, std::string> LengthSchedule::At(double mean) const {
+  if (kind == DistKind::kFixed) return Distribution::Fixed(mean);
+  std::optional<double> lo = min;
+  if (lo && *lo > mean) lo = mean;
+  return Distribution::Make(kind, mean, cv, lo, max);
+}
+
+double LengthSchedule::RunMean() const {
+  if (mean_per_step.empty()) return 0;
+  return std::accumulate(mean_per_step.begin(), mean_per_step.end(), 0.0) /
+         static_cast<double>(mean_per_step.size());
+}
+
 namespace spec_internal {
 
 namespace {
@@ -131,13 +144,15 @@ class Loader {
   Scenario Load(const YAML::Node& root) {
     Scenario s;
     r_.CheckKeys(root, "", {"name", "model", "hardware", "placement", "environment", "algorithm", "precision",
-                            "pipeline", "goal", "expect"});
+                            "pipeline", "goal", "run", "expect"});
     r_.String(root, "name", "", s.name);
     ReadModel(root, s);
     bool gpu_ok = ReadHardware(root, s);
     ReadPlacement(root, s);
     ReadEnvironment(root, s.environment);
     ReadAlgorithm(root, s.algorithm);
+    ReadResponseSchedule(root, s);  // needs algorithm.steps
+    ReadRun(root, s);               // evaluation defaults to the environment's lengths
     ReadPrecision(root, s.precision, gpu_ok ? &s.hardware.gpu : nullptr);
     ReadPipeline(root, s.pipeline);
     ReadGoal(root, s.goal);
@@ -485,7 +500,7 @@ class Loader {
     const std::string path = "environment";
     YAML::Node n = Reader::Child(root, "environment");
     if (!r_.CheckKeys(n, path, {"name", "turns", "prompt_tokens", "response_tokens", "tool_output_tokens",
-                                "tool_latency_s", "sandbox", "reward", "pass_rate"}))
+                                "tool_latency_s", "sandbox", "reward", "pass_rate", "response_tokens_schedule"}))
       return;
     r_.String(n, "name", path, e.name);
     // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
@@ -689,6 +704,228 @@ class Loader {
     if (has_n && common_n > 0 && common_n != declared_n) {
       r_.Add(Reader::Child(n, "samples_per_task"), Join(path, "samples_per_task"),
              fmt::format("{} disagrees with the file's samples column ({})", declared_n, common_n));
+    }
+  }
+
+  // environment.response_tokens_schedule: {start_mean, end_mean} (linear from
+  // step 1 to the last step) or {file: lengths.csv} with columns step,mean, one
+  // row per step. The shape (dist, cv, min, max) is response_tokens's.
+  void ReadResponseSchedule(const YAML::Node& root, Scenario& s) {
+    const std::string path = "environment.response_tokens_schedule";
+    YAML::Node env = Reader::Child(root, "environment");
+    YAML::Node n = env.IsDefined() && env.IsMap() ? Reader::Child(env, "response_tokens_schedule") : YAML::Node();
+    if (!n.IsDefined()) return;
+    if (!r_.CheckKeys(n, path, {"start_mean", "end_mean", "file"})) return;
+    LengthSchedule sched;
+    // The shape of environment.response_tokens (already validated by ReadDist).
+    YAML::Node rt = Reader::Child(env, "response_tokens");
+    if (rt.IsDefined() && rt.IsMap()) {
+      if (Reader::Child(rt, "samples").IsDefined() || Reader::Child(rt, "file").IsDefined()) {
+        r_.Add(n, path,
+               "not supported with an empirical environment.response_tokens (samples/file); expected "
+               "response_tokens as {mean, cv, max, dist}, whose shape the schedule keeps");
+        return;
+      }
+      try {
+        sched.kind = DistKind::kLognormal;
+        if (YAML::Node d = Reader::Child(rt, "dist"); d.IsDefined()) {
+          if (auto k = DistKindFromString(d.Scalar())) sched.kind = *k;
+        }
+        if (YAML::Node c = Reader::Child(rt, "cv"); c.IsDefined()) sched.cv = c.as<double>();
+        if (YAML::Node c = Reader::Child(rt, "min"); c.IsDefined()) sched.min = c.as<double>();
+        if (YAML::Node c = Reader::Child(rt, "max"); c.IsDefined()) sched.max = c.as<double>();
+      } catch (const YAML::Exception&) {
+        return;  // response_tokens itself is malformed; ReadDist has reported it
+      }
+    }
+    const int steps = s.algorithm.steps;
+    auto check_mean = [&](const YAML::Node& at, const std::string& where, double v, int line,
+                          const std::string& file) {
+      std::string msg;
+      if (!(v > 0)) {
+        msg = fmt::format("{} is out of range; expected a mean response length > 0 tokens", Num(v));
+      } else if (sched.max && v > *sched.max) {
+        msg = fmt::format("{} is above environment.response_tokens.max {}; expected a mean <= max (max is the "
+                          "generation limit)", Num(v), Num(*sched.max));
+      } else if (sched.min && v < *sched.min) {
+        msg = fmt::format("{} is below environment.response_tokens.min {}", Num(v), Num(*sched.min));
+      }
+      if (msg.empty()) return true;
+      if (line > 0) r_.AddAtLine(line, where, msg, file); else r_.Add(at, where, msg);
+      return false;
+    };
+    YAML::Node file_n = Reader::Child(n, "file");
+    if (file_n.IsDefined()) {
+      for (const char* k : {"start_mean", "end_mean"}) {
+        if (Reader::Child(n, k).IsDefined())
+          r_.Add(Reader::Child(n, k), Join(path, k), "not used with 'file' (the file gives every step's mean)");
+      }
+      const std::string fp = Join(path, "file");
+      std::string resolved, rel;
+      auto t = ReadCsvField(file_n, fp, &resolved, &rel);
+      if (!t) return;
+      int step_col = t->Column("step"), mean_col = t->Column("mean");
+      if (t->header.empty() || step_col < 0 || mean_col < 0) {
+        r_.Add(file_n, fp, "'" + rel + "' needs a header with 'step' and 'mean' columns (one row per step)");
+        return;
+      }
+      bool ok = true;
+      double prev_step = 0;
+      for (size_t i = 0; i < t->rows.size(); ++i) {
+        const auto& row = t->rows[i];
+        auto cell = [&](int c) { return c < static_cast<int>(row.size()) ? row[c] : std::string(); };
+        double st = 0, mean = 0;
+        if (!ParseNumber(cell(step_col), st) || st < 0 || st != std::floor(st)) {
+          r_.AddAtLine(t->lines[i], fp, "step '" + cell(step_col) + "' is not a whole number >= 0", resolved);
+          ok = false;
+          break;
+        }
+        if (i == 0 && st > 1) {
+          r_.AddAtLine(t->lines[i], fp,
+                       fmt::format("the first step is {}; expected the schedule to start at step 0 or 1", Num(st)),
+                       resolved);
+          ok = false;
+          break;
+        }
+        if (i > 0 && st != prev_step + 1) {
+          r_.AddAtLine(t->lines[i], fp,
+                       st > prev_step + 1
+                           ? fmt::format("gap: step {} follows step {}; expected step {} (one row per step)",
+                                         Num(st), Num(prev_step), Num(prev_step + 1))
+                           : fmt::format("step {} follows step {}; expected step {} (steps in order, each once)",
+                                         Num(st), Num(prev_step), Num(prev_step + 1)),
+                       resolved);
+          ok = false;
+          break;
+        }
+        prev_step = st;
+        if (!ParseNumber(cell(mean_col), mean)) {
+          r_.AddAtLine(t->lines[i], fp, "mean '" + cell(mean_col) + "' is not a number", resolved);
+          ok = false;
+          continue;
+        }
+        if (!check_mean(file_n, fp, mean, t->lines[i], resolved)) {
+          ok = false;
+          continue;
+        }
+        if (static_cast<int>(sched.mean_per_step.size()) < steps) sched.mean_per_step.push_back(mean);
+      }
+      if (!ok) return;
+      if (static_cast<int>(t->rows.size()) < steps) {
+        r_.Add(file_n, fp,
+               fmt::format("'{}' gives {} steps; expected a row for each of the run's {} steps (algorithm.steps)",
+                           rel, t->rows.size(), steps));
+        return;
+      }
+      sched.source = rel;
+    } else {
+      double start = 0, end = 0;
+      bool ok = true;
+      for (const char* k : {"start_mean", "end_mean"}) {
+        if (!Reader::Child(n, k).IsDefined()) {
+          r_.Add(n, Join(path, k), "missing; expected {start_mean, end_mean} (tokens) or {file: lengths.csv}");
+          ok = false;
+        }
+      }
+      if (!ok) return;
+      ok = r_.Double(n, "start_mean", path, start) && ok;
+      ok = r_.Double(n, "end_mean", path, end) && ok;
+      if (!ok) return;
+      ok = check_mean(Reader::Child(n, "start_mean"), Join(path, "start_mean"), start, 0, "");
+      ok = check_mean(Reader::Child(n, "end_mean"), Join(path, "end_mean"), end, 0, "") && ok;
+      if (!ok) return;
+      sched.mean_per_step.resize(steps);
+      for (int i = 0; i < steps; ++i) {
+        sched.mean_per_step[i] = steps > 1 ? start + (end - start) * i / (steps - 1.0) : 0.5 * (start + end);
+      }
+      sched.source = fmt::format("linear {} -> {} tokens", Num(start), Num(end));
+    }
+    if (sched.mean_per_step.empty()) return;
+    auto d = sched.At(sched.RunMean());
+    if (!d) {
+      r_.Add(n, path, d.error());
+      return;
+    }
+    s.environment.response_tokens = *d;
+    s.environment.response_tokens_schedule = std::move(sched);
+  }
+
+  // `run`: start-up, checkpoints, evaluation, failures (docs/model.md, "Run-level costs").
+  void ReadRun(const YAML::Node& root, Scenario& s) {
+    const std::string path = "run";
+    YAML::Node n = Reader::Child(root, "run");
+    if (!r_.CheckKeys(n, path, {"startup", "checkpoint", "evaluation", "failures"})) return;
+    RunSpec& run = s.run;
+    // A block may be `false` (off) or `true` (on with the defaults) where that makes sense.
+    auto flag = [&](const YAML::Node& b, const std::string& bp) -> std::optional<bool> {
+      if (!b.IsScalar()) return std::nullopt;
+      bool v = false;
+      if (YAML::convert<bool>::decode(b, v)) return v;
+      r_.Add(b, bp, "expected true, false or a mapping, got " + Describe(b));
+      return false;
+    };
+    if (YAML::Node b = Reader::Child(n, "startup"); b.IsDefined()) {
+      const std::string bp = "run.startup";
+      if (auto f = flag(b, bp)) {
+        run.startup.enabled = *f;
+      } else if (r_.CheckKeys(b, bp, {"storage_read_gb_per_s", "warmup_s"})) {
+        r_.Double(b, "storage_read_gb_per_s", bp, run.startup.storage_read_gb_per_s,
+                  {.min = 0.0, .min_exclusive = true});
+        r_.Double(b, "warmup_s", bp, run.startup.warmup_s, {.min = 0.0});
+      }
+    }
+    auto required_int = [&](const YAML::Node& b, const std::string& bp, const char* key, int& out,
+                            const char* what) {
+      if (!Reader::Child(b, key).IsDefined()) {
+        r_.Add(b, Join(bp, key), std::string("missing; expected ") + what);
+        return false;
+      }
+      return r_.Int(b, key, bp, out, 1);
+    };
+    if (YAML::Node b = Reader::Child(n, "checkpoint"); b.IsDefined()) {
+      const std::string bp = "run.checkpoint";
+      auto f = flag(b, bp);
+      if (f && *f) {
+        r_.Add(b, bp, "true needs the interval; expected a mapping such as {every_steps: 50}");
+      } else if (!f && r_.CheckKeys(b, bp, {"every_steps", "storage_write_gb_per_s", "blocking", "optimizer_state"})) {
+        CheckpointSpec c;
+        bool ok = required_int(b, bp, "every_steps", c.every_steps, "the steps between checkpoints (>= 1)");
+        ok = (!Reader::Child(b, "storage_write_gb_per_s").IsDefined() ||
+              r_.Double(b, "storage_write_gb_per_s", bp, c.storage_write_gb_per_s,
+                        {.min = 0.0, .min_exclusive = true})) && ok;
+        r_.Bool(b, "blocking", bp, c.blocking);
+        r_.Bool(b, "optimizer_state", bp, c.optimizer_state);
+        if (ok) run.checkpoint = c;
+      }
+    }
+    if (YAML::Node b = Reader::Child(n, "evaluation"); b.IsDefined()) {
+      const std::string bp = "run.evaluation";
+      auto f = flag(b, bp);
+      if (f && *f) {
+        r_.Add(b, bp, "true needs the workload; expected a mapping such as {every_steps: 50, prompts: 500}");
+      } else if (!f && r_.CheckKeys(b, bp, {"every_steps", "prompts", "samples_per_prompt", "prompt_tokens",
+                                             "response_tokens"})) {
+        EvaluationSpec ev;
+        ev.prompt_tokens = s.environment.prompt_tokens;
+        ev.response_tokens = s.environment.response_tokens;
+        bool ok = required_int(b, bp, "every_steps", ev.every_steps, "the steps between evaluations (>= 1)");
+        ok = required_int(b, bp, "prompts", ev.prompts, "the number of evaluation prompts (>= 1)") && ok;
+        r_.Int(b, "samples_per_prompt", bp, ev.samples_per_prompt, 1);
+        ReadDist(b, "prompt_tokens", bp, ev.prompt_tokens);
+        ReadDist(b, "response_tokens", bp, ev.response_tokens);
+        if (ok) run.evaluation = ev;
+      }
+    }
+    if (YAML::Node b = Reader::Child(n, "failures"); b.IsDefined()) {
+      const std::string bp = "run.failures";
+      if (auto f = flag(b, bp)) {
+        if (*f) run.failures = FailureSpec{};
+      } else if (r_.CheckKeys(b, bp, {"interruptions_per_gpu_hour", "detect_s"})) {
+        FailureSpec fs;
+        r_.Double(b, "interruptions_per_gpu_hour", bp, fs.interruptions_per_gpu_hour, {.min = 0.0});
+        r_.Double(b, "detect_s", bp, fs.detect_s, {.min = 0.0});
+        run.failures = fs;
+      }
     }
   }
 

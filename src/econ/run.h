@@ -1,0 +1,39 @@
+// Internal: the run beyond one mean step — the response-length schedule
+// integrated over the run, start-up, checkpoints, evaluation and failures.
+// Formulas and sources: docs/model.md, "Run-level costs" and "Workload over time".
+//
+//   auto t = econ_internal::ScheduledAnalyticStep(s, sig);   // mean step over the run
+//   RunBreakdown r = econ_internal::BuildRunBreakdown(s, t->time_s, eval_s);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rlcost/error.h"
+#include "rlcost/estimate.h"
+#include "rlcost/scenario.h"
+#include "rlcost/signal.h"
+#include "rlcost/timing.h"
+
+namespace rlcost::econ_internal {
+
+// Without a schedule: sim::AnalyticStep. With one: the step at a few response
+// lengths spanning the schedule, blended with the weights that piecewise-linear
+// interpolation in length gives each step of the run (the mean step).
+Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig);
+
+// The number of schedule points ScheduledAnalyticStep evaluates.
+inline constexpr int kScheduleNodes = 5;
+
+// Wall time of one evaluation pass (run.evaluation): its prompts generated on
+// the rollout engines as a synchronous batch, plus reward verification. 0 when
+// the scenario has no evaluation.
+Result<double> EvaluationPassS(const Scenario& s);
+
+// Start-up, checkpoints, evaluation and restarts around `steps x step_time_s`.
+RunBreakdown BuildRunBreakdown(const Scenario& s, double step_time_s, double evaluation_s);
+
+// What the run's lines rest on, for Estimate::assumptions.
+std::vector<std::string> RunAssumptions(const Scenario& s, const RunBreakdown& r);
+
+}  // namespace rlcost::econ_internal
