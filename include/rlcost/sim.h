@@ -34,7 +34,7 @@ struct SimResult {
   StepTiming mean_step;                  // mean over the simulated steps
   Percentiles trajectory_time_s;
   Percentiles trajectory_tokens;         // generated tokens per trajectory
-  // GPU-seconds per step idle, by cause.
+  // GPU-seconds per step idle, by cause. Their sum is mean_step.gpu_s_idle.
   double idle_length_tail_gpu_s = 0;
   double idle_waiting_trainer_gpu_s = 0;
   double idle_tools_gpu_s = 0;
@@ -49,6 +49,9 @@ struct SimResult {
   double preemptions = 0;                // sequences evicted from a full KV cache and recomputed, per step
   int engines = 0;                       // inference engines (tensor-parallel groups)
   double kv_blocks_per_engine = 0;       // 16-token KV blocks one engine holds
+  // Decoding below the engine's peak batch in the length tail, (1 - batch /
+  // peak) x tp x dt: busy (booked as rollout), not idle, per step.
+  double length_tail_underfill_gpu_s = 0;
 };
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt);

@@ -16,6 +16,7 @@ nlohmann::json SimExtrasToJson(const sim::SimResult& r) {
                      {"tools", r.idle_tools_gpu_s},
                      {"weight_sync", r.idle_weight_sync_gpu_s},
                      {"waiting_rollout", r.idle_waiting_rollout_gpu_s}};
+  j["length_tail_underfill_gpu_s"] = r.length_tail_underfill_gpu_s;
   j["sandbox_wait_s"] = r.sandbox_wait_s;
   j["mean_batch_occupancy"] = r.mean_batch_occupancy;
   j["preemptions"] = r.preemptions;

@@ -79,10 +79,12 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        r.trajectory_time_s.p90, r.trajectory_time_s.p99, r.trajectory_time_s.max);
     out += fmt::format("  {:<38} {:>10.0f} {:>10.0f} {:>10.0f} {:>10.0f}\n", "generated tokens", r.trajectory_tokens.p50,
                        r.trajectory_tokens.p90, r.trajectory_tokens.p99, r.trajectory_tokens.max);
-    out += fmt::format("  GPU idle per step (GPU-s): length tail {:.0f}, waiting on the trainer {:.0f}, on rollouts {:.0f}, "
-                       "on tools {:.0f}, on weight sync {:.0f}\n",
+    out += fmt::format("  GPU idle per step (GPU-s, = gpu_time.idle_s): length tail {:.0f}, waiting on the trainer "
+                       "{:.0f}, on rollouts {:.0f}, on tools {:.0f}, on weight sync {:.0f}\n",
                        r.idle_length_tail_gpu_s, r.idle_waiting_trainer_gpu_s, r.idle_waiting_rollout_gpu_s,
                        r.idle_tools_gpu_s, r.idle_weight_sync_gpu_s);
+    out += fmt::format("  length tail, under-filled decode (busy, in gpu_time.rollout_s): {:.0f} GPU-s per step\n",
+                       r.length_tail_underfill_gpu_s);
     out += fmt::format("  sandbox queueing {:.0f} trajectory-s per step; mean batch occupancy {:.0f}% of KV capacity; "
                        "{} preemptions\n",
                        r.sandbox_wait_s, r.mean_batch_occupancy * 100, r.preemptions);

@@ -327,6 +327,12 @@ class Simulator {
   double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
   double sandbox_busy_s_ = 0, sandbox_wait_s_ = 0;
   double idle_tail_ = 0, idle_trainer_ = 0, idle_tools_ = 0, idle_sync_ = 0, idle_wait_rollout_ = 0;
+  // Under-filled decode in the length tail: busy GPU-seconds, not idle.
+  double underfill_ = 0;
+  // Colocated sync: engine idle GPU-seconds inside the rollout phase and
+  // inside the reward phase after it (every engine waits for the verifier).
+  double idle_in_rollout_ = 0, idle_in_reward_ = 0;
+  double IdleSum() const { return idle_tail_ + idle_trainer_ + idle_tools_ + idle_sync_; }
   double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
   double preemptions_ = 0;
   std::vector<double> traj_time_, traj_tokens_;
@@ -949,7 +955,7 @@ void Simulator::EndSegment(int e) {
   // Length tail, under-fill part: the engine decodes with nothing left to
   // admit and none of its trajectories out on a tool, below its peak batch.
   if (en.waiting.empty() && en.out == 0 && en.peak_batch > 0 && en.seg_b < en.peak_batch) {
-    idle_tail_ += (1.0 - double(en.seg_b) / double(en.peak_batch)) * tp_ * dur;
+    underfill_ += (1.0 - double(en.seg_b) / double(en.peak_batch)) * tp_ * dur;
   }
   if (Tracing()) {
     trace_.Span(e + 1, en.seg == SegKind::kMixed ? "prefill+decode" : "decode", en.seg_t0, en.seg_t1,
@@ -1070,7 +1076,6 @@ void Simulator::PauseEngines() {
 void Simulator::ResumeEngine(int e) {
   Engine& en = engines_[e];
   en.pause_s += now_ - en.pause_since;
-  idle_sync_ += (now_ - en.pause_since) * tp_;
   if (Tracing()) trace_.Span(e + 1, "weight sync", en.pause_since, now_);
   en.paused = false;
   en.peak_batch = 0;
@@ -1315,7 +1320,6 @@ Result<void> Simulator::RunPipelined() {
     }
     if (en.paused && en.resume_pending) {  // (a paused engine still in its segment has not stopped yet)
       en.pause_s += now_ - en.pause_since;
-      idle_sync_ += (now_ - en.pause_since) * tp_;
     }
     CloseIdle(e);
   }
@@ -1326,6 +1330,7 @@ Result<void> Simulator::RunSyncColocated() {
   for (int step = 0; step < steps_; ++step) {
     trace_step_ = step;
     double t0 = now_;
+    const double idle0 = IdleSum();
     Batch& bt = MaterializeBatch(step);
     (void)bt;
     sync_done_flag_ = false;
@@ -1349,6 +1354,13 @@ Result<void> Simulator::RunSyncColocated() {
     double gen_end = b.t_last_gen_end;
     double rollout = gen_end - t0;
     double reward = now_ - gen_end;
+    {
+      // After the last generation every engine is idle until the rewards are in.
+      double idle = IdleSum() - idle0;
+      double in_reward = std::min(idle, reward * n_engines_ * tp_);
+      idle_in_reward_ += in_reward;
+      idle_in_rollout_ += idle - in_reward;
+    }
     double tokens = cum_tokens_ * trained_ratio_;
     const auto [lp, ref, tr] = TrainOn(tokens);
     sum_rollout_s_ += rollout;
@@ -1419,13 +1431,13 @@ Result<SimResult> Simulator::Run() {
     st.gpu_s_other = (gpu_s_other_ + pause * tp_) / n;
     st.gpu_s_idle = std::max(0.0, st.time_s * gpus_ - st.gpu_s_rollout - st.gpu_s_train - st.gpu_s_other);
   } else {
-    // Colocated: by phase, as the analytic path books it (engines that wait
-    // for the step's last sequences count as rollout here; the idle-by-cause
-    // figures of SimResult split that out).
-    st.gpu_s_rollout = st.rollout_s * gpus_;
+    // Colocated: by phase, less the engines' idle time by cause (an engine
+    // with nothing to decode while the step waits for its last sequences,
+    // tools or rewards): gpu_s_idle is the sum of SimResult's idle causes.
+    st.gpu_s_rollout = st.rollout_s * gpus_ - idle_in_rollout_ / n;
     st.gpu_s_train = st.train_s * gpus_;
-    st.gpu_s_other = st.other_s * gpus_;
-    st.gpu_s_idle = 0;
+    st.gpu_s_other = st.other_s * gpus_ - idle_in_reward_ / n;
+    st.gpu_s_idle = (idle_in_rollout_ + idle_in_reward_) / n;
   }
   st.rollout_flops = rollout_flops_ / n;
   st.train_flops = train_flops_ / n;
@@ -1465,6 +1477,7 @@ Result<SimResult> Simulator::Run() {
   r.idle_tools_gpu_s = idle_tools_ / n;
   r.idle_weight_sync_gpu_s = idle_sync_ / n;
   r.idle_waiting_rollout_gpu_s = idle_wait_rollout_ / n;
+  r.length_tail_underfill_gpu_s = underfill_ / n;
   r.sandbox_wait_s = sandbox_wait_s_ / n;
   r.mean_batch_occupancy = busy > 0 ? blocks / busy / double(total_blocks_) : 0;
   r.events = events_;

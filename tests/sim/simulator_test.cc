@@ -228,6 +228,26 @@ TEST(Simulate, AnalyticRolloutTracksSimulatorAcrossTheKvLimit) {
   }
 }
 
+// gpu_time.idle_s and the idle-by-cause breakdown are one definition: the
+// four-way split's idle is the sum of the causes, colocated (swe-agent: before,
+// idle 0 against ~13,700 GPU-s of length tail and ~5,800 of tools per step)
+// and disaggregated (one-step-off: before, the rollout GPUs' sync pauses were
+// counted both as `other` and as weight-sync idle). Under-filled decode is busy
+// time and is reported apart.
+TEST(Simulate, IdleBreakdownSumsToTheGpuSplitsIdle) {
+  for (const char* f : {"scenarios/swe-agent.yaml", "validation/nemo-llama8b-1stepoff.yaml"}) {
+    Scenario s = LoadFile(Shared(f));
+    SimResult r = RunSim(s, 1, 3);
+    const StepTiming& t = r.mean_step;
+    double causes = r.idle_length_tail_gpu_s + r.idle_waiting_trainer_gpu_s + r.idle_tools_gpu_s +
+                    r.idle_weight_sync_gpu_s + r.idle_waiting_rollout_gpu_s;
+    EXPECT_GT(causes, 0) << f;
+    EXPECT_NEAR(t.gpu_s_idle, causes, 1e-6 * t.time_s * s.hardware.gpus) << f;
+    EXPECT_GT(r.length_tail_underfill_gpu_s, 0) << f;
+    ExpectGpuSecondsAddUp(s, t);
+  }
+}
+
 TEST(Simulate, MultiTurnToolCallsWithoutSandbox) {
   // 3 turns, 2 tool calls of 5 s each, 100 tokens of tool output per call:
   // every trajectory takes at least 10 s of tools, prefills 300 + 2 x 100
@@ -343,6 +363,7 @@ TEST(SimJson, HasTheDocumentedKeys) {
     EXPECT_TRUE(j["trajectory_tokens"].contains(k));
   }
   for (const char* k : {"length_tail", "trainer", "tools", "weight_sync"}) EXPECT_TRUE(j["idle_gpu_s"].contains(k));
+  EXPECT_TRUE(j.contains("length_tail_underfill_gpu_s"));
   EXPECT_EQ(j["seed"], 3);
   EXPECT_EQ(j["steps"], 1);
   EXPECT_TRUE(j.contains("sandbox_wait_s"));
