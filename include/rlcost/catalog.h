@@ -26,6 +26,7 @@ struct Efficiency {
   double decode_iter_overhead_s = 0.0;  // fixed per decode iteration (scheduler, sampling, launches)
   double prefill_mfu = 0.50;         // prefill model FLOPs utilisation
   double train_mfu = 0.40;           // policy update MFU (forward + backward)
+  double train_mfu_moe = 0.224;      // the same for MoE models (grouped GEMMs, routing, expert all-to-all)
   double logprob_mfu = 0.45;         // log-prob / reference forward MFU
   double step_overhead_s = 0.0;      // fixed per training step (scheduling, data, checkpoint share)
   double weight_sync_eff = 0.5;      // achieved / peak link bandwidth for weight broadcast

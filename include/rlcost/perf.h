@@ -196,4 +196,43 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
 // at the rollout precision over NVLink (same node) or the network.
 double WeightSyncTime(const Scenario& s);
 
+// --- MoE and the training layout (src/perf/moe.cc) -----------------------
+// Routed-expert intermediate size, from the catalog's totals: the routed
+// parameters (ModelSpec::routed_expert_params_b) are E experts x layers x
+// 3 * h * I (gate, up, down). Dense models: 0.
+double ExpertIntermediate(const ModelSpec& m);
+// Routed-expert parameters one token uses (k of the E experts), billions.
+double ActiveRoutedParams(const ModelSpec& m);
+// LoRA adapter parameters one token's forward pass multiplies through (MoE:
+// the adapters of its k routed experts, not all E). Dense: LoraParams.
+double LoraActiveParams(const ModelSpec& m, int rank);
+// 1F1B pipeline bubble (Narayanan et al. 2021, sec. 2.2.1): (pp - 1) /
+// (m + pp - 1) of the pipeline's time is idle for m micro-batches.
+double PipelineBubbleFraction(int pp, double microbatches);
+// Micro-batches each data-parallel rank runs for `tokens` tokens of
+// sequences of mean length `mean_seq_len`: ceil(tokens / (dp * mb_tokens)),
+// dp = gpus / (tp * cp * pp), mb_tokens = train_micro_batch_tokens (not
+// stated: one sequence, mean_seq_len).
+double TrainMicrobatches(const PlacementSpec& p, int gpus, double tokens, double mean_seq_len);
+// Fraction of a GEMM dimension of size n that does useful work when it is
+// cut into tiles of `tile` (tile quantisation): n / (ceil(n / tile) * tile).
+double TileEfficiency(double n, double tile);
+// Useful fraction of the routed-expert GEMMs of one micro-batch: tile
+// quantisation of the tokens per expert (M), when train_micro_batch_tokens is
+// stated. Dense models, or no micro-batch stated: 1.
+double ExpertGemmEfficiency(const Scenario& s, double mean_seq_len);
+// Time of the expert-parallel all-to-alls (dispatch and combine) of `passes`
+// directions (forward 2, forward + backward 4) over `tokens` tokens on
+// `gpus` training GPUs, per GPU: intra-node peers over NVLink, the rest of
+// the EP group over the network, both at once. 0 for dense models or train_ep 1.
+double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double passes);
+// Wall time of a training-engine pass whose model FLOPs per GPU are
+// `flops_per_gpu`: the MFU for the model (train_mfu, or train_mfu_moe for
+// MoE; forward-only passes scale logprob_mfu alike), expert GEMMs slowed by
+// ExpertGemmEfficiency, an all-to-all that hides behind compute unless it is
+// longer, and the pipeline bubble of the layout. Dense with no train_pp:
+// flops / (peak * mfu), as before.
+double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, double flops_per_gpu,
+                       bool forward_only);
+
 }  // namespace rlcost::perf

@@ -41,6 +41,22 @@ struct PlacementSpec {
   // Data-parallel attention inside each engine (SGLang --enable-dp-attention,
   // vLLM DP + EP): the KV cache divides by rollout_tp for every model.
   bool dp_attention = false;
+  // Megatron layout of the trainer (docs/model.md, "MoE and the training
+  // layout"). All 1 = today's ZeRO-3 data-parallel trainer. train_ep shards the
+  // routed experts (expert parallel); train_tp, train_cp and train_pp shard
+  // every layer (tensor / context / pipeline parallel); the data-parallel size
+  // is train_gpus / (train_tp * train_cp * train_pp).
+  int train_tp = 1;
+  int train_cp = 1;
+  int train_pp = 1;
+  int train_ep = 1;
+  // Tokens per micro-batch (sequences packed, as NeMo RL's
+  // sequence_packing.train_mb_tokens = max_total_sequence_length x
+  // train_micro_batch_size); sets the micro-batch count (the pipeline bubble)
+  // and the tokens per expert of the expert GEMMs. 0 = not stated: one
+  // sequence of mean length per micro-batch for the bubble, and the expert
+  // GEMMs' M is not tile-quantised.
+  int train_micro_batch_tokens = 0;
 };
 
 struct SandboxSpec {

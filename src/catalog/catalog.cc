@@ -41,6 +41,7 @@ const std::vector<EfficiencyField>& EfficiencyFields() {
       {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
       {"prefill_mfu", &Efficiency::prefill_mfu, true},
       {"train_mfu", &Efficiency::train_mfu, true},
+      {"train_mfu_moe", &Efficiency::train_mfu_moe, true},
       {"logprob_mfu", &Efficiency::logprob_mfu, true},
       {"step_overhead_s", &Efficiency::step_overhead_s, false},
       {"weight_sync_eff", &Efficiency::weight_sync_eff, true},

@@ -84,6 +84,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                   {"decode_iter_overhead_s", e.decode_iter_overhead_s},
                   {"prefill_mfu", e.prefill_mfu},
                   {"train_mfu", e.train_mfu},
+                  {"train_mfu_moe", e.train_mfu_moe},
                   {"logprob_mfu", e.logprob_mfu},
                   {"step_overhead_s", e.step_overhead_s},
                   {"weight_sync_eff", e.weight_sync_eff}}},

@@ -316,7 +316,9 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
     }
   }
   // 2. Update -> train_mfu. 3. Log-prob + reference -> logprob_mfu.
-  fit_one("train_mfu", 2, 0);
+  // MoE models' update runs at train_mfu_moe (docs/model.md, "MoE and the training layout").
+  const char* train_field = s.model.is_moe() ? "train_mfu_moe" : "train_mfu";
+  fit_one(train_field, 2, 0);
   fit_one("logprob_mfu", 3, 0);
   // 4. Weight sync -> weight_sync_eff, when the log times it.
   if (fit.Points(4) > 0) fit_one("weight_sync_eff", 4, 0);
@@ -332,7 +334,7 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   auto after = fit.Eval(eff);
   cal.error_before = fit.Rms(before, 0);
   cal.error_after = fit.Rms(after, 0);
-  const char* fields[] = {"step_overhead_s", "decode_bw", "train_mfu", "logprob_mfu", "weight_sync_eff"};
+  const char* fields[] = {"step_overhead_s", "decode_bw", train_field, "logprob_mfu", "weight_sync_eff"};
   for (int w = 0; w < 5; ++w) {
     int n = fit.Points(w);
     if (n == 0) continue;

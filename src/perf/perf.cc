@@ -100,7 +100,7 @@ double LoraBytes(const EngineConfig& e) {
 
 double LoraFlopsPerToken(const EngineConfig& e) {
   if (e.lora_rank <= 0 || e.lora_tenants <= 0) return 0;
-  return 2.0 * LoraParams(*e.model, e.lora_rank);
+  return 2.0 * LoraActiveParams(*e.model, e.lora_rank);
 }
 
 }  // namespace
@@ -121,6 +121,11 @@ double LoraParams(const ModelSpec& m, int rank) {
   const double kv = double(m.kv_heads) * m.head_dim;
   // Attention projections q, k, v, o: rank * (in + out) each.
   double attn = rank * ((h + q) + 2.0 * (h + kv) + (q + h));
+  // MoE: an adapter per expert (routed and shared) on gate, up and down
+  // (src/perf/moe.cc; docs/model.md "LoRA on MoE").
+  if (m.is_moe()) {
+    return m.layers * (attn + (m.experts + m.shared_experts) * 3.0 * rank * (h + ExpertIntermediate(m)));
+  }
   // MLP width from the active parameters left per layer after attention and
   // embeddings (gate, up, down = 3 * h * I).
   double emb = 2.0 * m.vocab * h;
@@ -349,14 +354,13 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   if (s.algorithm.lora) {
     // Frozen base: forward (2N) + activation gradients (2N), no weight
     // gradients; the adapter takes the full 6 N_adapter.
-    per_token = 4.0 * n_active + 6.0 * LoraParams(m, s.algorithm.lora->rank);
+    per_token = 4.0 * n_active + 6.0 * LoraActiveParams(m, s.algorithm.lora->rank);
   } else {
     per_token = 6.0 * n_active;
   }
   per_token += 3.0 * TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
-  const Efficiency& eff = s.hardware.gpu.efficiency;
-  w.time_s = w.flops / (s.hardware.gpu.PeakFlops(s.precision.train) * eff.train_mfu);
+  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false);
   w.compute_bound = true;
   return w;
 }
@@ -368,8 +372,7 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   double per_token =
       2.0 * m.active_params_b * 1e9 + TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
-  const Efficiency& eff = s.hardware.gpu.efficiency;
-  w.time_s = w.flops / (s.hardware.gpu.PeakFlops(s.precision.train) * eff.logprob_mfu);
+  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
 }

@@ -266,7 +266,8 @@ class Loader {
     PlacementSpec& p = s.placement;
     const int gpus = s.hardware.gpus;
     YAML::Node n = Reader::Child(root, "placement");
-    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention"});
+    r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention",
+                                  "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     // An overlap scheduler hides the per-iteration CPU work the catalog's
@@ -311,6 +312,56 @@ class Loader {
     } else if (p.rollout_gpus >= 1 && p.rollout_gpus % p.rollout_tp != 0) {
       r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",
              fmt::format("rollout_tp {} does not divide the {} rollout GPUs", p.rollout_tp, p.rollout_gpus));
+    }
+    ReadTrainLayout(n, s);
+  }
+
+  // The trainer's Megatron layout (placement.train_tp/cp/pp/ep,
+  // train_micro_batch_tokens): each >= 1; tp * cp * pp divides the training
+  // GPUs (Megatron: world = tp * cp * pp * dp); the experts split evenly over
+  // train_ep, and ep divides the GPUs of one pipeline stage (expert tensor
+  // parallel 1, NeMo RL's megatron_cfg.expert_tensor_parallel_size default).
+  void ReadTrainLayout(const YAML::Node& n, Scenario& s) {
+    PlacementSpec& p = s.placement;
+    bool ok = true;
+    for (auto [key, field] : {std::pair{"train_tp", &p.train_tp}, std::pair{"train_cp", &p.train_cp},
+                              std::pair{"train_pp", &p.train_pp}, std::pair{"train_ep", &p.train_ep},
+                              std::pair{"train_micro_batch_tokens", &p.train_micro_batch_tokens}}) {
+      bool given = Reader::Child(n, key).IsDefined();
+      if (given && !r_.Int(n, key, "placement", *field, 1)) ok = false;
+    }
+    if (!ok || p.train_gpus < 1) return;
+    const int model_parallel = p.train_tp * p.train_cp * p.train_pp;
+    if (p.train_gpus % model_parallel != 0) {
+      const char* at = Reader::Child(n, "train_pp").IsDefined()   ? "train_pp"
+                       : Reader::Child(n, "train_cp").IsDefined() ? "train_cp"
+                                                                   : "train_tp";
+      r_.Add(Reader::Child(n, at), std::string("placement.") + at,
+             fmt::format("train_tp {} x train_cp {} x train_pp {} = {} does not divide the {} training GPUs; "
+                         "expected a layout whose product divides placement.train_gpus",
+                         p.train_tp, p.train_cp, p.train_pp, model_parallel, p.train_gpus));
+      return;
+    }
+    if (p.train_ep == 1 || s.model.params_b <= 0) return;  // no model: its own error stands
+    YAML::Node ep_n = Reader::Child(n, "train_ep");
+    if (!s.model.is_moe()) {
+      r_.Add(ep_n, "placement.train_ep",
+             fmt::format("{} set, but {} is dense (no routed experts); expected 1 or no train_ep", p.train_ep,
+                         s.model_id.empty() ? std::string("the model") : s.model_id));
+      return;
+    }
+    if (s.model.experts % p.train_ep != 0) {
+      r_.Add(ep_n, "placement.train_ep",
+             fmt::format("{} does not divide the {} routed experts of {}; expected a divisor of {}", p.train_ep,
+                         s.model.experts, s.model_id, s.model.experts));
+      return;
+    }
+    const int stage_gpus = p.train_gpus / p.train_pp;
+    if (stage_gpus % p.train_ep != 0) {
+      r_.Add(ep_n, "placement.train_ep",
+             fmt::format("{} does not divide the {} GPUs of one pipeline stage (train_gpus {} / train_pp {}); "
+                         "expected a divisor of {}",
+                         p.train_ep, stage_gpus, p.train_gpus, p.train_pp, stage_gpus));
     }
   }
 

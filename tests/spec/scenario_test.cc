@@ -218,6 +218,14 @@ TEST(Scenario, BadInputsNameTheField) {
       {"expect: {relative_to: {scenario: nowhere.yaml}}", "expect.relative_to.scenario", "not found"},
       {"expect: {metrics: {step.time_s: {value: 0}}}", "expect.metrics.step.time_s.value", "non-zero"},
       {"environment: {turns: 0}", "environment.turns", "expected a number >= 1"},
+      {"placement: {train_pp: 3}", "placement.train_pp", "= 3 does not divide the 8 training GPUs"},
+      {"placement: {train_tp: 0}", "placement.train_tp", ">= 1"},
+      {"placement: {train_ep: 2}", "placement.train_ep", "qwen3-8b is dense"},
+      {"placement: {train_micro_batch_tokens: -1}", "placement.train_micro_batch_tokens", ">= 1"},
+      {"!model: deepseek-v3\nhardware: {gpu: h100-sxm, gpus: 48}\nplacement: {train_ep: 3}", "placement.train_ep",
+       "3 does not divide the 256 routed experts of deepseek-v3"},
+      {"!model: deepseek-v3\nhardware: {gpu: h100-sxm, gpus: 64}\nplacement: {train_pp: 8, train_ep: 16}",
+       "placement.train_ep", "16 does not divide the 8 GPUs of one pipeline stage"},
   };
   for (const auto& c : cases) {
     std::string text = c.text[0] == '!' ? c.text.substr(1) : kBase + c.text + "\n";

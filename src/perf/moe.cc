@@ -1,0 +1,142 @@
+// MoE at training time and the trainer's Megatron layout: expert sizes, the
+// expert-parallel all-to-all, grouped-GEMM tile quantisation, the pipeline
+// bubble, and the MFU a pass runs at. Derivations: docs/model.md, "MoE and
+// the training layout".
+#include <algorithm>
+#include <cmath>
+
+#include "rlcost/perf.h"
+
+namespace rlcost::perf {
+namespace {
+
+constexpr double kGB = 1e9;
+// Tile edge of the grouped GEMMs that Megatron-Core's --moe-grouped-gemm
+// runs (CUTLASS / cuBLASLt grouped GEMM on Hopper): 128 x 128 output tiles,
+// the CUTLASS default threadblock shape; NVIDIA "Matrix Multiplication
+// Background User's Guide", section "Tile quantization".
+constexpr double kGemmTile = 128.0;
+// Expert activations travel in bf16 in both directions (Megatron-Core's
+// alltoall / DeepEP dispatchers with BF16 training).
+constexpr double kDispatchBytesPerValue = 2.0;
+// Forward: dispatch + combine; backward: their gradients, the same bytes.
+constexpr double kAllToAllsForward = 2.0;
+constexpr double kAllToAllsUpdate = 4.0;
+
+}  // namespace
+
+double ExpertIntermediate(const ModelSpec& m) {
+  if (!m.is_moe() || m.layers <= 0 || m.hidden <= 0) return 0;
+  // Every layer is taken as an MoE layer (the catalog has no dense-layer
+  // count): DeepSeek-V3's 3 dense of 61 make this 1948 instead of its 2048.
+  return m.routed_expert_params_b() * 1e9 / (double(m.experts) * m.layers * 3.0 * m.hidden);
+}
+
+double ActiveRoutedParams(const ModelSpec& m) {
+  if (!m.is_moe()) return 0;
+  return m.routed_expert_params_b() * m.experts_per_token / m.experts;
+}
+
+double LoraActiveParams(const ModelSpec& m, int rank) {
+  double all = LoraParams(m, rank);
+  if (!m.is_moe() || rank <= 0) return all;
+  // Each expert carries its own adapter on gate, up and down: r * (h + I)
+  // each. A token multiplies through its k experts' adapters only.
+  double per_expert = 3.0 * rank * (m.hidden + ExpertIntermediate(m));
+  return all - double(m.layers) * (m.experts - m.experts_per_token) * per_expert;
+}
+
+double PipelineBubbleFraction(int pp, double microbatches) {
+  if (pp <= 1) return 0;
+  microbatches = std::max(microbatches, 1.0);
+  return (pp - 1.0) / (microbatches + pp - 1.0);
+}
+
+double TrainMicrobatches(const PlacementSpec& p, int gpus, double tokens, double mean_seq_len) {
+  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
+  const double dp = std::max(1, gpus / model_parallel);
+  const double per_rank = tokens / dp;
+  // Not stated: one sequence of mean length per micro-batch.
+  const double mb_tokens = p.train_micro_batch_tokens > 0 ? p.train_micro_batch_tokens : mean_seq_len;
+  if (mb_tokens <= 0) return 1.0;
+  return std::max(1.0, std::ceil(per_rank / mb_tokens - 1e-9));
+}
+
+double TileEfficiency(double n, double tile) {
+  if (n <= 0 || tile <= 0) return 1.0;
+  return n / (std::ceil(n / tile - 1e-9) * tile);
+}
+
+double ExpertGemmEfficiency(const Scenario& s, double mean_seq_len) {
+  const ModelSpec& m = s.model;
+  if (!m.is_moe()) return 1.0;
+  const PlacementSpec& p = s.placement;
+  // N is each expert's whole intermediate size (expert tensor parallel 1,
+  // NeMo RL's megatron_cfg.expert_tensor_parallel_size default): >= 768 for
+  // every catalog MoE, so only M is quantised.
+  double eff = 1.0;
+  // M: tokens per local expert per micro-batch, known only when the
+  // micro-batch is stated: the micro-batch's tokens (split over the context-
+  // and tensor-parallel ranks, sequence parallel) go k times each to the
+  // E / ep experts each rank of the EP group holds: tokens * k * ep / E per
+  // expert under balanced routing.
+  if (p.train_micro_batch_tokens > 0) {
+    double tokens = double(p.train_micro_batch_tokens) / (std::max(1, p.train_cp) * std::max(1, p.train_tp));
+    double per_expert = tokens * m.experts_per_token * std::max(1, p.train_ep) / m.experts;
+    eff *= TileEfficiency(per_expert, kGemmTile);
+  }
+  return eff;
+}
+
+double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double passes) {
+  const ModelSpec& m = s.model;
+  const PlacementSpec& p = s.placement;
+  if (!m.is_moe() || p.train_ep <= 1 || tokens <= 0 || gpus <= 0) return 0;
+  const GpuSpec& g = s.hardware.gpu;
+  // Each GPU sends its share of the tokens, k copies of the hidden state,
+  // once per MoE layer of its pipeline stage: over all stages that is
+  // tokens * k * h * bytes * layers / gpus per GPU per all-to-all.
+  double bytes = tokens * m.experts_per_token * m.hidden * kDispatchBytesPerValue * m.layers / gpus * passes;
+  // With expert tensor parallel 1 the EP group is ep consecutive ranks
+  // (Megatron-Core's expert rank order etp-ep-dp-pp): gpus_per_node of them
+  // share a node.
+  const int ep = p.train_ep;
+  const int per_node = std::clamp(s.hardware.gpus_per_node, 1, ep);
+  double local = bytes * (per_node - 1.0) / ep;
+  double remote = bytes * double(ep - per_node) / ep;
+  // NVLink and the NIC carry their parts at once (DeepEP's normal kernels
+  // forward over both); the slower side sets the time.
+  double t_local = local / (std::max(g.intra_node_gb_per_s, 1.0) * kGB);
+  double t_remote = remote / (std::max(g.inter_node_gb_per_s, 1.0) * kGB);
+  return std::max(t_local, t_remote);
+}
+
+double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, double flops_per_gpu,
+                       bool forward_only) {
+  if (tokens <= 0 || gpus <= 0) return 0;
+  const ModelSpec& m = s.model;
+  const Efficiency& eff = s.hardware.gpu.efficiency;
+  const double peak = s.hardware.gpu.PeakFlops(s.precision.train);
+  // The MoE MFU is measured on Megatron-Core MoE runs (catalog/efficiency.yaml);
+  // forward-only passes keep the dense ratio logprob_mfu / train_mfu.
+  double mfu = m.is_moe() ? eff.train_mfu_moe : eff.train_mfu;
+  if (forward_only) mfu = eff.logprob_mfu * (m.is_moe() ? eff.train_mfu_moe / eff.train_mfu : 1.0);
+  double t = flops_per_gpu / (peak * mfu);
+  if (m.is_moe()) {
+    // Routed-expert GEMMs run at ExpertGemmEfficiency of the rest: forward
+    // 2 N_routed_active per token, update 6 (LoRA's frozen base: 4).
+    double mult = forward_only ? 2.0 : (s.algorithm.lora ? 4.0 : 6.0);
+    double expert_flops = mult * ActiveRoutedParams(m) * 1e9 * tokens / gpus;
+    double share = flops_per_gpu > 0 ? std::min(1.0, expert_flops / flops_per_gpu) : 0.0;
+    t *= (1.0 - share) + share / ExpertGemmEfficiency(s, mean_seq_len);
+    // The all-to-all overlaps compute across micro-batches (the published
+    // MoE MFU already contains the share it could not hide); only an
+    // all-to-all longer than the compute sets the pace.
+    t = std::max(t, ExpertAllToAllTime(s, tokens, gpus, forward_only ? kAllToAllsForward : kAllToAllsUpdate));
+  }
+  double bubble =
+      PipelineBubbleFraction(s.placement.train_pp, TrainMicrobatches(s.placement, gpus, tokens, mean_seq_len));
+  return t / (1.0 - bubble);
+}
+
+}  // namespace rlcost::perf

@@ -1,0 +1,123 @@
+// MoE at training time and the trainer's layout (src/perf/moe.cc): numbers
+// worked out by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "rlcost/catalog.h"
+#include "rlcost/perf.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::perf {
+namespace {
+
+const Catalog& Cat() {
+  static const Catalog c = Catalog::Builtin().value();
+  return c;
+}
+
+Scenario With(const std::vector<Override>& ov) { return DefaultScenario(Cat(), ov).value(); }
+
+TEST(Moe, PipelineBubble) {
+  // 1F1B: (pp - 1) / (m + pp - 1). pp 16, 18 micro-batches: 15 / 33.
+  EXPECT_DOUBLE_EQ(PipelineBubbleFraction(16, 18), 15.0 / 33.0);
+  EXPECT_DOUBLE_EQ(PipelineBubbleFraction(1, 5), 0.0);
+  EXPECT_DOUBLE_EQ(PipelineBubbleFraction(8, 0), 7.0 / 8.0);  // at least one micro-batch
+}
+
+TEST(Moe, MicrobatchesFromPackedTokens) {
+  // DeepSeek-V3 on 256 GPUs, [TP 1, CP 1, PP 16]: dp = 16. 512 x 821 =
+  // 420,352 tokens: 26,272 per rank / 1536 per micro-batch = 17.1 -> 18.
+  PlacementSpec p;
+  p.train_pp = 16;
+  p.train_micro_batch_tokens = 1536;
+  EXPECT_DOUBLE_EQ(TrainMicrobatches(p, 256, 512 * 821.0, 821.0), 18.0);
+  // Not stated: one sequence per micro-batch, 512 / 16 = 32.
+  p.train_micro_batch_tokens = 0;
+  EXPECT_DOUBLE_EQ(TrainMicrobatches(p, 256, 512 * 821.0, 821.0), 32.0);
+}
+
+TEST(Moe, PipelineBubbleSlowsTheDenseUpdate) {
+  // Llama-3.1-8B on 16 GPUs, train_pp 4: dp 4; 32 sequences of 1000 tokens,
+  // one per micro-batch: 8 per rank, bubble 3 / 11, time x 11 / 8.
+  auto flat = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}});
+  auto piped = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}, {"placement.train_pp", "4"}});
+  double t0 = TrainStep(flat, 32000, 1000, 16).time_s;
+  double t1 = TrainStep(piped, 32000, 1000, 16).time_s;
+  EXPECT_NEAR(t1 / t0, 11.0 / 8.0, 1e-12);
+  // No layout: exactly flops / (peak * train_mfu), as before.
+  const auto& g = flat.hardware.gpu;
+  Work w = TrainStep(flat, 32000, 1000, 16);
+  EXPECT_DOUBLE_EQ(w.time_s, w.flops / (g.PeakFlops(flat.precision.train) * g.efficiency.train_mfu));
+}
+
+TEST(Moe, MoeModelsTrainAtTheMoeMfu) {
+  // Qwen3-235B-A22B, no layout: flops / (989 TF * 0.224), not 0.425.
+  auto s = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "64"}});
+  EXPECT_DOUBLE_EQ(s.hardware.gpu.efficiency.train_mfu_moe, 0.224);
+  Work w = TrainStep(s, 1e6, 2000, 64);
+  EXPECT_NEAR(w.time_s, w.flops / (989e12 * 0.224), 1e-9 * w.time_s);
+  // Forward-only: logprob_mfu scaled by 0.224 / 0.425.
+  Work f = ForwardPass(s, 1e6, 2000, 64);
+  const auto& e = s.hardware.gpu.efficiency;
+  EXPECT_NEAR(f.time_s, f.flops / (989e12 * e.logprob_mfu * 0.224 / e.train_mfu), 1e-9 * f.time_s);
+}
+
+TEST(Moe, ExpertAllToAll) {
+  // Qwen3-235B (k 8, h 4096, 94 layers), 128 GPUs, EP 16, 8 GPUs a node,
+  // 1e6 tokens, forward + backward (4 all-to-alls): per GPU
+  // 1e6 * 8 * 4096 * 2 B * 94 / 128 * 4 = 1.9251e11 B. 8 of the 16 EP ranks
+  // are on other nodes: 8/16 of it over the 50 GB/s NIC = 1.925 s; 7/16 over
+  // 450 GB/s NVLink = 0.187 s. The NIC sets the time.
+  auto s = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "128"}, {"placement.train_ep", "16"}});
+  double bytes = 1e6 * 8 * 4096 * 2.0 * 94 / 128 * 4;
+  EXPECT_NEAR(ExpertAllToAllTime(s, 1e6, 128, 4), bytes * 0.5 / 50e9, 1e-9);
+  // EP inside one node: only NVLink, 7/8 of the bytes.
+  auto n = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "128"}, {"placement.train_ep", "8"}});
+  EXPECT_NEAR(ExpertAllToAllTime(n, 1e6, 128, 4), bytes * 7.0 / 8.0 / 450e9, 1e-9);
+  // No expert parallelism, or a dense model: none.
+  EXPECT_EQ(ExpertAllToAllTime(With({{"model", "qwen3-235b-a22b"}}), 1e6, 8, 4), 0.0);
+}
+
+TEST(Moe, SlowNetworkMakesTheUpdateAllToAllBound) {
+  // On a 1 GB/s network the 4 all-to-alls (1.925e11 B / 2 per GPU off-node)
+  // take 96 s, far above the compute: the update takes the all-to-all time.
+  auto s = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "128"}, {"placement.train_ep", "16"}});
+  s.hardware.gpu.inter_node_gb_per_s = 1;
+  double a2a = 1e6 * 8 * 4096 * 2.0 * 94 / 128 * 4 * 0.5 / 1e9;
+  EXPECT_NEAR(TrainStep(s, 1e6, 2000, 128).time_s, a2a, 1e-6 * a2a);
+}
+
+TEST(Moe, SmallExpertGemmsWasteTiles) {
+  // DeepSeek-V3 (k 8, E 256), EP 16, 192-token micro-batches: 192 * 8 * 16 /
+  // 256 = 96 tokens per expert in a 128-row tile: 0.75 of it is useful.
+  auto s = With({{"model", "deepseek-v3"}, {"hardware.gpus", "256"}, {"placement.train_ep", "16"},
+                 {"placement.train_micro_batch_tokens", "192"}});
+  EXPECT_DOUBLE_EQ(ExpertGemmEfficiency(s, 821), 0.75);
+  EXPECT_DOUBLE_EQ(TileEfficiency(256, 128), 1.0);
+  EXPECT_DOUBLE_EQ(TileEfficiency(64, 128), 0.5);
+  // The routed-expert share of the update's FLOPs runs 1 / 0.75 slower.
+  auto big = s;
+  big.placement.train_micro_batch_tokens = 256;  // 128 per expert: whole tiles
+  Work slow = TrainStep(s, 1e6, 821, 256), fast = TrainStep(big, 1e6, 821, 256);
+  double share = 6.0 * ActiveRoutedParams(s.model) * 1e9 * 1e6 / 256 / fast.flops;
+  EXPECT_NEAR(slow.time_s / fast.time_s, (1 - share) + share / 0.75, 1e-9);
+}
+
+TEST(Moe, LoraIsSizedPerExpert) {
+  // Qwen3-235B: each of the 128 experts of each of the 94 layers carries its
+  // own rank-8 adapter on gate, up, down: 3 * 8 * (4096 + I) each, I the
+  // expert intermediate size (~1536). A token uses its 8 experts' only.
+  const ModelSpec& m = *Cat().FindModel("qwen3-235b-a22b");
+  const double i = ExpertIntermediate(m);
+  EXPECT_NEAR(i, 1536, 2);
+  const double per_expert = 3.0 * 8 * (4096 + i);
+  EXPECT_NEAR(LoraParams(m, 8) - LoraActiveParams(m, 8), 94.0 * 120 * per_expert, 1e-3);
+  // Attention q, k, v, o at rank 8 (q = 64 * 128 = 8192, kv = 4 * 128 = 512):
+  // 8 * ((4096 + 8192) + 2 * (4096 + 512) + (8192 + 4096)) = 270,336 a layer.
+  EXPECT_NEAR(LoraParams(m, 8), 94.0 * (270336 + 128 * per_expert), 1e-3);
+  // Dense models: active = all.
+  const ModelSpec& d = *Cat().FindModel("llama-3.1-8b");
+  EXPECT_DOUBLE_EQ(LoraActiveParams(d, 8), LoraParams(d, 8));
+}
+
+}  // namespace
+}  // namespace rlcost::perf
