@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
@@ -184,6 +185,10 @@ struct MemoryPlan {
 Result<MemoryPlan> PlanMemory(const Scenario& s);
 // Time per step to move offloaded state to host memory and back over PCIe.
 double HostTransferTime(const MemoryPlan& plan);
+// HostTransferTime plus the explicit offload of placement.offload (offload.cc):
+// each pass that needs the parameters brings them back from host memory and
+// sends them out again; the update does the same with the optimizer states.
+double OffloadTime(const Scenario& s, const MemoryPlan& plan);
 
 // --- Training ------------------------------------------------------------
 // Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for
@@ -192,9 +197,26 @@ double HostTransferTime(const MemoryPlan& plan);
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
-// Weight sync from trainer to rollout engines: full weights (or the adapters)
-// at the rollout precision over NVLink (same node) or the network.
-double WeightSyncTime(const Scenario& s);
+// --- Weight sync (weight_sync.cc) ---------------------------------------
+// One weight sync from the trainer to the rollout engines, by part. bf16
+// weights (LoRA: the adapters); docs/model.md, "Weight sync".
+struct WeightSyncParts {
+  double gather_s = 0;     // trainer all-gathers its shards into full tensors
+  double transfer_s = 0;   // disaggregated: NCCL broadcast trainer -> every rollout GPU
+  double load_s = 0;       // each engine GPU copies its tensor-parallel shard into its weights
+  double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
+  double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
+  double total_s = 0;      // the sum: generation is paused for all of it
+  double bytes = 0;        // bytes moved (the full weights), one copy
+  double tensors = 0;      // tensors in the checkpoint
+  double collectives = 0;  // collective calls per sync
+};
+WeightSyncParts WeightSync(const Scenario& s);
+double WeightSyncTime(const Scenario& s);  // WeightSync(s).total_s
+// Tensors of a checkpoint in the Hugging Face layout (one per expert matrix).
+double CheckpointTensors(const ModelSpec& m);
+// One line for the estimate's notes: the parts and what they rest on.
+std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p);
 
 // --- MoE and the training layout (src/perf/moe.cc) -----------------------
 // Routed-expert intermediate size, from the catalog's totals: the routed

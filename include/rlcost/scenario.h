@@ -57,6 +57,16 @@ struct PlacementSpec {
   // sequence of mean length per micro-batch for the bubble, and the expert
   // GEMMs' M is not tile-quantised.
   int train_micro_batch_tokens = 0;
+  // bucketed: tensors packed into buckets, one collective per bucket (a
+  // checkpoint engine, veRL fully-async's default); per-tensor: one per tensor.
+  WeightSyncMethod weight_sync = WeightSyncMethod::kBucketed;
+  // Training state moved to host memory between phases (veRL
+  // actor.fsdp_config.param_offload / optimizer_offload), beyond what PlanMemory
+  // offloads because it does not fit. docs/model.md, "Offload".
+  struct Offload {
+    bool params = false;     // fp32 parameters, to the GPU for each pass and back
+    bool optimizer = false;  // Adam moments, to the GPU for the update and back
+  } offload;
 };
 
 struct SandboxSpec {

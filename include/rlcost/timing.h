@@ -21,6 +21,13 @@ struct StepTiming {
   double reward_s = 0;
   double overhead_s = 0;
   double offload_s = 0;  // moving offloaded training state to host memory and back
+  // The parts of one weight sync (perf::WeightSyncParts; docs/model.md,
+  // "Weight sync"), whether or not all of it lies on the critical path.
+  double sync_gather_s = 0;    // trainer all-gather of its shards
+  double sync_transfer_s = 0;  // broadcast trainer -> rollout GPUs (disaggregated)
+  double sync_load_s = 0;      // engines copy their shards into their weights
+  double sync_calls_s = 0;     // fixed cost of the collective calls
+  double sync_engine_s = 0;    // colocated: engine wake-up and sleep
 
   // GPU-seconds per step over all GPUs of the run, by what they do; the four
   // add up to time_s * gpus.

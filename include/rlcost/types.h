@@ -20,6 +20,9 @@ enum class Algorithm { kGrpo, kDapo, kRloo, kPpo };
 // The inference engine that generates rollouts: it sets the fixed cost of a
 // decode iteration (docs/model.md, catalog section).
 enum class InferenceEngine { kVllm, kVllmAsync, kSglang, kTrtllm };
+// How a weight sync moves tensors: one collective per tensor, or packed into
+// buckets (a checkpoint engine). docs/model.md, "Weight sync".
+enum class WeightSyncMethod { kBucketed, kPerTensor };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 
 std::string_view ToString(Precision v);
@@ -31,6 +34,7 @@ std::string_view ToString(RewardType v);
 std::string_view ToString(Algorithm v);
 std::string_view ToString(DistKind v);
 std::string_view ToString(InferenceEngine v);
+std::string_view ToString(WeightSyncMethod v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -41,6 +45,7 @@ std::optional<RewardType> RewardTypeFromString(std::string_view s);
 std::optional<Algorithm> AlgorithmFromString(std::string_view s);
 std::optional<DistKind> DistKindFromString(std::string_view s);
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
+std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

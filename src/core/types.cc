@@ -22,6 +22,8 @@ constexpr Names<DistKind, 6> kDist{{{DistKind::kFixed, "fixed"}, {DistKind::kLog
 
 constexpr Names<InferenceEngine, 4> kEngine{{{InferenceEngine::kVllm, "vllm"}, {InferenceEngine::kVllmAsync, "vllm-async"},
                                              {InferenceEngine::kSglang, "sglang"}, {InferenceEngine::kTrtllm, "trtllm"}}};
+constexpr Names<WeightSyncMethod, 2> kWeightSync{{{WeightSyncMethod::kBucketed, "bucketed"},
+                                                  {WeightSyncMethod::kPerTensor, "per-tensor"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -54,6 +56,7 @@ std::string_view ToString(RewardType v) { return Lookup(kReward, v); }
 std::string_view ToString(Algorithm v) { return Lookup(kAlgorithm, v); }
 std::string_view ToString(DistKind v) { return Lookup(kDist, v); }
 std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
+std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -64,6 +67,7 @@ std::optional<RewardType> RewardTypeFromString(std::string_view s) { return Pars
 std::optional<Algorithm> AlgorithmFromString(std::string_view s) { return Parse(kAlgorithm, s); }
 std::optional<DistKind> DistKindFromString(std::string_view s) { return Parse(kDist, s); }
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { return Parse(kEngine, s); }
+std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) { return Parse(kWeightSync, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -74,6 +78,7 @@ template <> std::string AcceptedNames<RewardType>() { return Join(kReward); }
 template <> std::string AcceptedNames<Algorithm>() { return Join(kAlgorithm); }
 template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
+template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 
 double BytesPer(Precision p) {
   switch (p) {

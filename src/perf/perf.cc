@@ -32,10 +32,6 @@ constexpr double kAdamBytesPerTrainableParam = 16.0;
 // activations, CUDA graphs and the allocator: 10%.
 constexpr double kActivationReserveFraction = 0.10;
 constexpr double kGB = 1e9;
-// Host <-> GPU copies over PCIe: Gen4 x16 moves ~25 GB/s of pinned memory in
-// practice (32 GB/s peak); Gen5 doubles the peak but offload paths rarely
-// reach it. One conservative figure for every GPU.
-constexpr double kHostLinkGbPerS = 25.0;
 // Bytes per trainable parameter that stay on the GPU under ZeRO-Offload
 // (bf16 weights and gradients); the 12 bytes of fp32 master weights and Adam
 // moments live in host memory (Ren et al., 2021, "ZeRO-Offload").
@@ -315,11 +311,6 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   return p;
 }
 
-double HostTransferTime(const MemoryPlan& plan) {
-  // Out and back each step.
-  return 2.0 * plan.host_transfer_gb / kHostLinkGbPerS;
-}
-
 double TrajectoryLengthDispersion(const Scenario& s) {
   // s = P + sum_{T} R + sum_{T-1} O with P, R, O, T independent:
   // Var s = Var P + E[T] Var R + (E[T]-1) Var O + Var T (E[R] + E[O])^2.
@@ -375,25 +366,6 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
-}
-
-double WeightSyncTime(const Scenario& s) {
-  const GpuSpec& g = s.hardware.gpu;
-  const int tp = std::max(1, s.placement.rollout_tp);
-  // The trainer holds bf16 weights; each rollout GPU receives its TP shard
-  // (LoRA: only the adapters).
-  double bytes = s.algorithm.lora ? LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants * 2.0
-                                  : WeightBytes(s.model, Precision::kBf16);
-  bytes /= tp;
-  bool cross_node = s.placement.mode == PlacementMode::kDisaggregated
-                        ? (s.placement.rollout_gpus + s.placement.train_gpus > s.hardware.gpus_per_node)
-                        : s.hardware.gpus > s.hardware.gpus_per_node;
-  // Colocated: the FSDP shards are gathered over NVLink inside each node.
-  double link_gb_per_s = (cross_node && s.placement.mode == PlacementMode::kDisaggregated)
-                             ? g.inter_node_gb_per_s
-                             : g.intra_node_gb_per_s;
-  link_gb_per_s = std::max(link_gb_per_s, 1.0);
-  return bytes / (link_gb_per_s * kGB * g.efficiency.weight_sync_eff);
 }
 
 }  // namespace rlcost::perf

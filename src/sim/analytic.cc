@@ -390,9 +390,24 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     critic_s = update.time_s + v.time_s;
     critic_flops = (update.flops + v.flops) * train_gpus;
   }
-  double sync_s = perf::WeightSyncTime(s);
+  const perf::WeightSyncParts sync = perf::WeightSync(s);
+  double sync_s = sync.total_s;
+  t.sync_gather_s = sync.gather_s;
+  t.sync_transfer_s = sync.transfer_s;
+  t.sync_load_s = sync.load_s;
+  t.sync_calls_s = sync.calls_s;
+  t.sync_engine_s = sync.engine_s;
+  t.notes.push_back(perf::DescribeWeightSync(s, sync));
   t.overhead_s = eff.step_overhead_s;
-  t.offload_s = perf::HostTransferTime(*mem);
+  t.offload_s = perf::OffloadTime(s, *mem);
+  if ((s.placement.offload.params || s.placement.offload.optimizer) && !mem->train_state_offloaded) {
+    t.notes.push_back(fmt::format("placement.offload: {} moved to host memory between phases and back, {:.2f} s per "
+                                  "step over PCIe",
+                                  s.placement.offload.params && s.placement.offload.optimizer
+                                      ? "parameters and optimizer states"
+                                      : (s.placement.offload.params ? "parameters" : "optimizer states"),
+                                  t.offload_s - perf::HostTransferTime(*mem)));
+  }
   if (mem->train_state_offloaded) {
     t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
                                   "engine: it is moved to host memory while generating ({:.1f} s per step over PCIe)",

@@ -284,6 +284,7 @@ class Simulator {
   double sync_s_ = 0;
   double overhead_s_ = 0;
   double offload_s_ = 0;  // offloaded training state to host and back, per step
+  perf::WeightSyncParts sync_parts_;  // one sync, by part (sync_s_ is its total)
   uint64_t seed_ = 1;
   std::vector<std::string> notes_;
   std::vector<perf::DecodeArms> arms_;  // by batch size
@@ -411,9 +412,11 @@ Result<void> Simulator::Setup() {
     ec_.lora_rank = s_.algorithm.lora->rank;
     ec_.lora_tenants = s_.algorithm.lora->tenants;
   }
-  sync_s_ = perf::WeightSyncTime(s_);
+  sync_parts_ = perf::WeightSync(s_);
+  sync_s_ = sync_parts_.total_s;
+  notes_.push_back(perf::DescribeWeightSync(s_, sync_parts_));
   overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;
-  offload_s_ = perf::HostTransferTime(*mem);
+  offload_s_ = perf::OffloadTime(s_, *mem);
   seed_ = opt_.seed;
 
   engines_.resize(n_engines_);
@@ -1409,6 +1412,11 @@ Result<SimResult> Simulator::Run() {
   st.reward_s = sum_reward_s_ / n;
   st.overhead_s = sum_overhead_s_ / n;
   st.offload_s = sum_offload_s_ / n;
+  st.sync_gather_s = sync_parts_.gather_s;
+  st.sync_transfer_s = sync_parts_.transfer_s;
+  st.sync_load_s = sync_parts_.load_s;
+  st.sync_calls_s = sync_parts_.calls_s;
+  st.sync_engine_s = sync_parts_.engine_s;
   st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s + st.offload_s;
   // Sync: the rollout phase as measured. Pipelined: what the trainer waited
   // for rollouts, i.e. the rollout time not hidden behind training.

@@ -267,9 +267,18 @@ class Loader {
     const int gpus = s.hardware.gpus;
     YAML::Node n = Reader::Child(root, "placement");
     r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention",
-                                  "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens"});
+                                  "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
+                                  "weight_sync", "offload"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
+    r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
+            AcceptedNames<WeightSyncMethod>());
+    if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {
+      if (r_.CheckKeys(off, "placement.offload", {"params", "optimizer"})) {
+        r_.Bool(off, "params", "placement.offload", p.offload.params);
+        r_.Bool(off, "optimizer", "placement.offload", p.offload.optimizer);
+      }
+    }
     // An overlap scheduler hides the per-iteration CPU work the catalog's
     // decode_iter_overhead_s measures for plain vLLM.
     if (auto overhead = OverlappedIterOverheadS(p.engine)) {

@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include "catalog/format.h"
 #include "catalog/parse.h"
 #include "rlcost/catalog.h"
+#include "rlcost/estimate.h"
+#include "rlcost/scenario.h"
 
 namespace rlcost {
 namespace {
@@ -128,10 +131,16 @@ TEST(Catalog, HandCheckedFacts) {
 TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   Catalog cat = Builtin();
   // catalog/efficiency.yaml default: decode_bw (0.60 + 0.85) / 2 = 0.725,
-  // train_mfu (0.38 + 0.47) / 2 = 0.425.
+  // train_mfu (0.38 + 0.47) / 2 = 0.425. Blackwell carries measured overrides
+  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.674 = 0.489 (b200) and
+  // 0.725 x 0.748 = 0.542 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
+  // 0.425 x 1.012 = 0.430.
+  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.489, 0.409}},
+                                                                      {"gb200", {0.542, 0.430}}};
   for (const auto& [id, g] : cat.gpus()) {
-    EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, 0.725) << id;
-    EXPECT_DOUBLE_EQ(g.efficiency.train_mfu, 0.425) << id;
+    auto it = blackwell.find(id);
+    EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
+    EXPECT_DOUBLE_EQ(g.efficiency.train_mfu, it == blackwell.end() ? 0.425 : it->second.second) << id;
   }
 }
 
@@ -373,6 +382,35 @@ TEST(Catalog, TableAndJsonShowEveryEntry) {
   EXPECT_NE(table.find("3.35"), std::string::npos);
   EXPECT_NE(table.find("6.16"), std::string::npos);
   EXPECT_NE(table.find("8/256+1"), std::string::npos);  // deepseek-v3 experts
+}
+
+// Blackwell's efficiencies are read off measurements of Blackwell, not copied
+// from H100 (docs/model.md, "Blackwell"). TensorRT-LLM perf-overview.md, Llama
+// 3.3 70B, 1000 in / 1000 out at maximum load: B200 TP1 NVFP4 7,007 tok/s,
+// GB200 TP1 NVFP4 7,326, H100 TP2 FP8 4,205 (2,102.5 per GPU). Measured /
+// predicted on Blackwell over the same ratio on H100: 1.085 (B200) and 0.984
+// (GB200) with the overrides; 0.732 and 0.736 with H100's fractions copied.
+TEST(Catalog, BlackwellEfficienciesMatchMeasuredThroughput) {
+  Catalog cat = Builtin();
+  auto ratio = [&](const std::string& gpu, int tp, const std::string& precision, double measured_per_gpu) {
+    const std::string text = "model: llama-3.1-70b\nhardware: {gpu: " + gpu + ", gpus: " + std::to_string(16 + tp) +
+                             "}\nplacement: {engine: trtllm, mode: disaggregated, rollout_gpus: " +
+                             std::to_string(tp) + ", train_gpus: 16, rollout_tp: " + std::to_string(tp) +
+                             "}\nenvironment: {prompt_tokens: 1000, response_tokens: 1000}\n"
+                             "algorithm: {name: ppo, group_size: 1, prompts_per_step: 3000, steps: 1}\n"
+                             "precision: {rollout: " + precision + ", kv_cache: fp8}\n";
+    auto s = LoadScenarioText(text, cat);
+    EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
+    auto e = EstimateAnalytic(*s);
+    EXPECT_TRUE(e.has_value()) << (e ? "" : e.error().ToString());
+    return measured_per_gpu / e->output_tokens_per_s_per_gpu;
+  };
+  const double h100 = ratio("h100-sxm", 2, "fp8", 4205.0 / 2);
+  EXPECT_NEAR(ratio("b200", 1, "fp4", 7007.0) / h100, 1.0, 0.15);
+  EXPECT_NEAR(ratio("gb200", 1, "fp4", 7326.0) / h100, 1.0, 0.15);
+  const Efficiency& d = cat.FindGpu("h100-sxm")->efficiency;
+  EXPECT_LT(cat.FindGpu("b200")->efficiency.decode_bw, d.decode_bw);
+  EXPECT_LT(cat.FindGpu("gb200")->efficiency.decode_bw, d.decode_bw);
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+// Training state moved between GPU and host memory over PCIe: what PlanMemory
+// offloads because it does not fit, and what the scenario offloads on purpose
+// (placement.offload, veRL's param_offload / optimizer_offload). Derivation
+// and sources: docs/model.md, "Offload".
+#include <algorithm>
+
+#include "rlcost/perf.h"
+
+namespace rlcost::perf {
+namespace {
+
+constexpr double kGB = 1e9;
+// Host <-> GPU copies over PCIe: Gen4 x16 moves ~25 GB/s of pinned memory in
+// practice (32 GB/s peak); Gen5 doubles the peak but offload paths rarely
+// reach it. One conservative figure for every GPU.
+constexpr double kHostLinkGbPerS = 25.0;
+// veRL keeps the actor's FSDP parameters in fp32 (model_dtype defaults to
+// fp32 for the actor; bf16 is the compute dtype of its mixed precision):
+// param_offload moves 4 bytes per parameter, optimizer_offload Adam's two
+// fp32 moments, 8 bytes (volcengine/verl verl/workers/fsdp_workers.py,
+// _build_model_optimizer; offload_fsdp_model_to_cpu / offload_fsdp_optimizer
+// in verl/utils/fsdp_utils.py).
+constexpr double kParamBytes = 4.0;
+constexpr double kOptimizerBytes = 8.0;
+
+}  // namespace
+
+double HostTransferTime(const MemoryPlan& plan) {
+  // Out and back each step.
+  return 2.0 * plan.host_transfer_gb / kHostLinkGbPerS;
+}
+
+double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
+  double t = HostTransferTime(plan);
+  // Already in host memory for the whole step: nothing more to move.
+  if (plan.train_state_offloaded) return t;
+  const auto& off = s.placement.offload;
+  const double train_gpus = std::max(1, s.placement.train_gpus);
+  const double trainable = s.algorithm.lora ? LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants
+                                            : s.model.params_b * 1e9;
+  double gb = 0;
+  if (off.params) {
+    // veRL loads the parameters for each worker call that needs them and
+    // offloads them after it: the update, the old-policy log-prob pass, and
+    // (colocated) the weight sync to the engine.
+    double trips = 1.0 + (s.algorithm.recompute_logprobs ? 1.0 : 0.0) +
+                   (s.placement.mode == PlacementMode::kColocated ? 1.0 : 0.0);
+    double base = s.algorithm.lora ? WeightBytes(s.model, Precision::kBf16) : 0.0;  // frozen base, bf16
+    gb += trips * (base + kParamBytes * trainable) / train_gpus / kGB;
+  }
+  // ZeRO-Offload (PlanMemory) already keeps the optimizer states on the host.
+  if (off.optimizer && !plan.optimizer_offloaded) gb += kOptimizerBytes * trainable / train_gpus / kGB;
+  return t + 2.0 * gb / kHostLinkGbPerS;
+}
+
+}  // namespace rlcost::perf

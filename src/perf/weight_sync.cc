@@ -1,0 +1,116 @@
+// Weight sync from the trainer to the rollout engines, as it runs: the trainer
+// gathers its shards into full tensors, the tensors travel to the engines
+// (CUDA IPC on the same GPU when colocated; an NCCL broadcast when
+// disaggregated), each engine copies its tensor-parallel shard into its
+// weights, every collective call costs a fixed host-side overhead, and a
+// colocated engine is woken (weights and KV cache re-allocated) and put back
+// to sleep around it. Derivation and sources: docs/model.md, "Weight sync".
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rlcost/perf.h"
+
+namespace rlcost::perf {
+namespace {
+
+constexpr double kGB = 1e9;
+// Host-side cost of one collective call of a weight sync (Python dispatch, the
+// handshake of every rank of the group, the NCCL launch), independent of its
+// bytes. nvidia-cosmos/cosmos-rl PR #723 (measured on twelve single-rank
+// rollout replicas over two nodes): 3.30 GiB in 321 per-parameter broadcasts
+// took 0.34 s, the same bytes in one grouped broadcast 0.05 s:
+// (0.34 - 0.05) / (321 - 1) = 0.906 ms per call. Not read off any case the
+// tests or validation/ check.
+constexpr double kCollectiveCallS = 0.906e-3;
+// Bucketed sync (checkpoint engine): tensors are packed into buckets of this
+// size and each bucket is one collective. veRL fully_async
+// `async_training.checkpoint_engine.device_buffer_size_M` default 4096 MB
+// (volcengine/verl docs/advance/fully_async.md @ ca44f95).
+constexpr double kBucketBytes = 4096.0 * 1024 * 1024;
+// Colocated: the inference engine sleeps while the trainer owns the GPU and
+// is woken for the sync (weights re-mapped, KV cache re-allocated), once per
+// step. vLLM sleep mode wakes a model in "~0.1-0.4 s" (vLLM blog "Zero-Reload
+// Model Switching with vLLM Sleep Mode", Embedded LLM, 2025-10-03,
+// vllm-project/vllm-project.github.io PR #89); middle of the range.
+constexpr double kEngineWakeSleepS = 0.25;
+
+// Achieved GB/s of a ring collective over `gpus` GPUs: NVLink inside a node,
+// the network once the ring leaves it.
+double RingLinkGbPerS(const Scenario& s, int gpus) {
+  const GpuSpec& g = s.hardware.gpu;
+  double link = gpus > s.hardware.gpus_per_node ? g.inter_node_gb_per_s : g.intra_node_gb_per_s;
+  return std::max(link, 1.0) * g.efficiency.weight_sync_eff;
+}
+
+}  // namespace
+
+double CheckpointTensors(const ModelSpec& m) {
+  // Hugging Face layout, per layer: q, k, v, o and two norms; a dense MLP has
+  // gate, up, down; an MoE layer has a router and gate, up, down per routed
+  // and per shared expert. Plus embeddings, final norm and LM head.
+  double per_layer = 6.0;
+  if (m.is_moe()) {
+    per_layer += 1.0 + 3.0 * (m.experts + m.shared_experts);
+  } else {
+    per_layer += 3.0;
+  }
+  return m.layers * per_layer + 3.0;
+}
+
+WeightSyncParts WeightSync(const Scenario& s) {
+  WeightSyncParts p;
+  const GpuSpec& g = s.hardware.gpu;
+  const int tp = std::max(1, s.placement.rollout_tp);
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  // The trainer holds bf16 weights; LoRA moves only the adapters (two
+  // matrices, A and B, per adapted linear layer: q, k, v, o, gate, up, down).
+  if (s.algorithm.lora) {
+    p.bytes = LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants * 2.0;
+    p.tensors = 2.0 * 7.0 * s.model.layers * s.algorithm.lora->tenants;
+  } else {
+    p.bytes = WeightBytes(s.model, Precision::kBf16);
+    p.tensors = CheckpointTensors(s.model);
+  }
+  const int train_gpus = std::max(1, s.placement.train_gpus);
+  // Gather: every tensor is all-gathered from its shards over the training
+  // GPUs (FSDP / ZeRO-3); each GPU receives (N - 1) / N of the bytes.
+  if (train_gpus > 1) {
+    p.gather_s = p.bytes * (train_gpus - 1.0) / train_gpus / (RingLinkGbPerS(s, train_gpus) * kGB);
+  }
+  if (!colocated) {
+    // Broadcast trainer -> every rollout GPU, which keeps its shard: a
+    // pipelined ring moves all bytes through the slowest link of the group.
+    int group = train_gpus + std::max(1, s.placement.rollout_gpus);
+    p.transfer_s = p.bytes / (RingLinkGbPerS(s, group) * kGB);
+  } else {
+    // Same GPU: the engine maps the trainer's tensors by CUDA IPC, no copy
+    // between GPUs; it sleeps while training and is woken for the sync.
+    p.engine_s = kEngineWakeSleepS;
+  }
+  // Each engine GPU copies its shard into its weights: read + write in HBM.
+  p.load_s = 2.0 * p.bytes / tp / (g.hbm_tb_per_s * 1e12 * g.efficiency.decode_bw);
+  p.collectives = s.placement.weight_sync == WeightSyncMethod::kPerTensor
+                      ? p.tensors
+                      : std::max(1.0, std::ceil(p.bytes / kBucketBytes));
+  p.calls_s = p.collectives * kCollectiveCallS;
+  p.total_s = p.gather_s + p.transfer_s + p.load_s + p.calls_s + p.engine_s;
+  return p;
+}
+
+double WeightSyncTime(const Scenario& s) { return WeightSync(s).total_s; }
+
+std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  std::string out = fmt::format(
+      "weight sync {:.2f} s ({}, {:.1f} GB in {:.0f} tensors): trainer gather {:.2f} s", p.total_s,
+      ToString(s.placement.weight_sync), p.bytes / kGB, p.tensors, p.gather_s);
+  if (!colocated) out += fmt::format(" + broadcast to the engines {:.2f} s", p.transfer_s);
+  out += fmt::format(" + engine load {:.2f} s + {:.0f} collective calls {:.2f} s", p.load_s, p.collectives,
+                     p.calls_s);
+  if (colocated) out += fmt::format(" + engine wake/sleep {:.2f} s (assumed, vLLM sleep mode)", p.engine_s);
+  return out;
+}
+
+}  // namespace rlcost::perf
