@@ -660,8 +660,11 @@ class Loader {
     r_.Int(n, "max_gen_batches", path, a.max_gen_batches, 0);
     for (const char* key : {"gen_batch_prompts", "max_gen_batches"}) {
       if (!a.dynamic_sampling && Reader::Child(n, key).IsDefined()) {
-        r_.Add(Reader::Child(n, key), Join(path, key),
-               "applies only with algorithm.dynamic_sampling: true (generation rounds are dynamic sampling's)");
+        YAML::Node v = Reader::Child(n, key);
+        r_.Add(v, Join(path, key),
+               fmt::format("{} given, but generation rounds apply only with algorithm.dynamic_sampling: true; "
+                           "expected dynamic_sampling: true, or leave {} out",
+                           v.IsScalar() ? v.Scalar() : std::string("a value"), key));
       }
     }
     // DAPO drops the KL penalty, so it has no reference pass by default
