@@ -136,6 +136,13 @@ struct AlgorithmSpec {
   int prompts_per_step = 128;
   int steps = 500;
   bool dynamic_sampling = false;
+  // Dynamic sampling generates in rounds, as veRL's DAPO trainer does
+  // (recipe/dapo/dapo_ray_trainer.py): prompts per generation round
+  // (veRL data.gen_batch_size; 0 = prompts_per_step, veRL's default) and the
+  // most rounds per step (algorithm.filter_groups.max_num_gen_batches;
+  // 0 = no limit, veRL's default).
+  int gen_batch_prompts = 0;
+  int max_gen_batches = 0;
   bool reference_model = true;
   bool recompute_logprobs = true;
   // A value model of the policy's size, trained beside it (PPO with GAE).

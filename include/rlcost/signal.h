@@ -82,6 +82,12 @@ struct Summary {
   double rollouts_per_task = 0;         // what the run spends per task (hardness threshold)
   double outcome_informative_group_probability = 0;  // for a process reward: the outcome alone
   double mean_abs_advantage = 0;        // E[2p(1-p)]: mean |r - p| of one rollout (ideal critic)
+  // Dynamic sampling in rounds (veRL's DAPO loop): generation rounds per step
+  // (expected; 1 without dynamic sampling), rollouts generated per round, and
+  // the probability a step is still short after algorithm.max_gen_batches rounds.
+  double gen_rounds_per_step = 1;
+  double rollouts_per_round = 0;
+  double gen_failure_probability = 0;
 };
 
 Result<Summary> Analyze(const Scenario& s);

@@ -54,6 +54,10 @@ struct StepTiming {
   double prefill_tokens = 0;      // prompt + tool outputs prefetched into the KV cache
   double trained_tokens = 0;      // prompt + response (+ tool output) tokens in the update
   double sandbox_cpu_s = 0;       // CPU-seconds of sandbox time
+  // Sandboxes in use (each held from a trajectory's start-up to its
+  // verification): the most at once, and the mean over the step's wall time.
+  double sandbox_peak_in_use = 0;
+  double sandbox_mean_in_use = 0;
 
   // Decode batch: mean concurrent sequences per engine while generating.
   double mean_batch = 0;

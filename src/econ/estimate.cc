@@ -74,7 +74,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             s.environment.pass_rate.b, s.environment.pass_rate.mean()));
   }
   if (s.environment.sandbox) {
-    a.push_back("sandbox CPU is billed for the time a slot is held: start-up, tool calls and verification");
+    a.push_back(s.environment.turns.mean() > 1
+                    ? "sandbox CPU is billed for the whole life of a trajectory's container (assumed held from "
+                      "start-up through decoding and tool calls to verification)"
+                    : "sandbox CPU is billed for start-up and verification (a single-turn trajectory uses its "
+                      "sandbox only for the reward)");
   }
   if (s.algorithm.critic) {
     a.push_back("ppo: a critic of the policy's size adds a value forward pass and a critic update each step "

@@ -57,6 +57,8 @@ std::vector<MetricDef> MakeMetrics() {
     {"cost.usd_per_reward_bit", "USD", "dollars per bit of reward information", false, [](const Estimate& e) -> Opt { return e.usd_per_reward_bit; }},
     {"cost.usd_per_million_trained_tokens", "USD", "dollars per million prompt + response tokens trained on", false, [](const Estimate& e) -> Opt { return e.usd_per_million_trained_tokens; }},
     {"cost.gpu_hours", "GPU-h", "GPU-hours for the whole run", true, [](const Estimate& e) -> Opt { return e.gpu_hours; }},
+    {"sandbox.peak_in_use", "", "most sandboxes in use at once (each held from a trajectory's start-up to its verification)", false, [](const Estimate& e) -> Opt { if (!(e.step.sandbox_peak_in_use > 0)) return std::nullopt; return e.step.sandbox_peak_in_use; }},
+    {"sandbox.mean_in_use", "", "mean sandboxes in use over the step's wall time", false, [](const Estimate& e) -> Opt { if (!(e.step.sandbox_peak_in_use > 0)) return std::nullopt; return e.step.sandbox_mean_in_use; }},
     {"cost.cpu_hours", "CPU-h", "sandbox CPU-hours for the whole run", true, [](const Estimate& e) -> Opt { return e.cpu_hours; }},
     {"run.wall_time_h", "h", "wall time of the whole run", true, [](const Estimate& e) -> Opt { return e.wall_time_h; }},
     {"run.usd", "USD", "dollars for the whole run", true, [](const Estimate& e) -> Opt { return e.usd; }},

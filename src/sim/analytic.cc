@@ -187,7 +187,10 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
 
 struct MultiTurnResult {
   RolloutResult roll;
-  double sandbox_slot_s = 0;  // per trajectory: start-up + tool calls + verification
+  // Per trajectory: how long its sandbox is held, start-up to its last turn
+  // (verification is added by the caller): the container lives for the whole
+  // trajectory, not only during its tool calls.
+  double sandbox_life_s = 0;
 };
 
 // Multi-turn generation of n trajectories per engine (N in all), tool calls
@@ -208,7 +211,6 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   const double ctx = p + (final_ctx - p) / 2.0;
   const double cap = std::max(1.0, std::floor(kv_tokens / final_ctx));
   MultiTurnResult out;
-  out.sandbox_slot_s = startup + calls * tau;
   RolloutResult& r = out.roll;
 
   if (s.pipeline.dispatch == Dispatch::kLockstep) {
@@ -217,6 +219,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
     double rounds = env.turns.is_fixed() ? t_mean : env.turns.Quantile(n_total / (n_total + 1.0));
     double tool_max = env.tool_latency_s.is_fixed() ? tau : env.tool_latency_s.Quantile(n_total / (n_total + 1.0));
     double batch_time = 0;
+    double life = startup;  // a trajectory alive in round k holds its sandbox through it
     for (int k = 0; k < static_cast<int>(std::ceil(rounds)); ++k) {
       double alive_frac = env.turns.is_fixed() ? 1.0 : 1.0 - env.turns.Cdf(k + 0.5);
       double alive = std::min(n * alive_frac, cap);
@@ -226,7 +229,9 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
       int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len);
       auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
       auto d = Drain(e, alive, ctx0, len, m);
-      r.time_s += pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
+      const double round_s = pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
+      r.time_s += round_s;
+      life += std::min(1.0, alive_frac) * round_s;
       r.flops += pre.flops + d.flops;
       r.decode_tokens += d.decode_tokens;
       r.prefill_tokens += alive * (k == 0 ? p : o_mean);
@@ -234,6 +239,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
     }
     r.time_s += startup;
     r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+    out.sandbox_life_s = life;
     return out;
   }
 
@@ -253,6 +259,7 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   auto prefill_total = perf::Prefill(e, n * (p + calls * o_mean), ctx - p, n * (1 + calls));
   // One trajectory: T turns of decode, T-1 tool calls, start-up.
   double traj_mean = startup + t_mean * turn_decode_s + calls * tau;
+  out.sandbox_life_s = traj_mean;
   // Its variance: a compound sum over turns (Wald): Var = E[T] Var(X) + Var(T) E[X]^2,
   // X = one turn's decode + tool time.
   double var_r = env.response_tokens.SecondMoment() - r_mean * r_mean;
@@ -331,49 +338,80 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   }
 
   StepTiming t;
-  const double n_total = sig.rollouts_per_step;
+  // Dynamic sampling generates in rounds, as veRL's DAPO trainer loops
+  // (recipe/dapo/dapo_ray_trainer.py): each round is a batch of its own that
+  // drains with its own length tail and then computes its rewards, and a step
+  // runs sig.gen_rounds_per_step of them (expected). Without dynamic sampling,
+  // and in a steady-state (partial-rollout) pipeline, one round of the step's rollouts.
+  const bool steady = async && s.pipeline.partial_rollouts;
+  const bool in_rounds = !steady && sig.rollouts_per_round > 0;
+  const double rounds = in_rounds ? std::max(1.0, sig.gen_rounds_per_step) : 1.0;
+  const double n_total = in_rounds ? sig.rollouts_per_round : sig.rollouts_per_step;  // one round
   const double n = n_total / engines;
   const bool multi_turn = env.turns.mean() > 1.0 + 1e-9;
+  const double startup_s = env.sandbox ? env.sandbox->startup_s : 0.0;
   RolloutResult roll;
-  double sandbox_slot_s = 0;
-  if (async && s.pipeline.partial_rollouts) {
+  // How long one trajectory holds its sandbox before its verification: a
+  // multi-turn trajectory's container lives from its start-up to its last turn
+  // (tool calls and decoding alike); a single-turn one uses a sandbox only for
+  // its reward.
+  double sandbox_life_s = startup_s;
+  if (steady) {
     roll = SteadyState(e, s, n, mem->kv_tokens_per_engine);
-    sandbox_slot_s = (env.sandbox ? env.sandbox->startup_s : 0) +
-                     std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean();
     if (multi_turn) {
+      // Decode wall time of one trajectory at the steady batch: time * batch / n.
+      sandbox_life_s = startup_s + std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean() +
+                       roll.time_s * roll.mean_batch / std::max(n, 1e-9);
       // Tool time still bounds a trajectory, but other trajectories fill the batch.
       t.notes.push_back("partial rollouts: generation modelled as steady state, no length tail");
     }
   } else if (multi_turn) {
     auto mt = MultiTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
     roll = mt.roll;
-    sandbox_slot_s = mt.sandbox_slot_s;
+    sandbox_life_s = mt.sandbox_life_s;
   } else {
     roll = SingleTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
-    sandbox_slot_s = env.sandbox ? env.sandbox->startup_s : 0;
   }
-  double rollout_side_s = roll.time_s;
+  double round_s = roll.time_s;
 
-  // Sandbox pool: tool calls of all trajectories share max_concurrent slots.
+  // Sandbox pool: every trajectory holds a sandbox from start-up to the end of
+  // its verification; at most max_concurrent are in flight, so a round lasts at
+  // least its sandbox-seconds / max_concurrent, its last verification included
+  // (which reward_s counts: subtracted here so that it is counted once).
   const double verify_s = env.reward.verify_s.mean();
+  double sandbox_held_s = 0;  // sandbox-seconds per step
   if (env.sandbox) {
-    double slot_s = n_total * (sandbox_slot_s + verify_s);
-    double pool_bound_s = slot_s / std::max(1, env.sandbox->max_concurrent);
-    if (pool_bound_s > rollout_side_s) {
-      t.notes.push_back(fmt::format("sandbox-bound: {} slots need {:.0f} s for the step's tool calls, "
-                                    "more than generation ({:.0f} s)",
-                                    env.sandbox->max_concurrent, pool_bound_s, rollout_side_s));
-      rollout_side_s = pool_bound_s;
+    const int slots = std::max(1, env.sandbox->max_concurrent);
+    const double held_round_s = n_total * (sandbox_life_s + verify_s);
+    double pool_bound_s = held_round_s / slots - verify_s;
+    if (pool_bound_s > round_s) {
+      t.notes.push_back(fmt::format("sandbox-bound: {} sandboxes, each held for a whole trajectory ({:.0f} s), "
+                                    "need {:.0f} s per round, more than generation ({:.0f} s)",
+                                    slots, sandbox_life_s + verify_s, pool_bound_s, round_s));
+      round_s = pool_bound_s;
     }
-    t.sandbox_cpu_s = slot_s * env.sandbox->cpus_per_rollout;
+    sandbox_held_s = rounds * held_round_s;
+    t.sandbox_cpu_s = sandbox_held_s * env.sandbox->cpus_per_rollout;
+    // Analytic: a round's trajectories may all be in flight at once (they start together).
+    t.sandbox_peak_in_use = std::min<double>(slots, std::ceil(n_total));
   }
-  // Rewards overlap generation except for the last trajectory's verification.
-  t.reward_s = verify_s;
+  if (rounds != 1.0) {
+    roll.time_s *= rounds;
+    roll.flops *= rounds;
+    roll.decode_tokens *= rounds;
+    roll.prefill_tokens *= rounds;
+    t.notes.push_back(fmt::format("dynamic sampling: {:.2f} generation rounds of {:.0f} rollouts per step, each a "
+                                  "batch with its own length tail and rewards",
+                                  rounds, n_total));
+  }
+  double rollout_side_s = rounds * round_s;
+  // Rewards overlap generation except for each round's last verification.
+  t.reward_s = rounds * verify_s;
 
   // Trainer side.
   const double traj_tokens = env.prompt_tokens.mean() + env.turns.mean() * env.response_tokens.mean() +
                              std::max(0.0, env.turns.mean() - 1.0) * env.tool_output_tokens.mean();
-  t.rollouts_generated = n_total;
+  t.rollouts_generated = n_total * rounds;
   t.rollouts_trained = sig.rollouts_trained_per_step;
   t.trained_tokens = t.rollouts_trained * traj_tokens;
   t.generated_tokens = roll.decode_tokens * engines;
@@ -484,6 +522,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     t.gpu_s_other = (logprob.time_s + reference.time_s) * train_gpus + sync_s * gpus;
     t.gpu_s_idle = std::max(0.0, t.time_s * gpus - t.gpu_s_rollout - t.gpu_s_train - t.gpu_s_other);
   }
+  if (env.sandbox) t.sandbox_mean_in_use = t.time_s > 0 ? sandbox_held_s / t.time_s : 0;
   if (s.pipeline.mode == PipelineMode::kAsync && colocated) {
     t.notes.push_back("pipeline.mode async with colocated placement runs synchronously: rollout and training "
                       "share the same GPUs");

@@ -17,6 +17,7 @@ enum class EventType : uint8_t {
   kTrainerPhaseEnd,   // the trainer finished log-prob + reference + update
   kSyncEnd,           // the trainer finished sending weights
   kOverheadEnd,       // the trainer's fixed per-step overhead is over
+  kSandboxReady,      // a = trajectory: its sandbox is started, its first turn may run
 };
 
 struct Event {

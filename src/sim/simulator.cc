@@ -202,6 +202,8 @@ class Simulator {
   void ToolOrReward(int32_t id);
   void RequestSandbox(int32_t id, double dur_s, EventType done);
   void ReleaseSandbox();
+  void SandboxInUse(int delta);
+  void DrawRounds();
   void ReturnFromTool(int32_t id);
   void TrajDone(int32_t id);
   void FreeBatchIfDone(int b);
@@ -278,7 +280,16 @@ class Simulator {
   bool partial_ = false;
   bool lockstep_ = false;
   bool has_sandbox_ = false;
+  // Multi-turn: a trajectory holds its sandbox from start-up to verification
+  // (the container lives for the whole episode); single-turn: only for its reward.
+  bool hold_sandbox_ = false;
   SandboxSpec sandbox_;
+  // Dynamic sampling in rounds (sync colocated, veRL's DAPO loop): a batch is
+  // one generation round of g_ rollouts; step k runs rounds_[k] of them.
+  bool rounds_mode_ = false;
+  std::vector<int> rounds_;
+  int64_t total_rounds_ = 0;
+  double trained_per_step_ = 0;
   int64_t total_blocks_ = 0, watermark_blocks_ = 0;
   double kv_tokens_ = 0;
   double sync_s_ = 0;
@@ -327,6 +338,8 @@ class Simulator {
   double rollout_flops_ = 0, train_flops_ = 0, other_flops_ = 0;
   double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
   double sandbox_busy_s_ = 0, sandbox_wait_s_ = 0;
+  int sandbox_in_use_ = 0, sandbox_peak_ = 0;
+  double sandbox_mark_t_ = 0;  // last change of sandbox_in_use_ (sandbox_busy_s_ integrates it)
   double idle_tail_ = 0, idle_trainer_ = 0, idle_tools_ = 0, idle_sync_ = 0, idle_wait_rollout_ = 0;
   // Under-filled decode in the length tail: busy GPU-seconds, not idle.
   double underfill_ = 0;
@@ -418,12 +431,30 @@ Result<void> Simulator::Setup() {
   overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;
   offload_s_ = perf::OffloadTime(s_, *mem);
   seed_ = opt_.seed;
+  hold_sandbox_ = has_sandbox_ && s_.environment.turns.mean() > 1.0 + 1e-9;
+  rounds_mode_ = s_.algorithm.dynamic_sampling && !pipelined_ && sig_.rollouts_per_round >= 1;
+  if (rounds_mode_) {
+    g_ = static_cast<int>(std::llround(sig_.rollouts_per_round));
+    g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
+    trained_per_step_ = trained;
+    DrawRounds();
+    if (double(total_rounds_) * g_ > double(std::numeric_limits<int32_t>::max())) {
+      return Fail(ErrorCode::kInvalidInput, "algorithm.steps",
+                  fmt::format("{} steps x {:.2f} generation rounds x {} rollouts are too many to simulate; "
+                              "simulate fewer steps",
+                              steps_, double(total_rounds_) / steps_, g_));
+    }
+  } else if (s_.algorithm.dynamic_sampling && pipelined_) {
+    notes_.push_back(fmt::format("dynamic sampling on disaggregated GPUs: the step's {:.0f} rollouts ({:.2f} rounds' "
+                                 "worth) are simulated as one stream, not round by round",
+                                 gen, sig_.gen_rounds_per_step));
+  }
 
   engines_.resize(n_engines_);
   timers_.Reset(n_engines_);
   for (int e = 0; e < n_engines_; ++e) engines_[e].id = e;
   int extra = async_ ? static_cast<int>(std::ceil(staleness_)) + 1 : 0;
-  batches_.resize(steps_ + extra);
+  batches_.resize(rounds_mode_ ? size_t(total_rounds_) : size_t(steps_ + extra));
   for (int b = 0; b < static_cast<int>(batches_.size()); ++b) batches_[b].index = b;
   max_start_ = int64_t(batches_.size()) * g_;
   traj_time_.reserve(size_t(std::min<int64_t>(max_start_, 4000000)));
@@ -437,6 +468,37 @@ Result<void> Simulator::Setup() {
     trace_.ThreadName(n_engines_ + 2, "sandbox pool");
   }
   return {};
+}
+
+// Dynamic sampling, as veRL's DAPO trainer loops (recipe/dapo/dapo_ray_trainer.py):
+// a round generates g_ / G groups, each informative with probability q
+// (signal::Summary); rounds go on until prompts_per_step informative groups are
+// kept, or max_gen_batches rounds. The rounds of every step are drawn up front
+// from their own stream, so they do not depend on the order of events.
+void Simulator::DrawRounds() {
+  const auto& alg = s_.algorithm;
+  const int need = alg.prompts_per_step;
+  const int per_round = std::max(1, static_cast<int>(std::llround(double(g_) / std::max(1, alg.group_size))));
+  const double q = sig_.informative_group_probability;
+  rounds_.assign(steps_, 1);
+  if ((sig_.full_batch_impractical && alg.max_gen_batches <= 0) || !(q > 0)) {
+    // The costing cap of signal (kMaxOversampling): a fixed number of rounds.
+    const int r = std::max(1, static_cast<int>(std::llround(sig_.gen_rounds_per_step)));
+    std::fill(rounds_.begin(), rounds_.end(), r);
+  } else {
+    std::mt19937_64 rng(SplitMix64(seed_ ^ 0xD1A9500000000000ULL));
+    std::binomial_distribution<int> informative(per_round, std::min(1.0, q));
+    for (int& r : rounds_) {
+      int found = 0;
+      r = 0;
+      do {
+        found += informative(rng);
+        ++r;
+      } while (found < need && (alg.max_gen_batches <= 0 || r < alg.max_gen_batches));
+    }
+  }
+  total_rounds_ = 0;
+  for (int r : rounds_) total_rounds_ += r;
 }
 
 // ---------------------------------------------------------------------------
@@ -513,6 +575,13 @@ void Simulator::StartTrajectory(int32_t id, int e) {
   Engine& en = engines_[e];
   ++en.inflight;
   ++inflight_total_;
+  if (hold_sandbox_) {
+    // Its container starts first (or it queues for a free one); it decodes once it is up.
+    ++en.out;
+    t.startup_paid = true;
+    RequestSandbox(id, sandbox_.startup_s, EventType::kSandboxReady);
+    return;
+  }
   en.waiting.push_back(id);
 }
 
@@ -524,7 +593,7 @@ void Simulator::ToolOrReward(int32_t id) {
   if (t.turn + 1 < t.turns) {
     const Turn& tu = bt.turns[t.turn_off + t.turn];
     ++en.out;
-    if (has_sandbox_) {
+    if (has_sandbox_ && !hold_sandbox_) {
       RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
     } else if (tu.tool_latency_s > 0) {
       t.state = TrajState::kTool;
@@ -541,7 +610,17 @@ void Simulator::ToolOrReward(int32_t id) {
   ++bt.gen_done;
   bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
   gen_tokens_ += double(t.gen);
-  if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
+  if (hold_sandbox_) {
+    // Verified in the sandbox it holds, then released.
+    if (t.verify_s > 0) {
+      ++en.out;
+      t.state = TrajState::kVerify;
+      q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
+    } else {
+      ReleaseSandbox();
+      TrajDone(id);
+    }
+  } else if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
     ++en.out;
     RequestSandbox(id, t.verify_s, EventType::kVerifyDone);
   } else if (t.verify_s > 0) {
@@ -567,8 +646,8 @@ void Simulator::RequestSandbox(int32_t id, double dur_s, EventType done) {
   t.t_request = now_;
   if (sandbox_free_ > 0) {
     --sandbox_free_;
-    t.state = done == EventType::kToolDone ? TrajState::kTool : TrajState::kVerify;
-    sandbox_busy_s_ += dur_s;
+    SandboxInUse(+1);
+    t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
     q_.Push(now_ + dur_s, done, id);
     if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
   } else {
@@ -578,9 +657,19 @@ void Simulator::RequestSandbox(int32_t id, double dur_s, EventType done) {
   }
 }
 
+// Sandboxes in use change only here: sandbox_busy_s_ integrates their number
+// over time (sandbox-seconds held), and the peak is kept.
+void Simulator::SandboxInUse(int delta) {
+  sandbox_busy_s_ += double(sandbox_in_use_) * (now_ - sandbox_mark_t_);
+  sandbox_mark_t_ = now_;
+  sandbox_in_use_ += delta;
+  sandbox_peak_ = std::max(sandbox_peak_, sandbox_in_use_);
+}
+
 void Simulator::ReleaseSandbox() {
   if (sandbox_q_.empty()) {
     ++sandbox_free_;
+    SandboxInUse(-1);
     if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
     return;
   }
@@ -588,8 +677,7 @@ void Simulator::ReleaseSandbox() {
   sandbox_q_.pop_front();
   Traj& t = T(id);
   sandbox_wait_s_ += now_ - t.t_request;
-  t.state = done == EventType::kToolDone ? TrajState::kTool : TrajState::kVerify;
-  sandbox_busy_s_ += dur_s;
+  t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
   q_.Push(now_ + dur_s, done, id);
   if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
 }
@@ -1252,9 +1340,18 @@ Result<void> Simulator::Dispatch(const Event& ev) {
     case EventType::kEngineResume:
       break;  // engine events live in timers_
     case EventType::kToolDone:
-      if (has_sandbox_) ReleaseSandbox();
+      if (has_sandbox_ && !hold_sandbox_) ReleaseSandbox();
       ReturnFromTool(ev.a);
       break;
+    case EventType::kSandboxReady: {
+      Traj& t = T(ev.a);
+      Engine& en = engines_[t.engine];
+      --en.out;
+      t.state = TrajState::kWaiting;
+      en.waiting.push_back(ev.a);
+      Kick(t.engine);
+      break;
+    }
     case EventType::kVerifyDone: {
       if (has_sandbox_) ReleaseSandbox();
       Traj& t = T(ev.a);
@@ -1330,41 +1427,56 @@ Result<void> Simulator::RunPipelined() {
 }
 
 Result<void> Simulator::RunSyncColocated() {
+  int64_t batch = 0;  // the next generation round's batch
   for (int step = 0; step < steps_; ++step) {
     trace_step_ = step;
-    double t0 = now_;
     const double idle0 = IdleSum();
-    Batch& bt = MaterializeBatch(step);
-    (void)bt;
-    sync_done_flag_ = false;
     cum_tokens_ = 0;
-    for (int i = 0; i < g_; ++i) StartTrajectory(step * g_ + i, i % n_engines_);
-    for (int e = 0; e < n_engines_; ++e) {
-      Engine& en = engines_[e];
-      en.peak_batch = 0;
-      en.finish_heap.clear();  // only stale entries are left from the last step
-      en.parked_lru.clear();
-      Plan(e);
-    }
-    while (!sync_done_flag_) {
-      if (!NextEvent()) {
-        return Fail(ErrorCode::kInternal, "simulate",
-                    fmt::format("the rollout of step {} stalled at t = {:.3f} s", step, now_));
+    // Without dynamic sampling one round; with it, rounds_[step] rounds, each
+    // drained and rewarded before the next starts (veRL's DAPO loop).
+    const int rounds = rounds_mode_ ? rounds_[step] : 1;
+    double rollout = 0, reward = 0;
+    for (int round = 0; round < rounds; ++round, ++batch) {
+      const int b = static_cast<int>(batch);
+      const double r0 = now_;
+      MaterializeBatch(b);
+      sync_done_flag_ = false;
+      for (int i = 0; i < g_; ++i) StartTrajectory(b * g_ + i, i % n_engines_);
+      for (int e = 0; e < n_engines_; ++e) {
+        Engine& en = engines_[e];
+        en.peak_batch = 0;
+        en.finish_heap.clear();  // only stale entries are left from the last round
+        en.parked_lru.clear();
+        Plan(e);
       }
+      while (!sync_done_flag_) {
+        if (!NextEvent()) {
+          return Fail(ErrorCode::kInternal, "simulate",
+                      fmt::format("the rollout of step {} (round {}) stalled at t = {:.3f} s", step, round + 1, now_));
+        }
+      }
+      for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
+      double gen_end = batches_[b].t_last_gen_end;
+      rollout += gen_end - r0;
+      reward += now_ - gen_end;
+      if (Tracing()) {
+        const std::string name = rounds > 1 ? fmt::format("rollout (round {})", round + 1) : std::string("rollout");
+        trace_.Span(n_engines_ + 1, name.c_str(), r0, gen_end);
+        trace_.Span(n_engines_ + 1, "rewards", gen_end, now_);
+      }
+      FreeBatchIfDone(b);
     }
-    for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
-    Batch& b = batches_[step];
-    double gen_end = b.t_last_gen_end;
-    double rollout = gen_end - t0;
-    double reward = now_ - gen_end;
     {
-      // After the last generation every engine is idle until the rewards are in.
+      // After each round's last generation every engine is idle until the
+      // rewards are in; the rest of the step's engine idle is rollout's.
       double idle = IdleSum() - idle0;
       double in_reward = std::min(idle, reward * n_engines_ * tp_);
       idle_in_reward_ += in_reward;
       idle_in_rollout_ += idle - in_reward;
     }
-    double tokens = cum_tokens_ * trained_ratio_;
+    // The trainer takes prompts_per_step groups of what was generated (veRL: batch[:traj_bsz]).
+    double ratio = rounds_mode_ ? std::min(1.0, trained_per_step_ / (double(rounds) * g_)) : trained_ratio_;
+    double tokens = cum_tokens_ * ratio;
     const auto [lp, ref, tr] = TrainOn(tokens);
     sum_rollout_s_ += rollout;
     sum_reward_s_ += reward;
@@ -1375,8 +1487,6 @@ Result<void> Simulator::RunSyncColocated() {
     double t = now_;
     if (Tracing()) {
       int tid = n_engines_ + 1;
-      trace_.Span(tid, "rollout", t0, gen_end);
-      trace_.Span(tid, "rewards", gen_end, t);
       trace_.Span(tid, "log-prob", t, t + lp);
       trace_.Span(tid, "reference", t + lp, t + lp + ref);
       trace_.Span(tid, "train", t + lp + ref, t + lp + ref + tr, fmt::format("\"tokens\":{:.0f}", tokens));
@@ -1386,7 +1496,6 @@ Result<void> Simulator::RunSyncColocated() {
                   t + lp + ref + tr + sync_s_ + overhead_s_ + offload_s_);
     }
     now_ = t + lp + ref + tr + sync_s_ + overhead_s_ + offload_s_;
-    FreeBatchIfDone(step);
   }
   end_time_ = now_;
   return {};
@@ -1450,11 +1559,17 @@ Result<SimResult> Simulator::Run() {
   st.rollout_flops = rollout_flops_ / n;
   st.train_flops = train_flops_ / n;
   st.other_flops = other_flops_ / n;
-  st.rollouts_generated = g_;
-  st.rollouts_trained = g_ * trained_ratio_;
+  st.rollouts_generated = rounds_mode_ ? double(total_rounds_) * g_ / n : g_;
+  st.rollouts_trained = rounds_mode_ ? std::min(trained_per_step_, st.rollouts_generated) : g_ * trained_ratio_;
   st.generated_tokens = gen_tokens_ / n;
   st.prefill_tokens = prefill_tokens_ / n;
   st.trained_tokens = trained_tokens_ / n;
+  if (has_sandbox_) {
+    now_ = std::max(now_, end_time_);
+    SandboxInUse(0);  // close the integral of sandboxes in use
+    st.sandbox_peak_in_use = sandbox_peak_;
+    st.sandbox_mean_in_use = end_time_ > 0 ? sandbox_busy_s_ / end_time_ : 0;
+  }
   st.sandbox_cpu_s = has_sandbox_ ? sandbox_busy_s_ * sandbox_.cpus_per_rollout / n : 0;
   st.mean_batch = busy > 0 ? batch / busy : 0;
   // Sequences the KV budget holds at the mean final context of a trajectory.

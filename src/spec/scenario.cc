@@ -993,13 +993,25 @@ class Loader {
     const std::string path = "algorithm";
     YAML::Node n = Reader::Child(root, "algorithm");
     if (!r_.CheckKeys(n, path, {"name", "group_size", "prompts_per_step", "steps", "dynamic_sampling",
-                                "reference_model", "recompute_logprobs", "critic", "lora"}))
+                                "reference_model", "recompute_logprobs", "critic", "lora", "gen_batch_prompts",
+                                "max_gen_batches"}))
       return;
     r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
     r_.Int(n, "group_size", path, a.group_size, 1);
     r_.Int(n, "prompts_per_step", path, a.prompts_per_step, 1);
     r_.Int(n, "steps", path, a.steps, 1);
     r_.Bool(n, "dynamic_sampling", path, a.dynamic_sampling);
+    r_.Int(n, "gen_batch_prompts", path, a.gen_batch_prompts, 1);
+    r_.Int(n, "max_gen_batches", path, a.max_gen_batches, 0);
+    for (const char* key : {"gen_batch_prompts", "max_gen_batches"}) {
+      if (!a.dynamic_sampling && Reader::Child(n, key).IsDefined()) {
+        YAML::Node v = Reader::Child(n, key);
+        r_.Add(v, Join(path, key),
+               fmt::format("{} given, but generation rounds apply only with algorithm.dynamic_sampling: true; "
+                           "expected dynamic_sampling: true, or leave {} out",
+                           v.IsScalar() ? v.Scalar() : std::string("a value"), key));
+      }
+    }
     // DAPO drops the KL penalty, so it has no reference pass by default
     // (Yu et al. 2025, "DAPO", section 2.3 "Removing KL Divergence").
     a.reference_model = a.name != Algorithm::kDapo;

@@ -139,10 +139,10 @@ TEST(SignalMonteCarlo, HardTaskFraction) {
   }
 }
 
-// Dynamic sampling: groups are drawn until the batch holds prompts_per_step
-// informative ones. Groups drawn per informative group is geometric with mean
-// 1/P and variance (1-P)/P^2, so the mean over M informative groups has SE
-// sqrt((1-P)/P^2 / M).
+// Dynamic sampling as veRL's DAPO trainer loops (recipe/dapo/dapo_ray_trainer.py):
+// rounds of gen_batch_prompts (here = prompts_per_step = 128) groups until 128
+// informative ones are kept. The mean rounds per step over 2000 steps has SE =
+// sample sd / sqrt(2000).
 TEST(SignalMonteCarlo, DynamicSamplingOversampling) {
   Scenario s;
   s.algorithm.name = Algorithm::kDapo;
@@ -152,25 +152,30 @@ TEST(SignalMonteCarlo, DynamicSamplingOversampling) {
   s.environment.pass_rate = Beta(0.10, 1.0);  // hard tasks: many all-fail groups
   auto sum = Analyze(s);
   ASSERT_TRUE(sum.has_value()) << sum.error().ToString();
-  const double p = sum->informative_group_probability;
 
   constexpr int kSteps = 2000;
   std::mt19937_64 rng(5150);
   BetaDraw beta(s.environment.pass_rate.a, s.environment.pass_rate.b);
-  double groups_drawn = 0;
+  double rounds_sum = 0, rounds_sq = 0;
   for (int step = 0; step < kSteps; ++step) {
-    int found = 0;
+    int found = 0, rounds = 0;
     while (found < s.algorithm.prompts_per_step) {
-      const double pr = beta(rng);
-      int passes = 0;
-      for (int j = 0; j < s.algorithm.group_size; ++j) passes += UniformDouble(rng) < pr;
-      groups_drawn += 1;
-      found += passes > 0 && passes < s.algorithm.group_size;
+      ++rounds;
+      for (int group = 0; group < s.algorithm.prompts_per_step; ++group) {
+        const double pr = beta(rng);
+        int passes = 0;
+        for (int j = 0; j < s.algorithm.group_size; ++j) passes += UniformDouble(rng) < pr;
+        found += passes > 0 && passes < s.algorithm.group_size;
+      }
     }
+    rounds_sum += rounds;
+    rounds_sq += double(rounds) * rounds;
   }
-  const double m = static_cast<double>(kSteps) * s.algorithm.prompts_per_step;
-  const double se = std::sqrt((1 - p) / (p * p) / m);
-  EXPECT_NEAR(groups_drawn / m, sum->oversampling, 3 * se);
+  const double mean = rounds_sum / kSteps;
+  const double sd = std::sqrt(std::max(0.0, rounds_sq / kSteps - mean * mean));
+  const double se = std::max(sd, 0.5) / std::sqrt(double(kSteps));  // floor: rounds are whole numbers
+  EXPECT_NEAR(mean, sum->gen_rounds_per_step, 3 * se);
+  EXPECT_NEAR(sum->oversampling, sum->gen_rounds_per_step, 1e-12);  // B = P
   EXPECT_NEAR(sum->rollouts_per_step, sum->oversampling * 128 * 8, 1e-9);
 }
 

@@ -155,12 +155,74 @@ TEST(Signal, DynamicSamplingByHand) {
   s.algorithm.dynamic_sampling = true;
   auto r = Analyze(s);
   ASSERT_TRUE(r.has_value());
-  // 1 / (15/17) = 17/15 rollouts generated per rollout trained on; every trained rollout informative.
-  EXPECT_NEAR(r->oversampling, 17.0 / 15, 1e-12);
-  EXPECT_NEAR(r->rollouts_per_step, 2048 * 17.0 / 15, 1e-9);
+  // veRL's loop generates whole rounds of 128 prompts (gen_batch_size defaults
+  // to train_batch_size). q = 15/17 per group; one round is enough only if all
+  // 128 groups are informative: P(R > 1) = 1 - q^128 = 1 - 1.10e-7; two rounds
+  // hold Bin(256, q) ~ 225.9 +- 5.2 informative groups: P(R > 2) = 1e-51.
+  // E[R] = 1 + (1 - q^128) = 2 - q^128 rounds of 2048 rollouts per 2048 trained.
+  // (Was 17/15, one batch of 1/q groups: a geometric count, no rounds.)
+  const double q128 = std::pow(15.0 / 17, 128);
+  EXPECT_NEAR(r->oversampling, 2 - q128, 1e-12);
+  EXPECT_NEAR(r->gen_rounds_per_step, 2 - q128, 1e-12);
+  EXPECT_DOUBLE_EQ(r->rollouts_per_round, 2048);
+  EXPECT_NEAR(r->rollouts_per_step, 2048 * (2 - q128), 1e-8);
   EXPECT_DOUBLE_EQ(r->informative_fraction, 1);
   EXPECT_DOUBLE_EQ(r->useful_samples_per_step, 2048);
-  EXPECT_TRUE(HasNoteContaining(*r, "dynamic sampling: 1.13 rollouts generated per rollout trained on"));
+  EXPECT_TRUE(HasNoteContaining(*r, "dynamic sampling: 2.00 rollouts generated per rollout trained on: 2.00 "
+                                    "generation rounds of 128 prompts"));
+  // The DAPO paper's script generates 3x the batch per round
+  // (recipe/dapo/run_dapo_qwen2.5_32b.sh): Bin(384, q) < 128 has probability
+  // 6e-142, so one round: 3 rollouts generated per rollout trained on.
+  s.algorithm.gen_batch_prompts = 384;
+  auto three = Analyze(s);
+  ASSERT_TRUE(three.has_value());
+  EXPECT_NEAR(three->gen_rounds_per_step, 1, 1e-12);
+  EXPECT_NEAR(three->oversampling, 3, 1e-12);
+  EXPECT_DOUBLE_EQ(three->rollouts_per_round, 384 * 16);
+}
+
+TEST(Signal, DynamicSamplingRoundsByHand) {
+  // Every task at p = 1/2, G = 2: q = 1 - 1/4 - 1/4 = 1/2. P = B = 4 groups.
+  // P(R > r) = P(Bin(4r, 1/2) < 4): r = 1: 15/16; r = 2: (1+8+28+56)/256 = 93/256;
+  // r = 3: (1+12+66+220)/4096; ... E[R] = sum_r P(R > r) = 2.385856790123457
+  // (exact sum of the series with rational arithmetic).
+  Scenario s = WithPassRate(Histogram({{0.5, 1.0}}));
+  s.algorithm.name = Algorithm::kDapo;
+  s.algorithm.group_size = 2;
+  s.algorithm.prompts_per_step = 4;
+  s.algorithm.dynamic_sampling = true;
+  auto r = Analyze(s);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->informative_group_probability, 0.5, 1e-15);
+  EXPECT_NEAR(r->gen_rounds_per_step, 2.385856790123457, 1e-9);
+  EXPECT_NEAR(r->oversampling, 2.385856790123457, 1e-9);
+  EXPECT_NEAR(r->rollouts_per_step, 8 * 2.385856790123457, 1e-8);
+  EXPECT_DOUBLE_EQ(r->gen_failure_probability, 0);
+  // max_gen_batches = 2: E[min(R, 2)] = 1 + 15/16; a step is still short after
+  // two rounds with P(Bin(8, 1/2) < 4) = 93/256 (veRL stops the run there).
+  s.algorithm.max_gen_batches = 2;
+  auto m = Analyze(s);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_NEAR(m->gen_rounds_per_step, 1.9375, 1e-12);
+  EXPECT_NEAR(m->gen_failure_probability, 93.0 / 256, 1e-12);
+  EXPECT_FALSE(m->full_batch_impractical);
+  EXPECT_TRUE(HasNoteContaining(*m, "36.3% of steps are still short of 4 informative groups after "
+                                    "max_gen_batches = 2 rounds"));
+
+  // A rare informative group, q = 2p(1-p) = 0.005 (G = 2), P = B = 128: the
+  // groups drawn spread too widely for the exact walk (sd 2257), so the rounds
+  // are summed by round. Bracket: R B >= N (the rounds hold the groups needed)
+  // and R B < N + B, with E[N] = P/q = 25600: 200 <= E[R] < 201.
+  const double p_rare = (1 - std::sqrt(1 - 0.01)) / 2;
+  Scenario rare = WithPassRate(Histogram({{p_rare, 1.0}}));
+  rare.algorithm.name = Algorithm::kDapo;
+  rare.algorithm.group_size = 2;
+  rare.algorithm.dynamic_sampling = true;
+  auto x = Analyze(rare);
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NEAR(x->informative_group_probability, 0.005, 1e-12);
+  EXPECT_GE(x->gen_rounds_per_step, 200 - 1e-6);
+  EXPECT_LT(x->gen_rounds_per_step, 201);
 }
 
 TEST(Signal, DynamicSamplingImpractical) {
@@ -384,6 +446,17 @@ TEST(Signal, AnalyzeIsFast) {
   for (int i = 0; i < kCalls; ++i) ASSERT_TRUE(Analyze(s).has_value());
   const double beta_us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / kCalls;
+  // Dynamic sampling at a low P(informative group): the expected rounds sum
+  // binomial tails over the rounds where they are neither 0 nor 1.
+  Scenario d = WithPassRate(Beta(0.01, 2.0));
+  d.algorithm.dynamic_sampling = true;
+  t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(Analyze(d).has_value());
+  const double ds_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 200;
+  auto dr = Analyze(d);
+  std::printf("Analyze with dynamic sampling: %.2f us per call (P = %.4f, %.1f rounds)\n", ds_us,
+              dr->informative_group_probability, dr->gen_rounds_per_step);
+  EXPECT_LT(ds_us, 1000);
   Scenario p = WithPassRate(PilotFile());
   t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(Analyze(p).has_value());  // may fit (first call) or hit the cache

@@ -278,8 +278,8 @@ TEST(Simulate, SweAgentQueuesForSandboxesOnlyWhenTheyAreScarce) {
   SimResult few = RunSim(LoadFile(f, {{"environment.sandbox.max_concurrent", "64"}}), 1, 2);
   SimResult many = RunSim(LoadFile(f, {{"environment.sandbox.max_concurrent", "512"}}), 1, 2);
   // 512 trajectories per step; 512 slots: never a queue. 64 slots: each
-  // trajectory holds one for its 30 s start-up alone: 512 x 30 / 64 = 240 s
-  // of start-ups to get through, so trajectories queue.
+  // trajectory holds one for its whole life (30 s start-up, 20 turns, 60 s
+  // verification), so at most 64 are in flight and the others queue.
   EXPECT_GT(few.sandbox_wait_s, 0);
   EXPECT_EQ(many.sandbox_wait_s, 0);
   EXPECT_GT(few.mean_step.rollout_s, many.mean_step.rollout_s);
