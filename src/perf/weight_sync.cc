@@ -74,9 +74,22 @@ WeightSyncParts WeightSync(const Scenario& s) {
     p.tensors = CheckpointTensors(s.model);
   }
   const int train_gpus = std::max(1, s.placement.train_gpus);
-  // Gather: every tensor is all-gathered from its shards over the training
-  // GPUs (FSDP / ZeRO-3); each GPU receives (N - 1) / N of the bytes.
-  if (train_gpus > 1) {
+  const PlacementSpec& pl = s.placement;
+  const int stage_split = std::max(1, pl.train_tp) * std::max(1, pl.train_ep);
+  const int stages = std::max(1, pl.train_pp);
+  if (stage_split * stages * std::max(1, pl.train_cp) > 1) {
+    // Megatron layout: bf16 weights are replicated over the data-parallel
+    // ranks (the distributed optimizer shards only optimizer state), a
+    // stage's tensors are split over its tp (dense) and ep (experts) ranks,
+    // and the pipeline stages export their own layers in parallel: each
+    // stage all-gathers B / pp over tp * ep GPUs.
+    if (stage_split > 1) {
+      p.gather_s = p.bytes / stages * (stage_split - 1.0) / stage_split /
+                   (RingLinkGbPerS(s, stage_split) * kGB);
+    }
+  } else if (train_gpus > 1) {
+    // Gather: every tensor is all-gathered from its shards over the training
+    // GPUs (FSDP / ZeRO-3); each GPU receives (N - 1) / N of the bytes.
     p.gather_s = p.bytes * (train_gpus - 1.0) / train_gpus / (RingLinkGbPerS(s, train_gpus) * kGB);
   }
   if (!colocated) {

@@ -132,11 +132,11 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   Catalog cat = Builtin();
   // catalog/efficiency.yaml default: decode_bw (0.60 + 0.85) / 2 = 0.725,
   // train_mfu (0.38 + 0.47) / 2 = 0.425. Blackwell carries measured overrides
-  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.674 = 0.489 (b200) and
-  // 0.725 x 0.748 = 0.542 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
+  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.864 = 0.626 (b200) and
+  // 0.725 x 0.951 = 0.689 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
   // 0.425 x 1.012 = 0.430.
-  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.489, 0.409}},
-                                                                      {"gb200", {0.542, 0.430}}};
+  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.626, 0.409}},
+                                                                      {"gb200", {0.689, 0.430}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -388,8 +388,8 @@ TEST(Catalog, TableAndJsonShowEveryEntry) {
 // from H100 (docs/model.md, "Blackwell"). TensorRT-LLM perf-overview.md, Llama
 // 3.3 70B, 1000 in / 1000 out at maximum load: B200 TP1 NVFP4 7,007 tok/s,
 // GB200 TP1 NVFP4 7,326, H100 TP2 FP8 4,205 (2,102.5 per GPU). Measured /
-// predicted on Blackwell over the same ratio on H100: 1.085 (B200) and 0.984
-// (GB200) with the overrides; 0.732 and 0.736 with H100's fractions copied.
+// predicted on Blackwell over the same ratio on H100: 0.986 (B200) and 0.884
+// (GB200) with the overrides; 0.851 and 0.840 with H100's fractions copied.
 TEST(Catalog, BlackwellEfficienciesMatchMeasuredThroughput) {
   Catalog cat = Builtin();
   auto ratio = [&](const std::string& gpu, int tp, const std::string& precision, double measured_per_gpu) {
