@@ -18,6 +18,12 @@
 
 namespace rlcost::perf {
 
+// Host <-> GPU copies over PCIe: Gen4 x16 moves ~25 GB/s of pinned memory in
+// practice (32 GB/s peak); Gen5 doubles the peak but offload paths rarely
+// reach it. One conservative figure for every GPU (offload, checkpoint
+// snapshots).
+inline constexpr double kHostLinkGbPerS = 25.0;
+
 // An inference engine: one model replica over `tp` GPUs.
 struct EngineConfig {
   const ModelSpec* model = nullptr;

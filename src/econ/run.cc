@@ -22,9 +22,8 @@ constexpr double kGB = 1e9;
 constexpr double kCheckpointWeightBytesPerParam = 2.0;
 constexpr double kCheckpointOptimizerBytesPerParam = 12.0;
 // A non-blocking checkpoint first snapshots each GPU's shard to host memory over
-// PCIe; the same conservative 25 GB/s as perf.cc's host link (PCIe Gen4 x16 in
-// practice). The write to storage then proceeds in the background.
-constexpr double kHostCopyGbPerS = 25.0;
+// PCIe (perf::kHostLinkGbPerS); the write to storage then proceeds in the
+// background.
 
 // Every double of StepTiming: the schedule's mean step is their weighted mean,
 // so the identities that hold per step (time = rollout + train + other, GPU
@@ -160,7 +159,7 @@ RunBreakdown BuildRunBreakdown(const Scenario& s, double step_time_s, double eva
       // Snapshot to host memory, then write in the background; a write that
       // outlasts the interval holds up the next checkpoint by the difference.
       const int train_gpus = s.placement.train_gpus > 0 ? s.placement.train_gpus : s.hardware.gpus;
-      const double snapshot_s = r.checkpoint_gb / train_gpus / kHostCopyGbPerS;
+      const double snapshot_s = r.checkpoint_gb / train_gpus / perf::kHostLinkGbPerS;
       r.checkpoint_s = snapshot_s + std::max(0.0, write_s - c.every_steps * step_time_s);
     }
     r.checkpoints = std::floor(steps / c.every_steps);

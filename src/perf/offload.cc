@@ -10,10 +10,6 @@ namespace rlcost::perf {
 namespace {
 
 constexpr double kGB = 1e9;
-// Host <-> GPU copies over PCIe: Gen4 x16 moves ~25 GB/s of pinned memory in
-// practice (32 GB/s peak); Gen5 doubles the peak but offload paths rarely
-// reach it. One conservative figure for every GPU.
-constexpr double kHostLinkGbPerS = 25.0;
 // veRL keeps the actor's FSDP parameters in fp32 (model_dtype defaults to
 // fp32 for the actor; bf16 is the compute dtype of its mixed precision):
 // param_offload moves 4 bytes per parameter, optimizer_offload Adam's two

@@ -8,29 +8,15 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 
 namespace rlcost {
 namespace {
 
+using test::Cat;
+using test::SharedScenarioFiles;
+
 namespace fs = std::filesystem;
-
-const Catalog& Cat() {
-  static const Catalog c = Catalog::Builtin().value();
-  return c;
-}
-
-std::vector<std::string> SharedScenarioFiles() {
-  std::vector<std::string> files;
-  for (const char* dir : {"/../shared/scenarios", "/../shared/validation"}) {
-    fs::path p = fs::path(RLCOST_SOURCE_DIR + std::string(dir));
-    if (!fs::exists(p)) continue;
-    for (const auto& f : fs::directory_iterator(p)) {
-      if (f.path().extension() == ".yaml") files.push_back(f.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 TEST(Estimate, DefaultScenarioMeetsTheIssueBounds) {
   // Issue 2: decode is bandwidth-bound (mfu.rollout < 0.15), training runs at

@@ -10,30 +10,16 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 #include "rlcost/sim.h"
 
 namespace rlcost {
 namespace {
 
+using test::Cat;
+using test::SharedScenarioFiles;
+
 namespace fs = std::filesystem;
-
-const Catalog& Cat() {
-  static const Catalog c = Catalog::Builtin().value();
-  return c;
-}
-
-std::vector<std::string> SharedScenarioFiles() {
-  std::vector<std::string> files;
-  for (const char* dir : {"/../shared/scenarios", "/../shared/validation"}) {
-    fs::path p = fs::path(RLCOST_SOURCE_DIR + std::string(dir));
-    if (!fs::exists(p)) continue;
-    for (const auto& f : fs::directory_iterator(p)) {
-      if (f.path().extension() == ".yaml") files.push_back(f.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 void ExpectBreakdownAddsUp(const Scenario& s, const Estimate& e) {
   const RunBreakdown& r = e.run;

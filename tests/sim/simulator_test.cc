@@ -11,28 +11,16 @@
 #include "report/sim_json.h"
 #include "rlcost/catalog.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
 
 namespace rlcost::sim {
 namespace {
 
-const Catalog& Cat() {
-  static Catalog c = Catalog::Builtin().value();
-  return c;
-}
-
-Scenario Load(const std::string& yaml) {
-  auto s = LoadScenarioText(yaml, Cat());
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
-  return *s;
-}
-
-Scenario LoadFile(const std::string& path, const std::vector<Override>& ov = {}) {
-  auto s = LoadScenarioFile(path, Cat(), ov);
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
-  return *s;
-}
+using test::Cat;
+using test::Load;
+using test::LoadFile;
 
 SimResult RunSim(const Scenario& s, uint64_t seed = 1, int steps = 0, const std::string& trace = "") {
   auto sig = signal::Analyze(s);
