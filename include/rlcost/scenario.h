@@ -41,6 +41,12 @@ struct PlacementSpec {
   // Data-parallel attention inside each engine (SGLang --enable-dp-attention,
   // vLLM DP + EP): the KV cache divides by rollout_tp for every model.
   bool dp_attention = false;
+  // Share of each rollout GPU's memory the inference engine may fill (vLLM
+  // gpu_memory_utilization, SGLang mem_fraction_static): its weights and KV
+  // cache; colocated, the training state stays resident only in the rest.
+  // Not set: the engine takes what the training state leaves, less a 10%
+  // reserve (vLLM's default 0.9 on a GPU of its own).
+  std::optional<double> gpu_memory_utilization;
   // Megatron layout of the trainer (docs/model.md, "MoE and the training
   // layout"). All 1 = today's ZeRO-3 data-parallel trainer. train_ep shards the
   // routed experts (expert parallel); train_tp, train_cp and train_pp shard

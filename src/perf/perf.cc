@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -28,8 +29,8 @@ constexpr double kNcclRingLlNetHopS = 2.7e-6;
 // and gradients (2), fp32 master weights (4), Adam moments (4 + 4).
 // ZeRO (Rajbhandari et al., 2020), section 3.1: "16 Psi".
 constexpr double kAdamBytesPerTrainableParam = 16.0;
-// vLLM reserves 1 - gpu_memory_utilization (default 0.9) of HBM for
-// activations, CUDA graphs and the allocator: 10%.
+// Left free on every GPU for activations, CUDA graphs and the allocator: 10%,
+// as vLLM's default gpu_memory_utilization 0.9 leaves.
 constexpr double kActivationReserveFraction = 0.10;
 constexpr double kGB = 1e9;
 // Bytes per trainable parameter that stay on the GPU under ZeRO-Offload
@@ -288,7 +289,14 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   const double kv_shards = KvShards(m, tp, s.placement.dp_attention);
   double one_sequence_gb = MeanFinalContext(s) * kv_per_token / (s.placement.dp_attention ? 1.0 : kv_shards) / kGB;
   double resident = colocated ? p.train_state_gb + p.critic_state_gb + p.reference_gb : 0.0;
-  if (colocated && g.memory_gb - p.rollout_weights_gb - resident - p.activation_reserve_gb < one_sequence_gb) {
+  // placement.gpu_memory_utilization u: the engine takes u of each GPU
+  // (weights, KV cache) and leaves the rest; colocated, the training state
+  // stays resident only if it fits in that rest (vLLM, SGLang and the RL
+  // frameworks that wrap them size the engine this way).
+  const std::optional<double> share = s.placement.gpu_memory_utilization;
+  const bool over_share = share && resident > (1.0 - *share) * g.memory_gb;
+  if (colocated && (over_share ||
+                    g.memory_gb - p.rollout_weights_gb - resident - p.activation_reserve_gb < one_sequence_gb)) {
     // No room beside the training state (policy, critic, reference): move it
     // all to host memory while generating.
     p.train_state_offloaded = true;
@@ -297,6 +305,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   }
   p.needed_gb = p.rollout_weights_gb + resident + p.activation_reserve_gb;
   p.kv_budget_gb = g.memory_gb - p.needed_gb;
+  if (share) p.kv_budget_gb = std::min(p.kv_budget_gb, *share * g.memory_gb - p.rollout_weights_gb);
   p.kv_tokens_per_engine = std::max(0.0, p.kv_budget_gb) * kGB * kv_shards / kv_per_token;
   if (p.kv_budget_gb < one_sequence_gb) {
     err.problems.push_back({"placement.rollout_tp",

@@ -267,6 +267,7 @@ class Loader {
     const int gpus = s.hardware.gpus;
     YAML::Node n = Reader::Child(root, "placement");
     r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention",
+                                  "gpu_memory_utilization",
                                   "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
                                   "weight_sync", "offload"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
@@ -286,6 +287,12 @@ class Loader {
     }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
+    if (Reader::Child(n, "gpu_memory_utilization").IsDefined()) {
+      double u = 0.9;
+      if (r_.Double(n, "gpu_memory_utilization", "placement", u, {.min = 0.0, .min_exclusive = true, .max = 1.0})) {
+        p.gpu_memory_utilization = u;
+      }
+    }
     CheckTpAgainstModel(n, s);
     if (p.mode == PlacementMode::kColocated) {
       // Both phases share every GPU; rollout_gpus / train_gpus are ignored so a

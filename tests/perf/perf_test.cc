@@ -327,6 +327,26 @@ TEST(Perf, TrainAttentionIsTokenWeighted) {
   EXPECT_NEAR(TrajectoryLengthDispersion(s), 1.36, 1e-12);
 }
 
+TEST(Perf, GpuMemoryUtilizationIsTheEnginesShare) {
+  // The default scenario (Qwen3-8B, 8 x H100 colocated): inference weights
+  // 16.4 GB, training state 16.4 + reference 2.05 = 18.45 GB resident.
+  // gpu_memory_utilization 0.5 (veRL's default): the engine takes 40 GB, the
+  // 18.45 GB fit in the other 40: KV = min(40 - 16.4, 37.15) = 23.6 GB.
+  auto cat = Cat();
+  auto s = DefaultScenario(cat).value();
+  s.placement.gpu_memory_utilization = 0.5;
+  auto half = PlanMemory(s).value();
+  EXPECT_FALSE(half.train_state_offloaded);
+  EXPECT_NEAR(half.kv_budget_gb, 23.6, 1e-9);
+  // 0.8: the rest, 16 GB, cannot hold 18.45 GB: the training state moves to
+  // host memory while generating and the engine gets 64 - 16.4 = 47.6 GB of KV.
+  s.placement.gpu_memory_utilization = 0.8;
+  auto most = PlanMemory(s).value();
+  EXPECT_TRUE(most.train_state_offloaded);
+  EXPECT_NEAR(most.kv_budget_gb, 47.6, 1e-9);
+  EXPECT_NEAR(most.host_transfer_gb, 16.4 + 2.05, 1e-9);
+}
+
 TEST(Perf, PpoCriticTakesMemoryFromTheKvCache) {
   // Same model and GPUs, PPO with its critic: a second 16 B/param training
   // state beside the policy's, 16.4 GB per GPU:

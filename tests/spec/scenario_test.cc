@@ -254,6 +254,23 @@ TEST(Scenario, DpAttentionLoadsWhereTheEngineHasIt) {
   EXPECT_FALSE(plain->placement.dp_attention);  // default
 }
 
+TEST(Scenario, GpuMemoryUtilizationSetsTheEnginesShare) {
+  auto plain = Load(kBase);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->placement.gpu_memory_utilization.has_value());  // not set
+  auto six = Load("name: t\nmodel: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+                  "placement: {gpu_memory_utilization: 0.6}\n");
+  ASSERT_TRUE(six) << six.error().ToString();
+  EXPECT_DOUBLE_EQ(six->placement.gpu_memory_utilization.value_or(0), 0.6);
+  for (const char* bad : {"0", "1.5", "-0.1", "lots"}) {
+    auto s = Load(std::string("name: t\nmodel: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+                              "placement: {gpu_memory_utilization: ") + bad + "}\n");
+    ASSERT_FALSE(s) << bad;
+    EXPECT_NE(s.error().ToString().find("placement.gpu_memory_utilization"), std::string::npos)
+        << s.error().ToString();
+  }
+}
+
 TEST(Scenario, ThreeMistakesGiveThreeProblems) {
   const std::string text = R"(model: qwen3-8b
 hardware: {gpu: h100-sxm, gpus: 8}
