@@ -74,7 +74,9 @@ double Expect(const PassRateSpec& eff, const F& f) {
 }
 
 double OutcomeInformative(const PassRateSpec& eff, int g) {
-  if (g < 1) return 0;
+  // A group of one always agrees with itself: exactly 0 (1 - E[p] - E[1 - p]
+  // would leave a rounding residue of ~1e-16 that a goal would divide by).
+  if (g < 2) return 0;
   if (IsBeta(eff)) {
     const double v = 1 - si::BetaMoment(eff.a, eff.b, g, 0) - si::BetaMoment(eff.a, eff.b, 0, g);
     return std::clamp(v, 0.0, 1.0);

@@ -408,6 +408,19 @@ TEST(Signal, StepsToTargetUnreachableAndTrivial) {
   EXPECT_FALSE(StepsToTarget(s, curve, 0.6).has_value());
 }
 
+TEST(Signal, AGroupOfOneIsNeverInformative) {
+  // GRPO with G = 1: the group's mean is its only reward, every advantage is
+  // exactly 0 (not a rounding residue), and a goal is "not reachable" at
+  // once instead of integrating 1/1e-16 over 1e5 steps.
+  Scenario s = WithPassRate(Beta(0.7, 1.3));
+  s.algorithm.group_size = 1;
+  EXPECT_EQ(InformativeGroupProbability(s.environment.pass_rate, 1), 0.0);
+  auto g = StepsToTarget(s, LearningCurveSpec{}, 0.6);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_FALSE(g->reachable);
+  EXPECT_NE(g->reason.find("no useful samples"), std::string::npos) << g->reason;
+}
+
 TEST(Signal, StepsToTargetMovesTheDistribution) {
   // Default scenario: Beta(0.7, 1.3), G = 16; the target 0.6 with the default curve needs
   // C* = 2e5 / ((0.8-0.35)/(0.6-0.35) - 1) = 2e5 / 0.8 = 2.5e5 useful samples.
