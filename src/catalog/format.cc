@@ -111,7 +111,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                   {"sources", m.sources}};
   }
   nlohmann::json root = {{"gpus", gpus}, {"models", models}};
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace rlcost

@@ -42,7 +42,7 @@ int Run(const CalibrateArgs& a) {
   if (json) {
     auto j = CalibrationFitToJson(*fit, *log);
     j["written"] = out_path;
-    std::cout << j.dump(2) << "\n";
+    std::cout << Dump(j) << "\n";
   } else {
     std::cout << CalibrationFitToText(*fit, *log);
     std::cout << "\n  wrote " << out_path << " (use: rlcost estimate " << a.scenario << " --calibration " << out_path

@@ -60,7 +60,7 @@ void RegisterCompare(CLI::App& app, int& exit_code) {
     }
     auto cmp = levers::BuildComparison(std::move(entries));
     if (args->common.json) {
-      std::cout << report::ComparisonToJson(cmp).dump(2) << "\n";
+      std::cout << Dump(report::ComparisonToJson(cmp)) << "\n";
     } else {
       std::cout << report::ComparisonToTable(cmp);
     }

@@ -24,7 +24,7 @@ struct SimulateArgs {
 
 int Print(const Scenario& s, const Estimate& e, bool json) {
   if (json) {
-    std::cout << report::EstimateToJson(s, e).dump(2) << "\n";
+    std::cout << Dump(report::EstimateToJson(s, e)) << "\n";
   } else {
     std::cout << report::EstimateToTable(s, e);
   }

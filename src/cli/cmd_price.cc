@@ -43,7 +43,7 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
     if (args->common.json) {
-      std::cout << report::PriceCardToJson(*card).dump(2) << "\n";
+      std::cout << Dump(report::PriceCardToJson(*card)) << "\n";
     } else {
       std::cout << report::PriceCardToTable(*card);
     }

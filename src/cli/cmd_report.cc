@@ -76,7 +76,7 @@ void RegisterReport(CLI::App& app, int& exit_code) {
       nlohmann::json j = {{"output", args->out}, {"simulated", in.simulated != nullptr}, {"waterfall", in.waterfall != nullptr}};
       if (!in.simulate_error.empty() && args->simulate) j["simulate_error"] = in.simulate_error;
       if (!in.waterfall_error.empty()) j["waterfall_error"] = in.waterfall_error;
-      std::cout << j.dump(2) << "\n";
+      std::cout << Dump(j) << "\n";
     } else {
       std::cout << "wrote " << args->out << "\n";
     }

@@ -60,7 +60,7 @@ int Run(const ValidateArgs& a) {
     }
   }
   if (json) {
-    std::cout << ValidationToJson(*rep).dump(2) << "\n";
+    std::cout << Dump(ValidationToJson(*rep)) << "\n";
   } else {
     std::cout << ValidationToText(*rep);
   }

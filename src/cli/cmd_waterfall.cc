@@ -31,7 +31,7 @@ void RegisterWaterfall(CLI::App& app, int& exit_code) {
     auto wf = levers::BuildWaterfall(*s, cat, *opt);
     if (!wf) { exit_code = PrintError(wf.error(), args->common.json); return; }
     if (args->common.json) {
-      std::cout << report::WaterfallToJson(*wf).dump(2) << "\n";
+      std::cout << Dump(report::WaterfallToJson(*wf)) << "\n";
     } else {
       std::cout << report::WaterfallToTable(*wf);
     }

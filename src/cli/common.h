@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
@@ -32,6 +33,10 @@ Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* cata
 // Prints an error (one line per problem; JSON on stdout when json) and returns
 // the exit code: 2 invalid input, 3 does not fit, 4 not implemented, 1 other.
 int PrintError(const Error& e, bool json);
+// JSON text for stdout, indented 2. Inputs are checked to be UTF-8 where they
+// are read; should a byte slip through anyway it prints as U+FFFD instead of
+// aborting the program.
+std::string Dump(const nlohmann::json& j);
 
 // Each subcommand registers itself; `exit_code` receives its result.
 void RegisterEstimate(CLI::App& app, int& exit_code);

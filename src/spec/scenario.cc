@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/parse.h"
+#include "core/utf8.h"
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
 #include "spec/overrides.h"
@@ -1222,6 +1224,37 @@ Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
                                    LineOf(root), origin});
     return Fail(std::move(err));
   }
+  // Text is UTF-8 end to end: a key or value that is not is refused here,
+  // with its path, before anything echoes it (a terminal, a JSON error).
+  std::function<void(const YAML::Node&, const std::string&)> check_utf8 = [&](const YAML::Node& n,
+                                                                              const std::string& path) {
+    auto from_set = [&] {
+      for (const auto& o : override_paths) {
+        if (path == o || path.rfind(o + ".", 0) == 0) return true;
+      }
+      return false;
+    };
+    if (n.IsScalar()) {
+      if (std::string why = Utf8Problem(n.Scalar()); !why.empty()) {
+        const bool set = from_set();
+        err.problems.push_back(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n),
+                                       set ? "--set" : origin});
+      }
+    } else if (n.IsSequence()) {
+      for (size_t i = 0; i < n.size(); ++i) check_utf8(n[i], path + "[" + std::to_string(i) + "]");
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        const std::string at = path.empty() ? SanitizeUtf8(key) : path + "." + SanitizeUtf8(key);
+        if (std::string why = Utf8Problem(key); !why.empty()) {
+          err.problems.push_back(Problem{at, "key " + why + "; save the file as UTF-8", LineOf(kv.first), origin});
+        }
+        check_utf8(kv.second, at);
+      }
+    }
+  };
+  check_utf8(root, "");
+  if (!err.problems.empty()) return Fail(std::move(err));
   Reader reader(origin);
   reader.SetOverridePaths(override_paths);
   Scenario s;

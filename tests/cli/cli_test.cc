@@ -111,6 +111,26 @@ TEST(Cli, ErrorsAsJsonWithJsonFlag) {
   EXPECT_EQ(j["error"]["problems"].size(), 3u);
 }
 
+TEST(Cli, TextThatIsNotUtf8IsAnErrorNotACrash) {
+  // A Latin-1 name (caf\xe9), with --json: one problem naming the field,
+  // exit 2, and the JSON parses (it used to abort in the JSON writer).
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("rlcost_latin1_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << "name: caf\xe9\nmodel: qwen3-8b\nhardware: {gpu: h100-sxm}\n";
+  CmdResult r = Rlcost("estimate " + path + " --json");
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["error"]["problems"].size(), 1u) << r.out;
+  EXPECT_EQ(j["error"]["problems"][0]["path"], "name") << r.out;
+  EXPECT_NE(r.out.find("not valid UTF-8 text (byte 0xE9 at offset 3)"), std::string::npos) << r.out;
+  // The same byte through --set is blamed on --set.
+  r = Rlcost("estimate --set \"name=$(printf 'caf\\351')\"");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--set"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not valid UTF-8"), std::string::npos) << r.err;
+}
+
 TEST(Cli, MissingFileIsAClearError) {
   CmdResult r = Rlcost("estimate /nonexistent/run.yaml");
   EXPECT_EQ(r.code, 2);
