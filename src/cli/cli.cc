@@ -25,7 +25,14 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help / --version exit 0; a bad command line is bad input: 2, like
+    // every other input error (CLI11's own codes run past 100).
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    // Anything the checks above did not catch is our bug: one line, no core dump.
+    std::cerr << "rlcost: internal error: " << e.what()
+              << " (please report it with the command and input that caused it)\n";
+    return 3;
   }
   return exit_code;
 }

@@ -417,7 +417,8 @@ Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Opt
   if (!fs::is_directory(dir, ec)) return Fail(ErrorCode::kNotFound, dir, "not a directory");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (!entry.is_regular_file()) continue;
+    std::error_code entry_ec;  // a dangling link or a symlink loop: skip it, never throw
+    if (!entry.is_regular_file(entry_ec) || entry_ec) continue;
     std::string ext = entry.path().extension().string();
     if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(entry.path().string());
   }

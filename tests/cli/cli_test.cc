@@ -131,6 +131,27 @@ TEST(Cli, TextThatIsNotUtf8IsAnErrorNotACrash) {
   EXPECT_NE(r.err.find("not valid UTF-8"), std::string::npos) << r.err;
 }
 
+TEST(Cli, ABadCommandLineExitsTwo) {
+  EXPECT_EQ(Rlcost("estimate --no-such-flag").code, 2);
+  EXPECT_EQ(Rlcost("no-such-command").code, 2);
+  EXPECT_EQ(Rlcost("--help").code, 0);
+}
+
+TEST(Cli, ValidateSkipsASymlinkLoop) {
+  // A folder holding a link to itself (and a dangling link) is listed without
+  // throwing; with no scenario in it the answer is the usual clear error.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rlcost_loop_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink(dir / "loop.yaml", dir / "loop.yaml");
+  fs::create_symlink(dir / "missing.yaml", dir / "dangling.yaml");
+  CmdResult r = Rlcost("validate " + dir.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no scenario files"), std::string::npos) << r.err;
+}
+
 TEST(Cli, MissingFileIsAClearError) {
   CmdResult r = Rlcost("estimate /nonexistent/run.yaml");
   EXPECT_EQ(r.code, 2);
