@@ -15,6 +15,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/scenario.h"
+#include "rlcost/timing.h"
 
 namespace rlcost::perf {
 
@@ -67,6 +68,12 @@ double DecodeAttentionFlopsPerContextToken(const ModelSpec& m);
 // Prefill and training (per-head MLA: keys head_dim + rope wide, values
 // v_head_dim wide): MLA 2 * L * H * (d + rope + d_v), GQA 4 * L * H * d.
 double AttentionFlopsPerContextToken(const ModelSpec& m);
+// Mean tokens of one trajectory at its end: prompt + turns x response +
+// (turns - 1) x tool output.
+double MeanTrajectoryTokens(const Scenario& s);
+// Parameters the update trains: the whole model, or the LoRA adapters of
+// every tenant.
+double TrainableParams(const Scenario& s);
 // E[s^2] / E[s]^2 of the length s of one trajectory (prompt, responses and
 // tool outputs of every turn), from the scenario's distributions taken as
 // independent. Causal attention costs grow with s^2, so a batch of trained
@@ -206,17 +213,7 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
 // --- Weight sync (weight_sync.cc) ---------------------------------------
 // One weight sync from the trainer to the rollout engines, by part. bf16
 // weights (LoRA: the adapters); docs/model.md, "Weight sync".
-struct WeightSyncParts {
-  double gather_s = 0;     // trainer all-gathers its shards into full tensors
-  double transfer_s = 0;   // disaggregated: NCCL broadcast trainer -> every rollout GPU
-  double load_s = 0;       // each engine GPU copies its tensor-parallel shard into its weights
-  double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
-  double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
-  double total_s = 0;      // the sum: generation is paused for all of it
-  double bytes = 0;        // bytes moved (the full weights), one copy
-  double tensors = 0;      // tensors in the checkpoint
-  double collectives = 0;  // collective calls per sync
-};
+using rlcost::WeightSyncParts;  // timing.h: a step carries the parts of its sync
 WeightSyncParts WeightSync(const Scenario& s);
 double WeightSyncTime(const Scenario& s);  // WeightSync(s).total_s
 // Tensors of a checkpoint in the Hugging Face layout (one per expert matrix).

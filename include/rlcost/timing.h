@@ -8,6 +8,20 @@
 
 namespace rlcost {
 
+// One weight sync from the trainer to the rollout engines, by part (computed
+// by perf::WeightSync).
+struct WeightSyncParts {
+  double gather_s = 0;     // trainer all-gathers its shards into full tensors
+  double transfer_s = 0;   // disaggregated: NCCL broadcast trainer -> every rollout GPU
+  double load_s = 0;       // each engine GPU copies its tensor-parallel shard into its weights
+  double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
+  double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
+  double total_s = 0;      // the sum: generation is paused for all of it
+  double bytes = 0;        // bytes moved (the full weights), one copy
+  double tensors = 0;      // tensors in the checkpoint
+  double collectives = 0;  // collective calls per sync
+};
+
 struct StepTiming {
   // Wall time of one step and its split; time_s = rollout_s + train_s + other_s.
   double time_s = 0;
@@ -21,13 +35,9 @@ struct StepTiming {
   double reward_s = 0;
   double overhead_s = 0;
   double offload_s = 0;  // moving offloaded training state to host memory and back
-  // The parts of one weight sync (perf::WeightSyncParts; docs/model.md,
-  // "Weight sync"), whether or not all of it lies on the critical path.
-  double sync_gather_s = 0;    // trainer all-gather of its shards
-  double sync_transfer_s = 0;  // broadcast trainer -> rollout GPUs (disaggregated)
-  double sync_load_s = 0;      // engines copy their shards into their weights
-  double sync_calls_s = 0;     // fixed cost of the collective calls
-  double sync_engine_s = 0;    // colocated: engine wake-up and sleep
+  // The parts of one weight sync (perf::WeightSync; docs/model.md, "Weight
+  // sync"), whether or not all of it lies on the critical path.
+  WeightSyncParts sync_parts;
 
   // GPU-seconds per step over all GPUs of the run, by what they do; the four
   // add up to time_s * gpus.

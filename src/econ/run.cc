@@ -43,7 +43,7 @@ int Nodes(int gpus, int gpus_per_node) { return std::max(1, (gpus + gpus_per_nod
 
 double CheckpointGb(const Scenario& s, const CheckpointSpec& c) {
   const auto& a = s.algorithm;
-  double trainable = a.lora ? perf::LoraParams(s.model, a.lora->rank) * a.lora->tenants : s.model.params_b * 1e9;
+  double trainable = perf::TrainableParams(s);
   double per_param = kCheckpointWeightBytesPerParam + (c.optimizer_state ? kCheckpointOptimizerBytesPerParam : 0.0);
   double models = a.critic ? 2.0 : 1.0;  // the critic is saved beside the policy
   return trainable * per_param * models / kGB;

@@ -32,8 +32,7 @@ double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
   if (plan.train_state_offloaded) return t;
   const auto& off = s.placement.offload;
   const double train_gpus = std::max(1, s.placement.train_gpus);
-  const double trainable = s.algorithm.lora ? LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants
-                                            : s.model.params_b * 1e9;
+  const double trainable = TrainableParams(s);
   double gb = 0;
   if (off.params) {
     // veRL loads the parameters for each worker call that needs them and

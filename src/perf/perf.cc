@@ -210,18 +210,17 @@ Work Prefill(const EngineConfig& e, double tokens, double context_before, double
   return w;
 }
 
-namespace {
-double MeanFinalContext(const Scenario& s) {
+double MeanTrajectoryTokens(const Scenario& s) {
   const auto& env = s.environment;
   double turns = env.turns.mean();
   return env.prompt_tokens.mean() + turns * env.response_tokens.mean() +
          std::max(0.0, turns - 1.0) * env.tool_output_tokens.mean();
 }
+
 double TrainableParams(const Scenario& s) {
   if (s.algorithm.lora) return LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants;
   return s.model.params_b * 1e9;
 }
-}  // namespace
 
 Result<MemoryPlan> PlanMemory(const Scenario& s) {
   MemoryPlan p;
@@ -287,7 +286,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s) {
   // Each GPU holds 1/shards of the engine's cache (KvShards). With DP
   // attention one sequence lives whole on one rank.
   const double kv_shards = KvShards(m, tp, s.placement.dp_attention);
-  double one_sequence_gb = MeanFinalContext(s) * kv_per_token / (s.placement.dp_attention ? 1.0 : kv_shards) / kGB;
+  double one_sequence_gb = MeanTrajectoryTokens(s) * kv_per_token / (s.placement.dp_attention ? 1.0 : kv_shards) / kGB;
   double resident = colocated ? p.train_state_gb + p.critic_state_gb + p.reference_gb : 0.0;
   // placement.gpu_memory_utilization u: the engine takes u of each GPU
   // (weights, KV cache) and leaves the rest; colocated, the training state
@@ -326,8 +325,7 @@ double TrajectoryLengthDispersion(const Scenario& s) {
   const auto& env = s.environment;
   auto var = [](const Distribution& d) { return std::max(0.0, d.SecondMoment() - d.mean() * d.mean()); };
   const double t = env.turns.mean();
-  const double mean = env.prompt_tokens.mean() + t * env.response_tokens.mean() +
-                      std::max(0.0, t - 1.0) * env.tool_output_tokens.mean();
+  const double mean = MeanTrajectoryTokens(s);
   if (mean <= 0) return 1.0;
   const double per_turn = env.response_tokens.mean() + env.tool_output_tokens.mean();
   const double v = var(env.prompt_tokens) + t * var(env.response_tokens) +

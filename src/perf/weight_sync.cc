@@ -67,7 +67,7 @@ WeightSyncParts WeightSync(const Scenario& s) {
   // The trainer holds bf16 weights; LoRA moves only the adapters (two
   // matrices, A and B, per adapted linear layer: q, k, v, o, gate, up, down).
   if (s.algorithm.lora) {
-    p.bytes = LoraParams(s.model, s.algorithm.lora->rank) * s.algorithm.lora->tenants * 2.0;
+    p.bytes = TrainableParams(s) * 2.0;
     p.tensors = 2.0 * 7.0 * s.model.layers * s.algorithm.lora->tenants;
   } else {
     p.bytes = WeightBytes(s.model, Precision::kBf16);

@@ -409,8 +409,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   t.reward_s = rounds * verify_s;
 
   // Trainer side.
-  const double traj_tokens = env.prompt_tokens.mean() + env.turns.mean() * env.response_tokens.mean() +
-                             std::max(0.0, env.turns.mean() - 1.0) * env.tool_output_tokens.mean();
+  const double traj_tokens = perf::MeanTrajectoryTokens(s);
   t.rollouts_generated = n_total * rounds;
   t.rollouts_trained = sig.rollouts_trained_per_step;
   t.trained_tokens = t.rollouts_trained * traj_tokens;
@@ -430,11 +429,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   }
   const perf::WeightSyncParts sync = perf::WeightSync(s);
   double sync_s = sync.total_s;
-  t.sync_gather_s = sync.gather_s;
-  t.sync_transfer_s = sync.transfer_s;
-  t.sync_load_s = sync.load_s;
-  t.sync_calls_s = sync.calls_s;
-  t.sync_engine_s = sync.engine_s;
+  t.sync_parts = sync;
   t.notes.push_back(perf::DescribeWeightSync(s, sync));
   t.overhead_s = eff.step_overhead_s;
   t.offload_s = perf::OffloadTime(s, *mem);

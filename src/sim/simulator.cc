@@ -1521,11 +1521,7 @@ Result<SimResult> Simulator::Run() {
   st.reward_s = sum_reward_s_ / n;
   st.overhead_s = sum_overhead_s_ / n;
   st.offload_s = sum_offload_s_ / n;
-  st.sync_gather_s = sync_parts_.gather_s;
-  st.sync_transfer_s = sync_parts_.transfer_s;
-  st.sync_load_s = sync_parts_.load_s;
-  st.sync_calls_s = sync_parts_.calls_s;
-  st.sync_engine_s = sync_parts_.engine_s;
+  st.sync_parts = sync_parts_;
   st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s + st.offload_s;
   // Sync: the rollout phase as measured. Pipelined: what the trainer waited
   // for rollouts, i.e. the rollout time not hidden behind training.
@@ -1573,13 +1569,7 @@ Result<SimResult> Simulator::Run() {
   st.sandbox_cpu_s = has_sandbox_ ? sandbox_busy_s_ * sandbox_.cpus_per_rollout / n : 0;
   st.mean_batch = busy > 0 ? batch / busy : 0;
   // Sequences the KV budget holds at the mean final context of a trajectory.
-  double ctx_sum = 0;
-  {
-    const auto& env = s_.environment;
-    double turns = env.turns.mean();
-    ctx_sum = env.prompt_tokens.mean() + turns * env.response_tokens.mean() +
-              std::max(0.0, turns - 1) * env.tool_output_tokens.mean();
-  }
+  const double ctx_sum = perf::MeanTrajectoryTokens(s_);
   st.kv_capacity_sequences = ctx_sum > 0 ? kv_tokens_ / ctx_sum : 0;
   st.notes = notes_;
   if (preemptions_ > 0) {

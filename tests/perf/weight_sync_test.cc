@@ -117,7 +117,7 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
   auto e = EstimateAnalytic(*s);
   ASSERT_TRUE(e.has_value());
   EXPECT_NEAR(e->step.weight_sync_s, p.total_s, 1e-9);
-  EXPECT_NEAR(e->step.sync_gather_s + e->step.sync_load_s + e->step.sync_calls_s + e->step.sync_engine_s,
+  EXPECT_NEAR(e->step.sync_parts.gather_s + e->step.sync_parts.load_s + e->step.sync_parts.calls_s + e->step.sync_parts.engine_s,
               e->step.weight_sync_s, 1e-9);
   bool noted = false;
   for (const auto& n : e->step.notes) noted |= n.rfind("weight sync 0.61 s (bucketed", 0) == 0;
@@ -134,9 +134,9 @@ TEST(WeightSync, SimulatorUsesTheSameSync) {
   auto e = EstimateSimulated(s, {});
   ASSERT_TRUE(e.has_value()) << e.error().ToString();
   const WeightSyncParts p = WeightSync(s);
-  EXPECT_NEAR(e->step.sync_gather_s, p.gather_s, 1e-9);
-  EXPECT_NEAR(e->step.sync_transfer_s, p.transfer_s, 1e-9);
-  EXPECT_NEAR(e->step.sync_calls_s, p.calls_s, 1e-9);
+  EXPECT_NEAR(e->step.sync_parts.gather_s, p.gather_s, 1e-9);
+  EXPECT_NEAR(e->step.sync_parts.transfer_s, p.transfer_s, 1e-9);
+  EXPECT_NEAR(e->step.sync_parts.calls_s, p.calls_s, 1e-9);
   EXPECT_GT(e->step.weight_sync_s, 0.0);
 }
 
