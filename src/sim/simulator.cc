@@ -235,12 +235,13 @@ class Simulator {
   void TrainerTry();
   void StartSync();
   void StepDone();
-  // The trainer's passes over `tokens` (this step's trained tokens): their
-  // times, added with their FLOPs to the run's sums (both pipelines).
+  // The trainer's passes over `tokens`, this step's `trajs` trained
+  // trajectories: their times, added with their FLOPs to the run's sums
+  // (both pipelines).
   struct Phases {
     double lp = 0, ref = 0, tr = 0;
   };
-  Phases TrainOn(double tokens);
+  Phases TrainOn(double tokens, double trajs);
 
   bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
   // The decode roofline arms at a batch size, computed once per size: they do
@@ -1220,8 +1221,7 @@ void Simulator::TryStart() {
   }
 }
 
-Simulator::Phases Simulator::TrainOn(double tokens) {
-  const double trajs = g_ * trained_ratio_;
+Simulator::Phases Simulator::TrainOn(double tokens, double trajs) {
   const double mean_len = trajs > 0 ? tokens / trajs : 0;
   Phases p;
   double lp_f = 0, ref_f = 0;
@@ -1263,7 +1263,7 @@ void Simulator::TrainerTry() {
   if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollouts", trainer_since_, now_);
   double tok_all = finished_tokens_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_tokens_cum_[trainer_step_ - 1] : 0);
   double tokens = tok_all * trained_ratio_;
-  const auto [lp, ref, tr] = TrainOn(tokens);
+  const auto [lp, ref, tr] = TrainOn(tokens, g_ * trained_ratio_);
   gpu_s_train_ += tr * train_gpus_;
   gpu_s_other_ += (lp + ref) * train_gpus_;
   if (Tracing()) {
@@ -1475,9 +1475,10 @@ Result<void> Simulator::RunSyncColocated() {
       idle_in_rollout_ += idle - in_reward;
     }
     // The trainer takes prompts_per_step groups of what was generated (veRL: batch[:traj_bsz]).
+    // (In rounds, g_ is one round's rollouts: the step's generated are rounds * g_.)
     double ratio = rounds_mode_ ? std::min(1.0, trained_per_step_ / (double(rounds) * g_)) : trained_ratio_;
     double tokens = cum_tokens_ * ratio;
-    const auto [lp, ref, tr] = TrainOn(tokens);
+    const auto [lp, ref, tr] = TrainOn(tokens, double(rounds) * g_ * ratio);
     sum_rollout_s_ += rollout;
     sum_reward_s_ += reward;
     sum_rollout_busy_s_ += rollout;

@@ -9,6 +9,7 @@
 
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
+#include "rlcost/perf.h"
 #include "rlcost/scenario.h"
 #include "support.h"
 #include "rlcost/signal.h"
@@ -94,6 +95,14 @@ TEST(DynamicSamplingRounds, SimulatorRunsEachRoundAsItsOwnBatch) {
   // Each round drains like the one-round step (same draws per batch index 0).
   EXPECT_GT(r.mean_step.rollout_s, 1.5 * plain.mean_step.rollout_s);
   EXPECT_DOUBLE_EQ(r.mean_step.rollouts_trained, 512);
+  // The trainer takes 512 trajectories of the step's mean length, however
+  // many rounds generated them: its update is TrainStep over those tokens
+  // with mean length tokens / 512 (not tokens / (512 / rounds), which would
+  // double the attention FLOPs of a two-round step). Steps differ only in
+  // their tokens; the attention term is ~4% of the update, so 1% catches it.
+  const double tokens = r.mean_step.trained_tokens;
+  const double expected = perf::TrainStep(ds, tokens, tokens / 512, 8).time_s;
+  EXPECT_NEAR(r.mean_step.train_s, expected, 0.01 * expected);
 }
 
 TEST(DynamicSamplingRounds, GenBatchPromptsNeedsDynamicSampling) {
