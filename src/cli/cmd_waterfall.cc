@@ -18,7 +18,7 @@ struct WaterfallArgs {
 
 void RegisterWaterfall(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<WaterfallArgs>();
-  auto* sub = app.add_subcommand("waterfall", "apply the seed's cost levers one at a time to the naive H100 + sync baseline");
+  auto* sub = app.add_subcommand("waterfall", "apply the cost levers (async, fp8, newer GPUs, 2-GRPO, LoRA, MoE) one at a time to a naive H100 + synchronous baseline, and check the often-quoted 20-50x claim");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   AddLeverOptions(sub, args->levers);
   AddCommon(sub, args->common);

@@ -509,7 +509,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
   if (wf.verdicts.empty()) {
     wf.verdict_summary = "The 20-50x claim cannot be judged: no lever stage ran.";
   } else {
-    std::string s = "The seed's \"20-50x combined\" claim ";
+    std::string s = "The often-quoted claim that these levers together make RL post-training 20-50x cheaper than naive H100 + synchronous veRL ";
     if (!holds.empty()) s += "holds on " + join(holds);
     if (!beyond.empty()) s += (holds.empty() ? "" : "; ") + std::string("is exceeded on ") + join(beyond);
     if (!short_of.empty()) s += (holds.empty() && beyond.empty() ? "" : "; ") + std::string("falls short on ") + join(short_of);

@@ -492,7 +492,7 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";
   if (in.waterfall) {
     const auto& wf = *in.waterfall;
-    body += "<p class=\"sub\">From the seed's baseline (naive H100 + synchronous veRL) the levers are applied cumulatively; "
+    body += "<p class=\"sub\">From a naive baseline (this model, or for an MoE a dense one of matching quality, on H100 with synchronous, colocated veRL-style RL) the levers are applied cumulatively; "
             "green bars are savings, red bars are costs.</p>";
     body += "<div class=\"verdict\">" + HtmlEscape(wf.verdict_summary) + "</div>";
     body += WaterfallChart(wf, levers::kUsdPerUsefulSample, "chart-waterfall");

@@ -108,7 +108,9 @@ std::string ConfigError(const levers::Config& c) {
 std::string WaterfallToTable(const levers::Waterfall& wf) {
   std::string out;
   out += fmt::format("rlcost waterfall — {}\n", wf.scenario_name);
-  out += "  the seed's levers applied one at a time, cumulatively, to the seed's baseline\n";
+  out += "  the cost levers (async RL, fp8 rollout, newer GPUs, 2-GRPO, LoRA tenancy, MoE) applied one at a time,\n"
+         "  cumulatively, to a naive baseline: this model (for an MoE, a dense one of matching quality) on H100 with\n"
+         "  synchronous, colocated veRL-style RL\n";
   out += "  columns: step time; dollars per step, per useful sample, per reward bit, to the goal, per run\n\n";
   out += HeaderRow();
   StageRows(out, wf.baseline, false);
