@@ -195,7 +195,9 @@ struct MemoryPlan {
 // while generating when they leave no room; disaggregated: each side alone.
 // Fails with kDoesNotFit and the numbers when the model cannot fit or leaves no
 // room for one sequence of mean length.
-Result<MemoryPlan> PlanMemory(const Scenario& s);
+// `rollout_tp` plans the same run at another engine size (what-if, without
+// copying the scenario); nullopt = placement.rollout_tp.
+Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp = std::nullopt);
 // Time per step to move offloaded state to host memory and back over PCIe.
 double HostTransferTime(const MemoryPlan& plan);
 // HostTransferTime plus the explicit offload of placement.offload (offload.cc):

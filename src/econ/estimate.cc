@@ -54,17 +54,19 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   if (tp > 1) {
     // Why a larger rollout_tp can be faster per GPU: less weight per GPU
     // leaves more KV cache per GPU, so larger batches (the memory plan).
-    Scenario half = s;
-    half.placement.rollout_tp = tp / 2;
     auto here = perf::PlanMemory(s);
-    auto there = perf::PlanMemory(half);
+    auto there = perf::PlanMemory(s, tp / 2);
     if (here && there) {
+      const double kv_here = here->kv_tokens_per_engine / tp, kv_there = there->kv_tokens_per_engine / (tp / 2);
       a.push_back(fmt::format("memory plan: rollout_tp {} leaves {:.0f}k tokens of KV cache per GPU ({:.1f} GB of "
-                              "weights each); rollout_tp {} would leave {:.0f}k ({:.1f} GB): more KV per GPU allows "
-                              "larger batches, which can make a larger rollout_tp faster per GPU despite its "
-                              "all-reduces",
-                              tp, here->kv_tokens_per_engine / tp / 1e3, here->rollout_weights_gb, tp / 2,
-                              there->kv_tokens_per_engine / (tp / 2) / 1e3, there->rollout_weights_gb));
+                              "weights each); rollout_tp {} would leave {:.0f}k ({:.1f} GB): {}",
+                              tp, kv_here / 1e3, here->rollout_weights_gb, tp / 2, kv_there / 1e3,
+                              there->rollout_weights_gb,
+                              kv_here > kv_there
+                                  ? "more KV per GPU allows larger batches, which can make the larger rollout_tp "
+                                    "faster per GPU despite its all-reduces"
+                                  : "the smaller rollout_tp holds more KV per GPU (copies of the KV heads or of "
+                                    "the MLA latent use the rest), so the larger one buys no batch room"));
     }
   }
   a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,

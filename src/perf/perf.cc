@@ -222,11 +222,11 @@ double TrainableParams(const Scenario& s) {
   return s.model.params_b * 1e9;
 }
 
-Result<MemoryPlan> PlanMemory(const Scenario& s) {
+Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) {
   MemoryPlan p;
   const GpuSpec& g = s.hardware.gpu;
   const ModelSpec& m = s.model;
-  const int tp = std::max(1, s.placement.rollout_tp);
+  const int tp = std::max(1, rollout_tp.value_or(s.placement.rollout_tp));
   p.gpu_memory_gb = g.memory_gb;
   p.rollout_weights_gb = WeightBytes(m, s.precision.rollout) / tp / kGB;
   // Training state, ZeRO-3 sharded over the training GPUs. LoRA: the frozen
