@@ -61,6 +61,12 @@ struct GpuSpec {
   // among more GPUs crosses the network (docs/model.md, "Tensor-parallel
   // all-reduce"). Optional in a catalog file; default 8 (assumed).
   int nvlink_domain = 8;
+  // Measured maximum achievable dense matmul TFLOP/s (the best large GEMM a
+  // benchmark finds, below the datasheet peak); 0 = not measured. Used to
+  // split a training step into GEMM time and the rest when the trainer runs
+  // its GEMMs in FP8 (docs/model.md, "FP8 training").
+  double matmul_tflops_bf16 = 0;
+  double matmul_tflops_fp8 = 0;
   double price_per_hour = 0;      // default USD per GPU-hour
   Efficiency efficiency;          // defaults for this GPU
   std::map<std::string, std::string> sources;  // field -> where the number comes from
@@ -69,7 +75,15 @@ struct GpuSpec {
   // above it: fp4 -> fp8 -> bf16).
   double PeakFlops(Precision p) const;
   bool Supports(Precision p) const;
+  // Achieved / peak of a large dense GEMM at precision p (bf16 or fp8): the
+  // measured matmul_tflops_* over the peak; without a measurement, the bf16
+  // fraction stands for fp8 and kAssumedMatmulFraction for bf16.
+  double MatmulFraction(Precision p) const;
+  bool MatmulFractionMeasured(Precision p) const;
 };
+// H100 SXM's measured bf16 matmul fraction (794.5 / 989, docs/model.md),
+// assumed for a GPU whose catalog entry states no measurement.
+inline constexpr double kAssumedMatmulFraction = 0.803;
 
 struct ModelSpec {
   std::string id;

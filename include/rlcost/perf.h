@@ -261,5 +261,9 @@ double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double pas
 // flops / (peak * mfu), as before.
 double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, double flops_per_gpu,
                        bool forward_only);
+// Linear-layer (GEMM) FLOPs per trained token of a training-engine pass:
+// forward 2N_active; update 6N_active (LoRA: 4N_active + 6N_adapter).
+// Attention FLOPs come on top (TrainStep, ForwardPass).
+double TrainLinearFlopsPerToken(const Scenario& s, bool forward_only);
 
 }  // namespace rlcost::perf

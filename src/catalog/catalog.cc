@@ -56,6 +56,16 @@ double GpuSpec::PeakFlops(Precision p) const {
   return tflops_bf16 * 1e12;
 }
 
+double GpuSpec::MatmulFraction(Precision p) const {
+  const double bf16 = matmul_tflops_bf16 > 0 ? matmul_tflops_bf16 / tflops_bf16 : kAssumedMatmulFraction;
+  if (p == Precision::kBf16 || tflops_fp8 <= 0) return bf16;
+  return matmul_tflops_fp8 > 0 ? matmul_tflops_fp8 / tflops_fp8 : bf16;
+}
+
+bool GpuSpec::MatmulFractionMeasured(Precision p) const {
+  return p == Precision::kBf16 || tflops_fp8 <= 0 ? matmul_tflops_bf16 > 0 : matmul_tflops_fp8 > 0;
+}
+
 bool GpuSpec::Supports(Precision p) const {
   return p == Precision::kBf16 || (p == Precision::kFp8 && tflops_fp8 > 0) ||
          (p == Precision::kFp4 && tflops_fp4 > 0);

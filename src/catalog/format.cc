@@ -77,6 +77,8 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                 {"intra_node_gb_per_s", g.intra_node_gb_per_s},
                 {"inter_node_gb_per_s", g.inter_node_gb_per_s},
                 {"nvlink_domain", g.nvlink_domain},
+                {"matmul_tflops_bf16", g.matmul_tflops_bf16},
+                {"matmul_tflops_fp8", g.matmul_tflops_fp8},
                 {"price_per_hour", g.price_per_hour},
                 {"efficiency",
                  {{"decode_bw", e.decode_bw},

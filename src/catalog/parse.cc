@@ -15,7 +15,8 @@ const std::vector<std::string> kModelNumericKeys = {
     "experts", "experts_per_token", "shared_experts", "kv_lora_rank", "rope_head_dim", "v_head_dim"};
 const std::vector<std::string> kGpuNumericKeys = {
     "memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
-    "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour", "nvlink_domain"};
+    "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour", "nvlink_domain",
+    "matmul_tflops_bf16", "matmul_tflops_fp8"};
 
 std::vector<std::string> With(std::vector<std::string> base, std::initializer_list<const char*> more) {
   for (const char* m : more) base.emplace_back(m);
@@ -342,6 +343,10 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
       {"intra_node_gb_per_s", &GpuSpec::intra_node_gb_per_s, true, true, "GPU-to-GPU link in a node, GB/s one way"},
       {"inter_node_gb_per_s", &GpuSpec::inter_node_gb_per_s, true, true, "network per GPU, GB/s one way"},
       {"price_per_hour", &GpuSpec::price_per_hour, true, false, "USD per GPU-hour"},
+      {"matmul_tflops_bf16", &GpuSpec::matmul_tflops_bf16, false, false,
+       "measured best dense BF16 matmul, TFLOP/s; 0 = not measured"},
+      {"matmul_tflops_fp8", &GpuSpec::matmul_tflops_fp8, false, false,
+       "measured best dense FP8 matmul, TFLOP/s; 0 = not measured"},
   };
   for (const auto& f : fields) {
     const std::string p = Join(path, f.key);
@@ -358,6 +363,18 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
       Add(problems, p, "must be >= 0, got " + Num(*value), v);
     }
     g.*(f.member) = *value;
+  }
+  // A measured matmul cannot beat the datasheet peak it is a fraction of.
+  const std::pair<const char*, std::pair<double, double>> matmuls[] = {
+      {"matmul_tflops_bf16", {g.matmul_tflops_bf16, g.tflops_bf16}},
+      {"matmul_tflops_fp8", {g.matmul_tflops_fp8, g.tflops_fp8}}};
+  for (const auto& [key, vals] : matmuls) {
+    if (vals.first > 0 && vals.first > vals.second) {
+      Add(problems, Join(path, key),
+          "must not exceed the dense peak of the same precision (" + Num(vals.second) + " TFLOP/s), got " +
+              Num(vals.first),
+          node[key]);
+    }
   }
   if (YAML::Node v = node["nvlink_domain"]) {
     const std::string p = Join(path, "nvlink_domain");

@@ -29,6 +29,14 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                           s.placement.engine == InferenceEngine::kVllm
                               ? "; set placement.engine to vllm-async, sglang or trtllm for overlap scheduling"
                               : ", overlap scheduling"));
+  if (s.precision.train == Precision::kFp8 && s.hardware.gpu.Supports(Precision::kFp8)) {
+    const GpuSpec& g = s.hardware.gpu;
+    const bool measured = g.MatmulFractionMeasured(Precision::kBf16) && g.MatmulFractionMeasured(Precision::kFp8);
+    a.push_back(fmt::format("fp8 training: only the linear layers' GEMMs run in fp8 ({:.0f}% -> {:.0f}% of the bf16 "
+                            "and fp8 peaks, {}); attention and the rest of the step keep their bf16 time",
+                            g.MatmulFraction(Precision::kBf16) * 100, g.MatmulFraction(Precision::kFp8) * 100,
+                            measured ? "measured matmul rates" : "ASSUMED: no measured matmul rate for this GPU"));
+  }
   // Rollout tensor parallelism: where the all-reduces run, how the KV cache splits.
   const int tp = std::max(1, s.placement.rollout_tp);
   const GpuSpec& gpu = s.hardware.gpu;

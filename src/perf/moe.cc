@@ -116,19 +116,40 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
   if (tokens <= 0 || gpus <= 0) return 0;
   const ModelSpec& m = s.model;
   const Efficiency& eff = s.hardware.gpu.efficiency;
-  const double peak = s.hardware.gpu.PeakFlops(s.precision.train);
-  // The MoE MFU is measured on Megatron-Core MoE runs (catalog/efficiency.yaml);
+  const GpuSpec& g = s.hardware.gpu;
+  // The MFUs are measured on BF16 runs (catalog/efficiency.yaml), so the step
+  // is first priced at the BF16 peak; FP8 training then speeds up only its
+  // GEMMs (below). The MoE MFU is measured on Megatron-Core MoE runs;
   // forward-only passes keep the dense ratio logprob_mfu / train_mfu.
+  const double peak = g.PeakFlops(Precision::kBf16);
   double mfu = m.is_moe() ? eff.train_mfu_moe : eff.train_mfu;
   if (forward_only) mfu = eff.logprob_mfu * (m.is_moe() ? eff.train_mfu_moe / eff.train_mfu : 1.0);
   double t = flops_per_gpu / (peak * mfu);
+  double gemm_slowdown = 1.0;  // expert GEMMs' tile waste stretches the GEMM time too
   if (m.is_moe()) {
     // Routed-expert GEMMs run at ExpertGemmEfficiency of the rest: forward
     // 2 N_routed_active per token, update 6 (LoRA's frozen base: 4).
     double mult = forward_only ? 2.0 : (s.algorithm.lora ? 4.0 : 6.0);
     double expert_flops = mult * ActiveRoutedParams(m) * 1e9 * tokens / gpus;
     double share = flops_per_gpu > 0 ? std::min(1.0, expert_flops / flops_per_gpu) : 0.0;
-    t *= (1.0 - share) + share / ExpertGemmEfficiency(s, mean_seq_len);
+    gemm_slowdown = (1.0 - share) + share / ExpertGemmEfficiency(s, mean_seq_len);
+    t *= gemm_slowdown;
+  }
+  if (s.precision.train == Precision::kFp8 && g.Supports(Precision::kFp8)) {
+    // FP8 training (Transformer Engine) runs the linear layers' GEMMs in FP8;
+    // attention (bf16 fused attention unless fp8_dpa) and everything that is
+    // not a GEMM keep their BF16 time. The GEMM part of the BF16 step is the
+    // linear-layer FLOPs at the measured BF16 matmul rate; it is replaced by
+    // the same FLOPs at the measured FP8 rate.
+    const double linear_flops = TrainLinearFlopsPerToken(s, forward_only) * tokens / gpus;
+    const double gemm_bf16 =
+        std::min(t, gemm_slowdown * linear_flops / (peak * g.MatmulFraction(Precision::kBf16)));
+    const double gemm_fp8 =
+        gemm_bf16 * (peak * g.MatmulFraction(Precision::kBf16)) /
+        (g.PeakFlops(Precision::kFp8) * g.MatmulFraction(Precision::kFp8));
+    t += gemm_fp8 - gemm_bf16;
+  }
+  if (m.is_moe()) {
     // The all-to-all overlaps compute across micro-batches (the published
     // MoE MFU already contains the share it could not hide); only an
     // all-to-all longer than the compute sets the pace.

@@ -343,19 +343,20 @@ double TrainAttentionFlopsPerToken(const ModelSpec& m, double attention_len) {
 }
 }  // namespace
 
+double TrainLinearFlopsPerToken(const Scenario& s, bool forward_only) {
+  const double n_active = s.model.active_params_b * 1e9;
+  if (forward_only) return 2.0 * n_active;
+  // Frozen base under LoRA: forward (2N) + activation gradients (2N), no
+  // weight gradients; the adapter takes the full 6 N_adapter.
+  if (s.algorithm.lora) return 4.0 * n_active + 6.0 * LoraActiveParams(s.model, s.algorithm.lora->rank);
+  return 6.0 * n_active;
+}
+
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double n_active = m.active_params_b * 1e9;
-  double per_token;
-  if (s.algorithm.lora) {
-    // Frozen base: forward (2N) + activation gradients (2N), no weight
-    // gradients; the adapter takes the full 6 N_adapter.
-    per_token = 4.0 * n_active + 6.0 * LoraActiveParams(m, s.algorithm.lora->rank);
-  } else {
-    per_token = 6.0 * n_active;
-  }
+  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
   per_token += 3.0 * TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
   w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false);
@@ -367,8 +368,8 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token =
-      2.0 * m.active_params_b * 1e9 + TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
+  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/true) +
+                     TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * per_token / gpus;
   w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/true);
   w.compute_bound = true;

@@ -126,6 +126,13 @@ TEST(Catalog, HandCheckedFacts) {
                           "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n",
                           "user.yaml"));
   EXPECT_EQ(cat.FindGpu("x")->nvlink_domain, 8);
+  // Measured matmul rates: H100 794.5 of 989 bf16, 1402.6 of 1979 fp8; a GPU
+  // without a measurement uses H100's bf16 fraction for both (assumed).
+  EXPECT_NEAR(h100->MatmulFraction(Precision::kBf16), 794.5 / 989, 1e-12);
+  EXPECT_NEAR(h100->MatmulFraction(Precision::kFp8), 1402.6 / 1979, 1e-12);
+  EXPECT_TRUE(h100->MatmulFractionMeasured(Precision::kFp8));
+  EXPECT_DOUBLE_EQ(cat.FindGpu("x")->MatmulFraction(Precision::kFp8), kAssumedMatmulFraction);
+  EXPECT_FALSE(cat.FindGpu("x")->MatmulFractionMeasured(Precision::kBf16));
 }
 
 TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
@@ -235,6 +242,10 @@ TEST(Catalog, MalformedTextsNamePathAndLine) {
       // 7. v_head_dim must not be negative (line 7)
       {"models:\n  m:\n    params_b: 1\n    layers: 2\n    hidden: 64\n    heads: 4\n    v_head_dim: -1\n",
        "models.m.v_head_dim", 7},
+      // 8. a measured matmul above the dense peak it is a fraction of (line 10)
+      {"gpus:\n  x:\n    name: X\n    memory_gb: 80\n    hbm_tb_per_s: 1\n    tflops_bf16: 100\n"
+       "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n    matmul_tflops_bf16: 120\n",
+       "gpus.x.matmul_tflops_bf16", 10},
   };
   for (const auto& c : cases) {
     Catalog cat = Builtin();
