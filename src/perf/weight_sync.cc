@@ -78,14 +78,22 @@ WeightSyncParts WeightSync(const Scenario& s) {
   const int stage_split = std::max(1, pl.train_tp) * std::max(1, pl.train_ep);
   const int stages = std::max(1, pl.train_pp);
   if (stage_split * stages * std::max(1, pl.train_cp) > 1) {
-    // Megatron layout: bf16 weights are replicated over the data-parallel
-    // ranks (the distributed optimizer shards only optimizer state), a
-    // stage's tensors are split over its tp (dense) and ep (experts) ranks,
-    // and the pipeline stages export their own layers in parallel: each
-    // stage all-gathers B / pp over tp * ep GPUs.
-    if (stage_split > 1) {
-      p.gather_s = p.bytes / stages * (stage_split - 1.0) / stage_split /
-                   (RingLinkGbPerS(s, stage_split) * kGB);
+    // Megatron layout, exported to Hugging Face tensors by Megatron-Bridge
+    // (the stream NeMo RL refits from): for every parameter,
+    // broadcast_from_pp_rank sends the owning stage's shard to ALL pipeline
+    // ranks, then gather_from_tp_ranks / gather_from_ep_ranks all-gather its
+    // tp (dense) and tp * ep (routed experts) shards, so every training GPU
+    // receives every full tensor (docs/model.md, "Weight sync").
+    const int ttp = std::max(1, pl.train_tp), tep = std::max(1, pl.train_ep);
+    const double expert = s.algorithm.lora ? 0.0 : std::min(p.bytes, s.model.routed_expert_params_b() * 1e9 * 2.0);
+    const double dense = p.bytes - expert;
+    if (stages > 1) {
+      const double shard = dense / ttp + expert / (ttp * tep);
+      p.gather_s += shard * (stages - 1.0) / stages / (RingLinkGbPerS(s, train_gpus) * kGB);
+    }
+    if (ttp > 1) p.gather_s += dense * (ttp - 1.0) / ttp / (RingLinkGbPerS(s, ttp) * kGB);
+    if (ttp * tep > 1) {
+      p.gather_s += expert * (ttp * tep - 1.0) / (ttp * tep) / (RingLinkGbPerS(s, ttp * tep) * kGB);
     }
   } else if (train_gpus > 1) {
     // Gather: every tensor is all-gathered from its shards over the training

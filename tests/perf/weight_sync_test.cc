@@ -140,21 +140,40 @@ TEST(WeightSync, SimulatorUsesTheSameSync) {
   EXPECT_GT(e->step.weight_sync_s, 0.0);
 }
 
-TEST(WeightSync, MegatronStagesGatherTheirOwnLayersInParallel) {
-  // DeepSeek-V3 (671e9 bf16 = 1342 GB) trained on 256 H100 (8 per node),
-  // generated on another 256. Without a layout the trainer is ZeRO-3 over 256
-  // GPUs: 1342e9 * 255/256 / (50 GB/s * 0.82) = 32.60 s over the network.
-  // With PP 16 and EP 16 each stage all-gathers its 1342/16 = 83.875 GB over
-  // its 16 EP ranks (two nodes: network): 83.875e9 * 15/16 / 41e9 = 1.918 s.
+TEST(WeightSync, MegatronExportGathersEveryTensorOnEveryRank) {
+  // DeepSeek-V3 (671e9 bf16 = 1342 GB, of which routed experts 654.4516e9 *
+  // 2 = 1308.9 GB) trained on 256 H100 (8 per node), generated on another
+  // 256. Without a layout the trainer is ZeRO-3 over 256 GPUs:
+  // 1342e9 * 255/256 / (50 GB/s * 0.82) = 32.60 s over the network.
+  // With PP 16 and EP 16, Megatron-Bridge's export broadcasts each stage's
+  // shard to all 16 pipeline ranks (shard = dense 33.1 GB + experts
+  // 1308.9/16 GB; each rank receives 15/16 of it over the network) and then
+  // all-gathers the experts over the 16 EP ranks (two nodes: network):
+  // every rank ends with every full tensor. The old model let each stage
+  // gather only its own layers: 1342/16 * 15/16 / 41 = 1.918 s.
   const std::string base =
       "model: deepseek-v3\nhardware: {gpu: h100-sxm, gpus: 512, gpus_per_node: 8}\n"
       "placement: {mode: disaggregated, rollout_gpus: 256, train_gpus: 256, rollout_tp: 32";
   auto fsdp = WeightSync(Load(base + "}\npipeline: {mode: async}\n"));
   EXPECT_NEAR(fsdp.gather_s, 1342e9 * 255.0 / 256 / 41e9, 1e-6);
-  auto mega = WeightSync(Load(base + ", train_pp: 16, train_ep: 16}\npipeline: {mode: async}\n"));
-  EXPECT_NEAR(mega.gather_s, 1342e9 / 16 * 15.0 / 16 / 41e9, 1e-6);
-  EXPECT_NEAR(mega.gather_s, 1.918, 1e-3);
+  const Scenario s = Load(base + ", train_pp: 16, train_ep: 16}\npipeline: {mode: async}\n");
+  auto mega = WeightSync(s);
+  const double expert = s.model.routed_expert_params_b() * 2e9, dense = mega.bytes - expert;
+  const double want = (dense + expert / 16) * 15.0 / 16 / 41e9 + expert * 15.0 / 16 / 41e9;
+  EXPECT_NEAR(mega.gather_s, want, 1e-6);
+  EXPECT_NEAR(mega.gather_s, 32.55, 0.05);
+  EXPECT_GT(mega.gather_s, 10 * 1.918);
   EXPECT_DOUBLE_EQ(mega.transfer_s, fsdp.transfer_s);  // the broadcast is unchanged
+  // A dense model with TP 4 inside a node and PP 2 over two nodes (16 GPUs):
+  // PP broadcast of the B/4 shard over the network, then the TP all-gather
+  // of B * 3/4 over NVLink (450 GB/s * eff).
+  const Scenario d = Load(
+      "model: qwen3-32b\nhardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}\n"
+      "placement: {mode: disaggregated, rollout_gpus: 16, train_gpus: 16, rollout_tp: 4, train_tp: 4, "
+      "train_pp: 2}\npipeline: {mode: async}\n");
+  auto dp = WeightSync(d);
+  const double eff = d.hardware.gpu.efficiency.weight_sync_eff;
+  EXPECT_NEAR(dp.gather_s, dp.bytes / 4 * 0.5 / (50e9 * eff) + dp.bytes * 0.75 / (450e9 * eff), 1e-6);
 }
 
 TEST(WeightSync, BadMethodNamesTheField) {
