@@ -2,7 +2,7 @@
 # Installs the Debian packages rlcost needs to build and test, only those missing.
 # Usage: scripts/install-deps.sh [--with-browser]
 set -euo pipefail
-pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev python3
       libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev)
 if [[ "${1:-}" == "--with-browser" ]]; then
   pkgs+=(chromium)

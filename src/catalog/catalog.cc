@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/parse.h"
+#include "core/file.h"
 #include "rlcost/embedded.h"
 
 namespace rlcost {
@@ -148,8 +149,11 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
   std::map<std::string, GpuSpec> gpus = gpus_;
   std::map<std::string, ModelSpec> models = models_;
   try {
-    YAML::Node root = YAML::Load(std::string(text));
-    if (!root.IsDefined() || root.IsNull() || !root.IsMap()) {
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+    if (docs.size() > 1) {
+      AddProblem(problems, "", "a second YAML document starts here; a catalog file holds one document", docs[1]);
+    } else if (!root.IsDefined() || root.IsNull() || !root.IsMap()) {
       AddProblem(problems, "",
                  "expected a mapping with top-level gpus:, models: and/or efficiency:", root);
     } else {
@@ -237,11 +241,9 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
 }
 
 Result<void> Catalog::AddFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(ErrorCode::kNotFound, "", "catalog file '" + path + "' not found or not readable");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return AddText(ss.str(), path);
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "catalog file");
+  if (!text) return Fail(text.error());
+  return AddText(*text, path);
 }
 
 const GpuSpec* Catalog::FindGpu(std::string_view id) const {

@@ -232,6 +232,12 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
   };
   positive_d("params_b", params);
   positive_d("active_params_b", active);
+  // 1e5 billion parameters is 50x the largest model disclosed (~2T); past it
+  // the FLOP and byte counts leave the range the cost arithmetic is built for.
+  for (const char* key : {"params_b", "active_params_b"}) {
+    const auto& v = std::string_view(key) == "params_b" ? params : active;
+    if (v && *v > 1e5) Add(problems, field(key), "got " + Num(*v) + "; expected at most 1e5 (billions of parameters)", node[key]);
+  }
   positive_i("layers", layers);
   positive_i("hidden", hidden);
   positive_i("heads", heads);
@@ -333,20 +339,25 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
     bool required;
     bool positive;  // else >= 0
     const char* what;
+    // Plausible range: two orders of magnitude around every GPU built (H100:
+    // 80 GB, 3.35 TB/s, 989 TFLOP/s bf16, 450 GB/s NVLink); a value outside
+    // is a typo in units, and 1e-300 TB/s would print a 7e304 s step.
+    double lo, hi;
   };
   const Field fields[] = {
-      {"memory_gb", &GpuSpec::memory_gb, true, true, "HBM capacity, GB"},
-      {"hbm_tb_per_s", &GpuSpec::hbm_tb_per_s, true, true, "peak memory bandwidth, TB/s"},
-      {"tflops_bf16", &GpuSpec::tflops_bf16, true, true, "dense BF16 peak, TFLOP/s"},
-      {"tflops_fp8", &GpuSpec::tflops_fp8, false, false, "dense FP8 peak, TFLOP/s; 0 = unsupported"},
-      {"tflops_fp4", &GpuSpec::tflops_fp4, false, false, "dense FP4 peak, TFLOP/s; 0 = unsupported"},
-      {"intra_node_gb_per_s", &GpuSpec::intra_node_gb_per_s, true, true, "GPU-to-GPU link in a node, GB/s one way"},
-      {"inter_node_gb_per_s", &GpuSpec::inter_node_gb_per_s, true, true, "network per GPU, GB/s one way"},
-      {"price_per_hour", &GpuSpec::price_per_hour, true, false, "USD per GPU-hour"},
+      {"memory_gb", &GpuSpec::memory_gb, true, true, "HBM capacity, GB", 1, 1e5},
+      {"hbm_tb_per_s", &GpuSpec::hbm_tb_per_s, true, true, "peak memory bandwidth, TB/s", 0.01, 1e3},
+      {"tflops_bf16", &GpuSpec::tflops_bf16, true, true, "dense BF16 peak, TFLOP/s", 1, 1e6},
+      {"tflops_fp8", &GpuSpec::tflops_fp8, false, false, "dense FP8 peak, TFLOP/s; 0 = unsupported", 0, 1e6},
+      {"tflops_fp4", &GpuSpec::tflops_fp4, false, false, "dense FP4 peak, TFLOP/s; 0 = unsupported", 0, 1e6},
+      {"intra_node_gb_per_s", &GpuSpec::intra_node_gb_per_s, true, true, "GPU-to-GPU link in a node, GB/s one way",
+       0.01, 1e5},
+      {"inter_node_gb_per_s", &GpuSpec::inter_node_gb_per_s, true, true, "network per GPU, GB/s one way", 0.001, 1e5},
+      {"price_per_hour", &GpuSpec::price_per_hour, true, false, "USD per GPU-hour", 0, 1e3},
       {"matmul_tflops_bf16", &GpuSpec::matmul_tflops_bf16, false, false,
-       "measured best dense BF16 matmul, TFLOP/s; 0 = not measured"},
+       "measured best dense BF16 matmul, TFLOP/s; 0 = not measured", 0, 1e6},
       {"matmul_tflops_fp8", &GpuSpec::matmul_tflops_fp8, false, false,
-       "measured best dense FP8 matmul, TFLOP/s; 0 = not measured"},
+       "measured best dense FP8 matmul, TFLOP/s; 0 = not measured", 0, 1e6},
   };
   for (const auto& f : fields) {
     const std::string p = Join(path, f.key);
@@ -361,6 +372,11 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
       Add(problems, p, "must be > 0, got " + Num(*value), v);
     } else if (*value < 0) {
       Add(problems, p, "must be >= 0, got " + Num(*value), v);
+    } else if ((*value != 0 && *value < f.lo) || *value > f.hi) {
+      Add(problems, p,
+          "got " + Num(*value) + "; expected " + f.what + " in [" + Num(f.lo) + ", " + Num(f.hi) +
+              "] (two orders of magnitude around every GPU built: a unit typo?)",
+          v);
     }
     g.*(f.member) = *value;
   }

@@ -1,5 +1,8 @@
 #include "cli/cli.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +36,12 @@ int Main(int argc, char** argv) {
     std::cerr << "rlcost: internal error: " << e.what()
               << " (please report it with the command and input that caused it)\n";
     return 3;
+  }
+  // Output lost to a full disk or a closed pipe is a failure, not a success.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "rlcost: cannot write the output: " << std::strerror(errno) << "\n";
+    return exit_code != 0 ? exit_code : 1;
   }
   return exit_code;
 }

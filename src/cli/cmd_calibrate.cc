@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "cli/validate_render.h"
 #include "econ/calibrate.h"
 #include "econ/log_parse.h"
@@ -33,11 +34,8 @@ int Run(const CalibrateArgs& a) {
   if (!fit) return PrintError(fit.error(), json);
   std::string out_path = a.output;
   if (out_path.empty()) out_path = std::filesystem::path(a.log).stem().string() + ".calibration.yaml";
-  {
-    std::ofstream out(out_path, std::ios::binary);
-    if (!out || !(out << CalibrationToYaml(fit->calibration))) {
-      return PrintError(Error(ErrorCode::kNotFound, "--output", "cannot write " + out_path), json);
-    }
+  if (auto ok = WriteFileAtomic(out_path, CalibrationToYaml(fit->calibration), "--output"); !ok) {
+    return PrintError(ok.error(), json);
   }
   if (json) {
     auto j = CalibrationFitToJson(*fit, *log);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "cli/lever_args.h"
 #include "report/html.h"
 #include "report/levers_table.h"
@@ -27,7 +28,7 @@ void RegisterReport(CLI::App& app, int& exit_code) {
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   sub->add_option("-o,--output", args->out, "HTML file to write");
   sub->add_flag("--simulate", args->simulate, "also run the discrete-event simulator (timeline of one simulated step)");
-  sub->add_option("--seed", args->seed, "simulation seed");
+  sub->add_option("--seed", args->seed, "simulation seed")->check(CLI::NonNegativeNumber);
   AddLeverOptions(sub, args->levers);
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] {
@@ -61,15 +62,8 @@ void RegisterReport(CLI::App& app, int& exit_code) {
     std::vector<double> ps;
     for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // 0.02 .. 0.98: at 0 and 1 no group is informative
     in.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
-    std::ofstream f(args->out, std::ios::binary);
-    if (!f) {
-      exit_code = PrintError(Error(ErrorCode::kInvalidInput, "--output", "cannot write '" + args->out + "'"), args->common.json);
-      return;
-    }
-    f << report::RenderHtml(in);
-    f.close();
-    if (!f) {
-      exit_code = PrintError(Error(ErrorCode::kInternal, "--output", "write failed: '" + args->out + "'"), args->common.json);
+    if (auto ok = WriteFileAtomic(args->out, report::RenderHtml(in), "--output"); !ok) {
+      exit_code = PrintError(ok.error(), args->common.json);
       return;
     }
     if (args->common.json) {

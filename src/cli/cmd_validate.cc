@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "cli/validate_render.h"
 #include "econ/validate.h"
 #include "rlcost/calibration.h"
@@ -54,9 +55,8 @@ int Run(const ValidateArgs& a) {
   auto rep = validate::ValidateDir(a.dir, *cat, opt);
   if (!rep) return PrintError(rep.error(), json);
   if (!a.markdown.empty()) {
-    std::ofstream out(a.markdown, std::ios::binary);
-    if (!out || !(out << ValidationToMarkdown(*rep))) {
-      return PrintError(Error(ErrorCode::kNotFound, "--markdown", "cannot write " + a.markdown), json);
+    if (auto ok = WriteFileAtomic(a.markdown, ValidationToMarkdown(*rep), "--markdown"); !ok) {
+      return PrintError(ok.error(), json);
     }
   }
   if (json) {
@@ -80,8 +80,9 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
   sub->add_option("--facts", args->facts,
                   "YAML of facts the published sources state but the case files leave out (engine, critic, "
                   "placement), each with its source; applied per case and listed in the report");
-  sub->add_option("--seed", args->seed, "random seed of the simulated path");
-  sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)");
+  sub->add_option("--seed", args->seed, "random seed of the simulated path")->check(CLI::NonNegativeNumber);
+  sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)")
+      ->check(CLI::Range(0, 1'000'000'000));
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });
 }

@@ -2,6 +2,27 @@
 
 namespace rlcost {
 
+namespace {
+// A control character in a user's value (a tab, an escape sequence) would act
+// on the terminal instead of being read: it is shown as \xNN.
+std::string Printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static const char* kHex = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::string Problem::ToString() const {
   std::string out;
   if (!file.empty()) {
@@ -13,7 +34,7 @@ std::string Problem::ToString() const {
   }
   if (!path.empty()) out += path + ": ";
   out += message;
-  return out;
+  return Printable(out);
 }
 
 std::string Error::ToString() const {

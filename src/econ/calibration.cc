@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/file.h"
 #include "econ/calibrate.h"
 
 namespace rlcost {
@@ -177,11 +178,13 @@ Result<Calibration> ParseCalibrationText(std::string_view text, const std::strin
 }
 
 Result<Calibration> LoadCalibrationFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(ErrorCode::kNotFound, "--calibration", "cannot open " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseCalibrationText(ss.str(), path);
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "calibration file");
+  if (!text) {
+    Error e = text.error();
+    for (auto& p : e.problems) p.path = "--calibration";
+    return Fail(std::move(e));
+  }
+  return ParseCalibrationText(*text, path);
 }
 
 void ApplyCalibration(const Calibration& cal, Scenario& s) {

@@ -1,5 +1,7 @@
 #include "econ/log_parse.h"
 
+#include "core/file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -7,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace rlcost::calib {
@@ -205,17 +208,31 @@ Result<TrainingLog> ParseTrainingLogText(std::string_view text, const std::strin
 }
 
 Result<TrainingLog> ParseTrainingLogFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(ErrorCode::kNotFound, path, "cannot open the log file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTrainingLogText(ss.str(), path);
+  auto text = ReadBoundedFile(path, kMaxLogBytes, "log file");
+  if (!text) return Fail(text.error());
+  return ParseTrainingLogText(*text, path);
 }
 
 Result<std::vector<LoggedStep>> ExtractPhases(const TrainingLog& log) {
   std::vector<LoggedStep> out;
   bool any_gen_or_update = false;
   for (const auto& r : log.records) {
+    // A missing key reads as -1 below; a logged value that is negative or
+    // absurd must not pass for missing or skew the fit. 1e6 s (11.6 days)
+    // for one phase of one step, and 1e7 tokens (the longest context
+    // window announced) bound what a real log holds.
+    for (const auto& [key, v] : r.values) {
+      const bool time = key.rfind("timing", 0) == 0;
+      const bool length = key == "prompt_length/mean" || key == "response_length/mean" ||
+                          key == "train/mean_prompt_length" || key == "train/mean_gen_tokens_per_sample";
+      if (!time && !length) continue;
+      const double max = time ? 1e6 : 1e7;
+      if (!(v >= 0 && v <= max)) {
+        return Fail(LineError(log.path, r.line,
+                              fmt::format("step {}: {} is {:g}; expected {} in [0, {:g}]", r.step, key, v,
+                                          time ? "a time in seconds" : "a length in tokens", max)));
+      }
+    }
     LoggedStep s;
     s.step = r.step;
     s.line = r.line;

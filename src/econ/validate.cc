@@ -210,6 +210,15 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
     }
   }
   if (!bad.problems.empty()) return Fail(bad);
+  // Passing over nothing is not a pass: say that no file holds a figure.
+  size_t expected = 0;
+  for (const auto& l : with_expect) expected += l.s->expect->metrics.size() + l.s->expect->relative_metrics.size();
+  if (expected == 0) {
+    return Fail(ErrorCode::kInvalidInput, "expect",
+                fmt::format("none of the {} scenario files has an 'expect' block with metrics, so there is nothing "
+                            "to validate; expected at least one file with expect: {{metrics: {{...}}}}",
+                            files.size()));
+  }
 
   std::vector<Path> paths;
   if (opt.analytic) paths.push_back(Path::kAnalytic);

@@ -22,6 +22,17 @@ void SetPath(nlohmann::json& root, std::string_view key, nlohmann::json value) {
   }
 }
 
+// Why a metric has no finite value: most often nothing carries signal, so a
+// cost per useful sample divides by zero.
+std::string NotAvailableReason(const Estimate& e, std::string_view key) {
+  const bool per_signal = key.find("useful") != std::string_view::npos || key.find("reward_bit") != std::string_view::npos;
+  if (per_signal && !(e.signal.useful_samples_per_step > 0)) {
+    return "no rollout carries a learning signal (signal.useful_samples_per_step is 0), so there is nothing to "
+           "divide by";
+  }
+  return "not a finite number for this scenario (a division by zero or an overflow)";
+}
+
 }  // namespace
 
 nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
@@ -31,8 +42,14 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   for (const auto& m : Metrics()) {
     auto v = m.get(e);
     if (!v) continue;
-    // JSON has no infinity or NaN: a non-finite value is reported as null.
-    SetPath(j, m.key, std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr));
+    // JSON has no infinity or NaN: a figure that is not a finite number is
+    // "n/a", and "not_available" says why (docs/model.md, "Loading").
+    if (std::isfinite(*v)) {
+      SetPath(j, m.key, *v);
+    } else {
+      SetPath(j, m.key, "n/a");
+      j["not_available"][std::string(m.key)] = NotAvailableReason(e, m.key);
+    }
   }
   if (e.goal.requested) {
     j["goal"]["target_pass_rate"] = e.goal.target_pass_rate;

@@ -647,6 +647,16 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
                              a_inf < target ? "below" : "equal to (the curve only approaches it)", target);
     return out;
   }
+  // The curve starts from the moment-matched Beta, which spreads a pass rate
+  // that is always 0 (or always 1) into a few solvable tasks; the run itself
+  // learns nothing when no group of the actual distribution is informative.
+  if (!(base->useful_samples_per_step > 0)) {
+    out.reason = fmt::format(
+        "not reachable: no useful samples at the start (informative fraction {:.3g}: every group of {} has the same "
+        "outcome, so no rollout carries a learning signal)",
+        base->informative_fraction, s.algorithm.group_size);
+    return out;
+  }
 
   const AlgorithmSpec& alg = s.algorithm;
   const bool process = s.environment.reward.type == RewardType::kProcess;

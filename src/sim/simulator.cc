@@ -34,6 +34,11 @@ constexpr int64_t kChunkTokens = 8192;
 constexpr int kTraceSteps = 3;
 // Above this many rollouts per step the simulation would take minutes.
 constexpr double kMaxRolloutsPerStep = 2.0e6;
+// Trajectories over the whole simulated run (steps x rollouts per step); see
+// Setup() for the time and memory this stands for.
+constexpr double kMaxSimulatedTrajectories = 5.0e7;
+// Engines: 1e6 GPUs at tp 1 took 30 s and 2.4 GB before a single step ran.
+constexpr int kMaxEngines = 100'000;
 
 constexpr int32_t kNone = -1;
 
@@ -350,6 +355,7 @@ class Simulator {
   double IdleSum() const { return idle_tail_ + idle_trainer_ + idle_tools_ + idle_sync_; }
   double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
   double preemptions_ = 0;
+  std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
   std::vector<double> traj_time_, traj_tokens_;
   double end_time_ = 0;
 };
@@ -367,6 +373,18 @@ Result<void> Simulator::Setup() {
                 fmt::format("{:.4g} rollouts per step cannot be simulated (1 to {:.0f})", gen, kMaxRolloutsPerStep));
   }
   g_ = static_cast<int>(std::llround(gen));
+  // The simulator keeps a record per trajectory (its time and tokens, for
+  // the percentiles) and takes about 1 us of CPU per single-turn trajectory
+  // (default.yaml: 3.1e6 trajectories in 2.7 s, 55 MB). Bounded up front
+  // instead of running for hours or exhausting memory.
+  if (double(steps_) * gen > kMaxSimulatedTrajectories) {
+    const bool from_cli = opt_.steps > 0;
+    return Fail(ErrorCode::kInvalidInput, from_cli ? "--steps" : "algorithm.steps",
+                fmt::format("{} steps x {:.0f} rollouts = {:.3g} trajectories; the simulator handles at most {:.0e} "
+                            "(about a minute and 1 GB); simulate fewer steps{}",
+                            steps_, gen, double(steps_) * gen, kMaxSimulatedTrajectories,
+                            from_cli ? "" : " with --steps (the per-step figures do not need the whole run)"));
+  }
   g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
   double trained = sig_.rollouts_trained_per_step > 0 ? sig_.rollouts_trained_per_step : gen;
   trained_ratio_ = std::min(1.0, trained / gen);
@@ -378,6 +396,12 @@ Result<void> Simulator::Setup() {
   train_gpus_ = pipelined_ ? pl.train_gpus : gpus_;
   tp_ = std::max(1, pl.rollout_tp);
   n_engines_ = rollout_gpus_ / tp_;
+  if (n_engines_ > kMaxEngines) {
+    return Fail(ErrorCode::kInvalidInput, "hardware.gpus",
+                fmt::format("{} inference engines; the simulator models each one (about 2.4 kB and its own events) "
+                            "and handles at most {}; use `rlcost estimate` for larger clusters",
+                            n_engines_, kMaxEngines));
+  }
   if (n_engines_ < 1) {
     return Fail(ErrorCode::kDoesNotFit, "placement.rollout_tp",
                 fmt::format("{} rollout GPUs cannot hold one engine of tensor-parallel size {}", rollout_gpus_, tp_));
@@ -393,7 +417,7 @@ Result<void> Simulator::Setup() {
   }
   async_ = pipelined_ && pp.mode == PipelineMode::kAsync;
   // Sync on disaggregated GPUs is the pipelined loop with staleness 0.
-  staleness_ = async_ ? std::max(0.0, pp.max_staleness) : 0.0;
+  staleness_ = async_ ? std::clamp(pp.max_staleness, 0.0, double(steps_)) : 0.0;
   partial_ = async_ && pp.partial_rollouts;
   lockstep_ = pp.dispatch == Dispatch::kLockstep;
   has_sandbox_ = s_.environment.sandbox.has_value();
@@ -454,7 +478,9 @@ Result<void> Simulator::Setup() {
   engines_.resize(n_engines_);
   timers_.Reset(n_engines_);
   for (int e = 0; e < n_engines_; ++e) engines_[e].id = e;
-  int extra = async_ ? static_cast<int>(std::ceil(staleness_)) + 1 : 0;
+  // A staleness past the run's length never binds: cap it there before it
+  // sizes the batch list (1e9 would ask for 1e9 batches).
+  int extra = async_ ? static_cast<int>(std::ceil(std::min(staleness_, double(steps_)))) + 1 : 0;
   batches_.resize(rounds_mode_ ? size_t(total_rounds_) : size_t(steps_ + extra));
   for (int b = 0; b < static_cast<int>(batches_.size()); ++b) batches_[b].index = b;
   max_start_ = int64_t(batches_.size()) * g_;
@@ -540,6 +566,20 @@ Batch& Simulator::MaterializeBatch(int b) {
     }
     t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
     max_turns = std::max(max_turns, t.turns);
+    // A context longer than one engine's whole KV cache can never be
+    // scheduled (vLLM rejects a request past max_model_len): the run would
+    // preempt and recompute it forever. Stop with the numbers instead.
+    if (!too_long_) {
+      int64_t ctx = t.prompt;
+      for (int k = 0; k < t.turns; ++k) ctx += bt.turns[t.turn_off + k].response + bt.turns[t.turn_off + k].tool_out;
+      if (ctx > total_blocks_ * kBlockTokens) {
+        too_long_ = Error(ErrorCode::kDoesNotFit, "memory",
+                          fmt::format("a trajectory of rollout batch {} reaches {} tokens of context ({} turns), more "
+                                      "than one engine's KV cache holds ({} tokens): it could never be scheduled; "
+                                      "use a larger placement.rollout_tp or lower environment.*.max",
+                                      b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
+      }
+    }
   }
   bt.barrier_need.assign(max_turns, 0);
   bt.barrier_arrived.assign(max_turns, 0);
@@ -1405,6 +1445,7 @@ Result<void> Simulator::RunPipelined() {
   for (int e = 0; e < n_engines_; ++e) OpenIdle(e);
   TryStart();
   while (trainer_ != TrainerPhase::kDone) {
+    if (too_long_) return Fail(*too_long_);
     if (!NextEvent()) {
       return Fail(ErrorCode::kInternal, "simulate",
                   fmt::format("the pipelined simulation stalled at t = {:.3f} s, step {}", now_, trainer_step_));
@@ -1450,6 +1491,7 @@ Result<void> Simulator::RunSyncColocated() {
         Plan(e);
       }
       while (!sync_done_flag_) {
+        if (too_long_) return Fail(*too_long_);
         if (!NextEvent()) {
           return Fail(ErrorCode::kInternal, "simulate",
                       fmt::format("the rollout of step {} (round {}) stalled at t = {:.3f} s", step, round + 1, now_));

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
+
+#include "core/file.h"
 
 namespace rlcost::spec_internal {
 namespace {
@@ -57,8 +60,9 @@ int CsvTable::Column(std::string_view name) const {
 }
 
 tl::expected<CsvTable, std::string> ReadCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return tl::unexpected("cannot read '" + path + "': " + std::strerror(errno));
+  auto text = ReadBoundedFile(path, kMaxTableBytes, "table");
+  if (!text) return tl::unexpected(text.error().problems.front().message + " ('" + path + "')");
+  std::istringstream in(std::move(*text));
   CsvTable t;
   std::string line;
   int lineno = 0;

@@ -96,6 +96,19 @@ bool Reader::CheckKeys(const YAML::Node& node, const std::string& path, const st
     bool ok = false;
     for (const auto& a : allowed) ok = ok || a == key;
     if (ok) continue;
+    // An unknown key that only `--set` wrote is the command line's mistake.
+    bool from_set = false;
+    for (const auto& o : override_paths_) from_set = from_set || o == kpath || o.rfind(kpath + ".", 0) == 0;
+    if (from_set) {
+      std::string guess = ClosestMatch(key, allowed);
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      problems_.push_back(Problem{kpath,
+                                  guess.empty() ? "unknown key; expected one of: " + list
+                                                : "unknown key; did you mean '" + guess + "'?",
+                                  0, "--set"});
+      continue;
+    }
     std::string guess = ClosestMatch(key, allowed);
     if (!guess.empty()) {
       Add(k, kpath, "unknown key; did you mean '" + guess + "'?");
@@ -129,8 +142,14 @@ std::optional<int64_t> Reader::AsInt(const YAML::Node& node, const std::string& 
     return std::nullopt;
   }
   double v = 0;
-  if (!YAML::convert<double>::decode(node, v) || !std::isfinite(v) || v != std::floor(v) || std::abs(v) > 1e15) {
+  if (!YAML::convert<double>::decode(node, v) || !std::isfinite(v) || v != std::floor(v)) {
     Add(node, path, "expected a whole number, got '" + node.Scalar() + "'");
+    return std::nullopt;
+  }
+  // Every count a scenario holds is far below 1e15; past it a double no
+  // longer holds each whole number exactly.
+  if (std::abs(v) > 1e15) {
+    Add(node, path, "'" + node.Scalar() + "' is out of range; expected a whole number of at most 1e9");
     return std::nullopt;
   }
   return static_cast<int64_t>(v);
@@ -179,11 +198,18 @@ bool Reader::Double(const YAML::Node& map, std::string_view key, const std::stri
   std::string path = Join(parent, key);
   auto v = AsNumber(n, path);
   if (!v || !CheckRange(n, path, *v, range)) return false;
+  if (!range.max && std::abs(*v) > kMaxPlausible) {
+    Add(n, path, fmt::format("{} is implausibly large; expected at most {:g} (no length, time, price or count of a "
+                             "training run comes near it, and larger values overflow the run's totals)",
+                             Num(*v), kMaxPlausible));
+    return false;
+  }
   out = *v;
   return true;
 }
 
-bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value) {
+bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value,
+                 int max_value, std::string_view max_why) {
   YAML::Node n = Child(map, key);
   if (!n.IsDefined()) return false;
   std::string path = Join(parent, key);
@@ -193,8 +219,9 @@ bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string&
     Add(n, path, fmt::format("{} is out of range; expected a whole number >= {}", *v, min_value));
     return false;
   }
-  if (*v > 1'000'000'000) {
-    Add(n, path, fmt::format("{} is implausibly large; expected at most 1e9", *v));
+  if (*v > max_value) {
+    Add(n, path, max_why.empty() ? fmt::format("{} is implausibly large; expected at most {}", *v, max_value)
+                                 : fmt::format("{} is out of range; expected at most {} ({})", *v, max_value, max_why));
     return false;
   }
   out = static_cast<int>(*v);

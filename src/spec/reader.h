@@ -30,6 +30,9 @@ std::string Describe(const YAML::Node& node);
 // A number as a user would write it: 2000, 0.35, 1e+06.
 std::string Num(double v);
 
+// A number read without an explicit upper bound must stay below this.
+inline constexpr double kMaxPlausible = 1e12;
+
 // Allowed values of a number.
 struct Range {
   std::optional<double> min;  // inclusive unless min_exclusive
@@ -67,7 +70,9 @@ class Reader {
   // Field readers: leave `out` untouched when the key is absent; check ranges.
   bool Double(const YAML::Node& map, std::string_view key, const std::string& parent, double& out,
               Range range = {});
-  bool Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value);
+  // `max_why` says where `max_value` comes from; without one the bound is 1e9.
+  bool Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value,
+           int max_value = 1'000'000'000, std::string_view max_why = {});
   bool Bool(const YAML::Node& map, std::string_view key, const std::string& parent, bool& out);
   bool String(const YAML::Node& map, std::string_view key, const std::string& parent, std::string& out);
   template <typename E>

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/parse.h"
+#include "core/file.h"
 #include "core/utf8.h"
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
@@ -136,7 +137,25 @@ std::string UnknownId(const std::string& what, const std::string& id, const std:
 struct DistRules {
   double min_value = 0;                 // every value drawn is >= this
   std::optional<double> default_min;    // clip applied when `min` is not given
+  double max_value = kMaxPlausible;     // every value given (mean, max, sample) is <= this
+  std::string_view max_why;             // where max_value comes from
 };
+
+// Bounds on what a scenario may ask for, each with its reason (docs/model.md,
+// "Loading"). The largest GPU clusters announced hold a few 1e5 GPUs.
+constexpr int kMaxGpus = 1'000'000;
+constexpr std::string_view kMaxGpusWhy = "more GPUs than any cluster built holds";
+// GPU list prices are a few USD per GPU-hour; 1000 USD leaves room for any
+// contract while keeping the run's dollars finite.
+constexpr double kMaxPricePerHour = 1000;
+// The longest context window announced: 10M tokens (Llama 4 Scout, Meta,
+// April 2025); the catalog's models hold 128k-1M.
+constexpr DistRules kTokenRules{.max_value = 1e7, .max_why = "tokens: no model's context window holds more"};
+// A call longer than 11.6 days is not part of a rollout.
+constexpr DistRules kSecondsRules{.max_value = 1e6, .max_why = "seconds: 11.6 days for one call"};
+// A sample list keeps every value in memory; a million values describe any
+// length distribution to within 0.1% of its quantiles.
+constexpr size_t kMaxSamples = 1'000'000;
 
 class Loader {
  public:
@@ -177,7 +196,11 @@ class Loader {
       r_.Add(at, path, "file '" + rel + "' not found (looked for " + resolved + ")");
       return false;
     }
-    if (std::filesystem::is_directory(resolved, ec) || !std::ifstream(resolved)) {
+    if (!std::filesystem::is_regular_file(resolved, ec)) {
+      r_.Add(at, path, "cannot read file '" + rel + "' (" + resolved + "): not a regular file");
+      return false;
+    }
+    if (!std::ifstream(resolved)) {
       r_.Add(at, path, "cannot read file '" + rel + "' (" + resolved + ")");
       return false;
     }
@@ -257,10 +280,10 @@ class Loader {
         r_.Add(g, "hardware.gpu", UnknownId("GPU", *id, catalog_.GpuIds()));
       }
     }
-    r_.Int(hw, "gpus", "hardware", s.hardware.gpus, 1);
-    r_.Int(hw, "gpus_per_node", "hardware", s.hardware.gpus_per_node, 1);
+    r_.Int(hw, "gpus", "hardware", s.hardware.gpus, 1, kMaxGpus, kMaxGpusWhy);
+    r_.Int(hw, "gpus_per_node", "hardware", s.hardware.gpus_per_node, 1, kMaxGpus, kMaxGpusWhy);
     s.hardware.price_per_gpu_hour = s.hardware.gpu.price_per_hour;
-    r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, {.min = 0.0});
+    r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, {.min = 0.0, .max = kMaxPricePerHour});
     return gpu_ok;
   }
 
@@ -425,6 +448,13 @@ class Loader {
     }
   }
 
+  bool CheckDistMax(const YAML::Node& at, const std::string& path, double v, const DistRules& rules) {
+    if (v <= rules.max_value) return true;
+    r_.Add(at, path, fmt::format("{} is out of range; expected at most {}{}", Num(v), Num(rules.max_value),
+                                 rules.max_why.empty() ? std::string() : " (" + std::string(rules.max_why) + ")"));
+    return false;
+  }
+
   void ReadDist(const YAML::Node& map, std::string_view key, const std::string& parent, Distribution& out,
                 const DistRules& rules = {}) {
     YAML::Node n = Reader::Child(map, key);
@@ -438,6 +468,7 @@ class Loader {
                                     Num(rules.min_value)));
         return;
       }
+      if (!CheckDistMax(n, path, *v, rules)) return;
       out = Distribution::Fixed(*v);
       return;
     }
@@ -470,11 +501,32 @@ class Loader {
     double mean = 0, cv = 0;
     double min_v = -1, max_v = -1;
     ok = r_.Double(n, "mean", path, mean, {.min = rules.min_value}) && ok;
-    if (Reader::Child(n, "cv").IsDefined()) ok = r_.Double(n, "cv", path, cv, {.min = 0.0}) && ok;
+    if (ok) ok = CheckDistMax(Reader::Child(n, "mean"), Join(path, "mean"), mean, rules);
+    const bool has_cv = Reader::Child(n, "cv").IsDefined();
+    // A cv above 100 is a spread no length or latency shows; it also keeps
+    // the shape's logs and squares finite.
+    if (has_cv) ok = r_.Double(n, "cv", path, cv, {.min = 0.0, .max = 100.0}) && ok;
     bool has_min = Reader::Child(n, "min").IsDefined(), has_max = Reader::Child(n, "max").IsDefined();
     if (has_min) ok = r_.Double(n, "min", path, min_v, {.min = 0.0}) && ok;
     if (has_max) ok = r_.Double(n, "max", path, max_v, {.min = 0.0}) && ok;
+    if (has_max && ok) ok = CheckDistMax(Reader::Child(n, "max"), Join(path, "max"), max_v, rules);
     if (!ok) return;
+    // `cv` would be dropped without a word: a fixed value has none, an
+    // exponential's is 1 by definition.
+    if (has_cv && kind == DistKind::kFixed && cv != 0) {
+      r_.Add(Reader::Child(n, "cv"), Join(path, "cv"),
+             fmt::format("{} is not used with dist: fixed (a fixed value has no spread); remove cv or choose "
+                         "lognormal | normal | uniform",
+                         Num(cv)));
+      return;
+    }
+    if (has_cv && kind == DistKind::kExponential && cv != 1) {
+      r_.Add(Reader::Child(n, "cv"), Join(path, "cv"),
+             fmt::format("{} is not used with dist: exponential (its cv is 1 by definition); remove cv or choose "
+                         "lognormal | normal | uniform",
+                         Num(cv)));
+      return;
+    }
     if (has_max && max_v < mean) {
       r_.Add(Reader::Child(n, "max"), Join(path, "max"),
              fmt::format("{} is below the mean {}; expected max >= mean (mean is the mean after clipping)", Num(max_v),
@@ -517,6 +569,12 @@ class Loader {
         r_.Add(samples_n, sp, "expected a non-empty list of numbers, got " + Describe(samples_n));
         return;
       }
+      if (samples_n.size() > kMaxSamples) {
+        r_.Add(samples_n, sp, fmt::format("{} values; expected at most {} (a million samples fix any quantile to "
+                                          "0.1%; more only cost memory)",
+                                          samples_n.size(), kMaxSamples));
+        return;
+      }
       for (size_t i = 0; i < samples_n.size(); ++i) {
         std::string ip = fmt::format("{}[{}]", sp, i);
         auto v = r_.AsNumber(samples_n[i], ip);
@@ -527,6 +585,7 @@ class Loader {
           ok = false;
           continue;
         }
+        if (!CheckDistMax(samples_n[i], ip, *v, rules)) { ok = false; continue; }
         values.push_back(*v);
       }
     } else {
@@ -543,13 +602,18 @@ class Loader {
       for (size_t i = 0; i < t->rows.size(); ++i) {
         double v = 0;
         const std::string& cell = t->rows[i].empty() ? std::string() : t->rows[i][0];
-        if (t->rows[i].size() != 1 || !ParseNumber(cell, v) || v < rules.min_value) {
+        if (t->rows[i].size() != 1 || !ParseNumber(cell, v) || v < rules.min_value || v > rules.max_value) {
           r_.AddAtLine(t->lines[i], fp,
-                       fmt::format("'{}' is not a number >= {}", cell, Num(rules.min_value)), resolved);
+                       fmt::format("'{}' is not a number in [{}, {}]", cell, Num(rules.min_value), Num(rules.max_value)),
+                       resolved);
           ok = false;
           continue;
         }
         values.push_back(v);
+      }
+      if (values.size() > kMaxSamples) {
+        r_.Add(file_n, fp, fmt::format("'{}' holds {} values; expected at most {}", *rel, values.size(), kMaxSamples));
+        return;
       }
       if (values.empty() && ok) {
         r_.Add(file_n, fp, "'" + *rel + "' holds no values");
@@ -573,11 +637,19 @@ class Loader {
       return;
     r_.String(n, "name", path, e.name);
     // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
-    ReadDist(n, "turns", path, e.turns, {.min_value = 1, .default_min = 1.0});
-    ReadDist(n, "prompt_tokens", path, e.prompt_tokens);
-    ReadDist(n, "response_tokens", path, e.response_tokens);
-    ReadDist(n, "tool_output_tokens", path, e.tool_output_tokens);
-    ReadDist(n, "tool_latency_s", path, e.tool_latency_s);
+    // 1e4 turns: every turn holds at least one generated token plus its
+    // prompt, so more would not fit any context window with room to spare.
+    ReadDist(n, "turns", path, e.turns,
+             {.min_value = 1, .default_min = 1.0, .max_value = 1e4, .max_why = "model turns per trajectory"});
+    ReadDist(n, "prompt_tokens", path, e.prompt_tokens, kTokenRules);
+    ReadDist(n, "response_tokens", path, e.response_tokens, kTokenRules);
+    // Every rate per generated token divides by this mean.
+    if (YAML::Node rt = Reader::Child(n, "response_tokens"); rt.IsDefined() && !(e.response_tokens.mean() > 0)) {
+      r_.Add(rt, Join(path, "response_tokens"),
+             "a mean of 0 tokens; expected a mean > 0 (a rollout generates at least one token)");
+    }
+    ReadDist(n, "tool_output_tokens", path, e.tool_output_tokens, kTokenRules);
+    ReadDist(n, "tool_latency_s", path, e.tool_latency_s, kSecondsRules);
 
     if (YAML::Node sb = Reader::Child(n, "sandbox"); sb.IsDefined()) {
       const std::string sp = "environment.sandbox";
@@ -585,7 +657,7 @@ class Loader {
         SandboxSpec box;
         r_.Double(sb, "cpus_per_rollout", sp, box.cpus_per_rollout, {.min = 0.0});
         r_.Double(sb, "startup_s", sp, box.startup_s, {.min = 0.0});
-        r_.Double(sb, "price_per_cpu_hour", sp, box.price_per_cpu_hour, {.min = 0.0});
+        r_.Double(sb, "price_per_cpu_hour", sp, box.price_per_cpu_hour, {.min = 0.0, .max = kMaxPricePerHour});
         r_.Int(sb, "max_concurrent", sp, box.max_concurrent, 1);
         e.sandbox = box;
       }
@@ -596,7 +668,7 @@ class Loader {
       if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s"})) {
         r_.Enum(rw, "type", rp, e.reward.type, &RewardTypeFromString, AcceptedNames<RewardType>());
         r_.Int(rw, "credited_steps", rp, e.reward.credited_steps, 1);
-        ReadDist(rw, "verify_s", rp, e.reward.verify_s);
+        ReadDist(rw, "verify_s", rp, e.reward.verify_s, kSecondsRules);
       }
     }
     ReadPassRate(n, e.pass_rate);
@@ -980,8 +1052,8 @@ class Loader {
         bool ok = required_int(b, bp, "every_steps", ev.every_steps, "the steps between evaluations (>= 1)");
         ok = required_int(b, bp, "prompts", ev.prompts, "the number of evaluation prompts (>= 1)") && ok;
         r_.Int(b, "samples_per_prompt", bp, ev.samples_per_prompt, 1);
-        ReadDist(b, "prompt_tokens", bp, ev.prompt_tokens);
-        ReadDist(b, "response_tokens", bp, ev.response_tokens);
+        ReadDist(b, "prompt_tokens", bp, ev.prompt_tokens, kTokenRules);
+        ReadDist(b, "response_tokens", bp, ev.response_tokens, kTokenRules);
         if (ok) run.evaluation = ev;
       }
     }
@@ -1198,7 +1270,16 @@ Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
   err.code = ErrorCode::kInvalidInput;
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    // One document per file: a second one (after `---`) would be silently
+    // ignored by YAML::Load.
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      err.problems.push_back(Problem{"", "a second YAML document starts here; a scenario file holds one document "
+                                         "(remove the '---' or split the file)",
+                                     LineOf(docs[1]), origin});
+      return Fail(std::move(err));
+    }
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
     return Fail(std::move(err));
@@ -1216,7 +1297,8 @@ Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
   if (!err.problems.empty()) return Fail(std::move(err));
   if (!root.IsDefined() || root.IsNull()) {
     err.problems.push_back(
-        Problem{"", "empty scenario; expected a mapping with at least 'model' and 'hardware.gpu'", 0, origin});
+        Problem{"", "empty scenario (no fields from line 1 on); expected a mapping with at least 'model' and 'hardware.gpu'",
+                1, origin});
     return Fail(std::move(err));
   }
   if (!root.IsMap()) {
@@ -1285,16 +1367,10 @@ Result<Scenario> LoadScenarioFile(const std::string& path, const Catalog& catalo
     e.problems.back().file = path;
     return Fail(std::move(e));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path, ec)) {
-    Error e(ErrorCode::kNotFound, "", "cannot read the scenario file");
-    e.problems.back().file = path;
-    return Fail(std::move(e));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "scenario file");
+  if (!text) return Fail(text.error());
   std::string base = std::filesystem::path(path).parent_path().string();
-  auto s = LoadScenarioText(ss.str(), catalog, path, base.empty() ? "." : base, overrides);
+  auto s = LoadScenarioText(*text, catalog, path, base.empty() ? "." : base, overrides);
   if (s) s->source_path = path;
   return s;
 }

@@ -1,0 +1,300 @@
+// Bad, absurd or hostile input, as a user meets it through the rlcost binary:
+// every case once crashed, hung, or exited 0 with a figure that is not one.
+// Each must now end quickly with a clear error naming the field (or the
+// option, or file:line), or with a stated result ("n/a" with its reason).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the binary under `timeout 60`: a hang shows as exit 124, not a stuck test.
+CmdResult Rlcost(const std::string& args) {
+  static int counter = 0;
+  std::string err_file = fs::temp_directory_path() /
+                         ("rlcost_hard_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string cmd = "timeout 60 " + std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file;
+  CmdResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(err_file);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+std::string Shared(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/../shared/" + rel; }
+std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/" + rel; }
+std::string Default() {
+  std::string f = Shared("scenarios/default.yaml");
+  return fs::exists(f) ? f : std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml";
+}
+
+// A scratch folder removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int n = 0;
+    path = fs::temp_directory_path() / ("rlcost_hard_dir_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return (path / name).string();
+  }
+};
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every number in the JSON is finite and no value is null (contract values
+// that cannot be computed are "n/a", with a reason under not_available).
+void ExpectNoNullOrNonFinite(const nlohmann::json& j, const std::string& at = "") {
+  if (j.is_null()) {
+    ADD_FAILURE() << "null at " << at;
+  } else if (j.is_number_float()) {
+    EXPECT_TRUE(std::isfinite(j.get<double>())) << at;
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) ExpectNoNullOrNonFinite(it.value(), at + "." + it.key());
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) ExpectNoNullOrNonFinite(j[i], at + "[" + std::to_string(i) + "]");
+  }
+}
+
+TEST(Hardening, HugeStalenessIsCappedAtTheRunLength) {
+  // max_staleness 3e9 overflowed an int and asked for 3e9 batches
+  // (length_error); a staleness past the run's length never binds.
+  const std::string f = Shared("scenarios/full-stack.yaml");
+  if (!fs::exists(f)) GTEST_SKIP() << "../shared not present";
+  CmdResult big = Rlcost("simulate " + f + " --json --steps 2 --set pipeline.max_staleness=3000000000");
+  ASSERT_EQ(big.code, 0) << big.err;
+  CmdResult run_length = Rlcost("simulate " + f + " --json --steps 2 --set pipeline.max_staleness=2");
+  ASSERT_EQ(run_length.code, 0) << run_length.err;
+  EXPECT_EQ(big.out, run_length.out);
+  ExpectNoNullOrNonFinite(nlohmann::json::parse(big.out));
+}
+
+TEST(Hardening, SimulateRefusesWhatItCannotHoldUpFront) {
+  // --steps 1e9 and 1e9 GPUs died in bad_alloc; 1e6 engines took 2.4 GB.
+  CmdResult r = Rlcost("simulate " + Default() + " --steps 1000000000");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--steps") && Has(r.err, "simulate fewer steps")) << r.err;
+  r = Rlcost("simulate " + Default() + " --steps 2 --set hardware.gpus=1000000000");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--set: hardware.gpus") && Has(r.err, "at most 1000000")) << r.err;
+  r = Rlcost("simulate " + Default() + " --steps 2 --set hardware.gpus=1000000");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "hardware.gpus") && Has(r.err, "engines")) << r.err;
+}
+
+TEST(Hardening, BadStepAndSeedFlagsAreRefused) {
+  for (const char* flag : {"--steps 0", "--steps -5", "--seed -1"}) {
+    CmdResult r = Rlcost("simulate " + Default() + " " + flag);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.out << r.err;
+    EXPECT_TRUE(Has(r.err, std::string(flag).substr(0, 6))) << r.err;
+  }
+  EXPECT_EQ(Rlcost("validate " + Shared("validation") + " --sim-steps -3").code, 2);
+  EXPECT_EQ(Rlcost("waterfall " + Default() + " --tenants 0").code, 2);
+  EXPECT_EQ(Rlcost("waterfall " + Default() + " --rank 2000000000").code, 2);
+}
+
+TEST(Hardening, QuadratureEndsOnNarrowBetasAndManyCreditedSteps) {
+  // The adaptive quadrature split forever on these (rounding noise never met
+  // the halved tolerance).
+  const std::string f = Shared("scenarios/process-reward.yaml");
+  if (!fs::exists(f)) GTEST_SKIP() << "../shared not present";
+  for (const char* set : {"environment.pass_rate.concentration=1e6", "environment.reward.credited_steps=300000"}) {
+    CmdResult r = Rlcost("estimate " + f + " --json --set " + set);
+    ASSERT_EQ(r.code, 0) << set << ": " << r.err;
+    ExpectNoNullOrNonFinite(nlohmann::json::parse(r.out));
+  }
+}
+
+TEST(Hardening, MultiTurnContextThatFitsNoEngineEndsWithAnError) {
+  // swe-agent without rollout_tp: 2 holds 24k tokens of KV per engine and
+  // draws 27k-token trajectories; the simulation preempted them forever.
+  const std::string f = Shared("scenarios/swe-agent.yaml");
+  if (!fs::exists(f)) GTEST_SKIP() << "../shared not present";
+  TempDir d;
+  std::ifstream in(f);
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!Has(line, "rollout_tp: 2")) text += line + "\n";
+  CmdResult r = Rlcost("simulate " + d.Write("swe.yaml", text) + " --json --steps 2");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(Has(r.err, "memory") && Has(r.err, "could never be scheduled")) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["code"], "does_not_fit");
+}
+
+TEST(Hardening, OnlyRegularFilesOfBoundedSizeAreRead) {
+  CmdResult r = Rlcost("estimate /dev/zero");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "/dev/zero") && Has(r.err, "character device")) << r.err;
+  TempDir d;
+  const std::string fifo = (d.path / "fifo.yaml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = Rlcost("estimate " + fifo);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "pipe (FIFO)")) << r.err;
+  r = Rlcost("estimate " + Default() + " --catalog /dev/zero");
+  EXPECT_EQ(r.code, 2) << r.err;
+  // 5 MiB of comments: over the 4 MiB bound, refused before parsing.
+  std::string big(5 << 20, '#');
+  for (size_t i = 80; i < big.size(); i += 81) big[i] = '\n';
+  r = Rlcost("estimate " + d.Write("big.yaml", big));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "big.yaml") && Has(r.err, "at most 4 MiB")) << r.err;
+}
+
+TEST(Hardening, AbsurdNumbersAreRefusedWithTheirFieldAndBound) {
+  struct Case {
+    const char* set;
+    const char* path;
+  } cases[] = {
+      {"environment.reward.verify_s=1e308", "environment.reward.verify_s"},
+      {"hardware.price_per_gpu_hour=1e308", "hardware.price_per_gpu_hour"},
+      {"environment.pass_rate.concentration=1e308", "environment.pass_rate.concentration"},
+      {"environment.response_tokens=0", "environment.response_tokens"},
+      // was blamed on placement.rollout_tp (the memory check saw inf GB)
+      {"environment.prompt_tokens=1e308", "environment.prompt_tokens"},
+      {"algorithm.steps=1e20", "algorithm.steps"},
+  };
+  for (const auto& c : cases) {
+    CmdResult r = Rlcost("estimate " + Default() + " --json --set " + c.set);
+    EXPECT_EQ(r.code, 2) << c.set << ": " << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["error"]["problems"].size(), 1u) << r.out;
+    EXPECT_EQ(j["error"]["problems"][0]["path"], c.path) << r.out;
+    EXPECT_EQ(j["error"]["problems"][0]["file"], "--set") << r.out;
+  }
+  // An integer too large says so (it said "expected a whole number").
+  CmdResult r = Rlcost("estimate " + Default() + " --set algorithm.steps=1e20");
+  EXPECT_TRUE(Has(r.err, "out of range")) << r.err;
+}
+
+TEST(Hardening, NothingToLearnFromIsNotAvailableNotNull) {
+  // group_size 1: no group is informative; $/useful sample was 7.8e12, then null.
+  CmdResult r = Rlcost("estimate " + Default() + " --json --set algorithm.group_size=1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cost"]["usd_per_useful_sample"], "n/a");
+  EXPECT_TRUE(Has(j["not_available"]["cost.usd_per_useful_sample"].get<std::string>(), "no rollout carries"));
+  ExpectNoNullOrNonFinite(j);
+  // A pass rate that is always 0: the goal said "reachable in 781 steps".
+  r = Rlcost("estimate " + Data("hardening/never_passes.yaml") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["goal"]["reachable"], false);
+  EXPECT_TRUE(Has(j["goal"]["reason"].get<std::string>(), "no useful samples")) << j["goal"];
+  ExpectNoNullOrNonFinite(j);
+}
+
+TEST(Hardening, ASecondYamlDocumentIsAnError) {
+  CmdResult r = Rlcost("estimate " + Data("hardening/two_documents.yaml"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(Has(r.err, "two_documents.yaml:5") && Has(r.err, "second YAML document")) << r.err;
+}
+
+TEST(Hardening, AFailedWriteExitsNonZero) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  CmdResult r = Rlcost("estimate --json >/dev/full");
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(Has(r.err, "cannot write the output")) << r.err;
+  // A file output is written whole or not at all.
+  TempDir d;
+  r = Rlcost("report " + Default() + " -o /dev/full");
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.err, "--output")) << r.err;
+}
+
+TEST(Hardening, ValidateWithNothingExpectedIsNotAPass) {
+  TempDir d;
+  std::ifstream in(Default());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  d.Write("a.yaml", ss.str());
+  CmdResult r = Rlcost("validate " + d.path.string());
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "nothing to validate")) << r.err;
+}
+
+TEST(Hardening, CalibrateRefusesNegativeAndAbsurdTimesWithTheLine) {
+  const std::string log = Data("logs/verl_qwen25_7b_8xh100.log");
+  const std::string scen = Data("logs/verl_qwen25_7b_8xh100.scenario.yaml");
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  TempDir d;
+  for (const char* bad : {"timing_s/gen:-53.738", "timing_s/gen:1e308"}) {
+    std::string t = text;
+    size_t at = t.find("timing_s/gen:53.738");
+    ASSERT_NE(at, std::string::npos);
+    t.replace(at, std::string("timing_s/gen:53.738").size(), bad);
+    std::string f = d.Write("run.log", t);
+    CmdResult r = Rlcost("calibrate " + f + " --scenario " + scen + " -o " + (d.path / "c.yaml").string());
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out << r.err;
+    EXPECT_TRUE(Has(r.err, "run.log:7") && Has(r.err, "timing_s/gen")) << r.err;
+    EXPECT_FALSE(fs::exists(d.path / "c.yaml"));
+  }
+}
+
+TEST(Hardening, CvThatWouldBeIgnoredIsAnError) {
+  CmdResult r = Rlcost("estimate " + Default() +
+                       " --set 'environment.response_tokens={mean: 100, cv: 0.5, dist: fixed}'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "environment.response_tokens.cv") && Has(r.err, "dist: fixed")) << r.err;
+  r = Rlcost("estimate " + Default() + " --set 'environment.response_tokens={mean: 100, cv: 2, dist: exponential}'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "cv is 1 by definition")) << r.err;
+  // cv with uniform is used: it sets the width.
+  EXPECT_EQ(Rlcost("estimate " + Default() + " --set 'environment.response_tokens={mean: 100, cv: 0.5, dist: uniform}'")
+                .code,
+            0);
+}
+
+TEST(Hardening, AbsurdCatalogValuesAreRefused) {
+  CmdResult r = Rlcost("estimate " + Default() + " --catalog " + Data("hardening/absurd_catalog.yaml"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(Has(r.err, "absurd_catalog.yaml:5") && Has(r.err, "hbm_tb_per_s")) << r.err;
+}
+
+TEST(Hardening, MessagesNameTheRightPlaceAndEscapeControlCharacters) {
+  // An unknown key written by --set is the command line's mistake.
+  CmdResult r = Rlcost("estimate " + Default() + " --set foo.bar=1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "error: --set: foo")) << r.err;
+  // An escape sequence in a value is shown, not sent to the terminal.
+  TempDir d;
+  r = Rlcost("estimate " + d.Write("ctl.yaml", "model: \"a\\x1b[31mb\"\nhardware: {gpu: h100-sxm}\n"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(Has(r.err, "\x1b")) << r.err;
+  EXPECT_TRUE(Has(r.err, "a\\x1B[31mb")) << r.err;
+}
+
+}  // namespace
