@@ -49,6 +49,8 @@ std::optional<double> OverlappedIterOverheadS(InferenceEngine engine);
 struct GpuSpec {
   std::string id;                 // catalog id, e.g. "h100-sxm"
   std::string name;               // human name
+  // Other names that find this entry (`h100`, `H100-80GB`); lookups ignore case.
+  std::vector<std::string> aliases;
   double memory_gb = 0;           // HBM capacity, GB (1e9 bytes)
   double hbm_tb_per_s = 0;        // peak HBM bandwidth, TB/s (1e12 bytes/s)
   double tflops_bf16 = 0;         // dense peak, TFLOP/s
@@ -88,6 +90,9 @@ inline constexpr double kAssumedMatmulFraction = 0.803;
 struct ModelSpec {
   std::string id;
   std::string name;
+  // Other names that find this entry, e.g. the Hugging Face id `Qwen/Qwen3-32B`;
+  // lookups ignore case.
+  std::vector<std::string> aliases;
   double params_b = 0;            // total parameters, billions
   double active_params_b = 0;     // per token (MoE); = params_b for dense
   int layers = 0;
@@ -124,6 +129,8 @@ class Catalog {
   Result<void> AddText(std::string_view text, const std::string& origin);
   Result<void> AddFile(const std::string& path);
 
+  // Finds an entry by its id or one of its aliases, ignoring case; a model
+  // also by the last part of a Hugging Face id ("Qwen/Qwen3-32B" -> qwen3-32b).
   const GpuSpec* FindGpu(std::string_view id) const;
   const ModelSpec* FindModel(std::string_view id) const;
   std::vector<std::string> GpuIds() const;

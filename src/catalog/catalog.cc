@@ -126,6 +126,57 @@ void AddProblem(std::vector<Problem>& problems, std::string path, std::string me
   problems.push_back(std::move(p));
 }
 
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Lookup by id or alias, ignoring case; with `hf_tail`, "org/Name" also tries
+// "name" (a Hugging Face id names the model after the organisation).
+template <typename Spec>
+const Spec* FindByName(const std::map<std::string, Spec>& entries, std::string_view name, bool hf_tail) {
+  if (auto it = entries.find(std::string(name)); it != entries.end()) return &it->second;
+  std::vector<std::string> tries = {Lower(name)};
+  if (size_t slash = name.rfind('/'); hf_tail && slash != std::string_view::npos && slash + 1 < name.size()) {
+    tries.push_back(Lower(name.substr(slash + 1)));
+  }
+  for (const std::string& want : tries) {
+    for (const auto& [id, spec] : entries) {
+      if (Lower(id) == want) return &spec;
+      for (const auto& a : spec.aliases) {
+        if (Lower(a) == want) return &spec;
+        // "Qwen2.5-Math-7B" finds the alias "Qwen/Qwen2.5-Math-7B".
+        if (size_t slash = a.rfind('/'); hf_tail && slash != std::string::npos && Lower(a.substr(slash + 1)) == want) {
+          return &spec;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Every id and alias names one entry only, ignoring case.
+template <typename Spec>
+void CheckNamesUnique(const std::map<std::string, Spec>& entries, const std::string& section,
+                      std::vector<Problem>& problems) {
+  std::map<std::string, std::string> owner;  // lower-case name -> id
+  for (const auto& [id, spec] : entries) {
+    std::vector<std::string> names = {id};
+    names.insert(names.end(), spec.aliases.begin(), spec.aliases.end());
+    for (const auto& n : names) {
+      auto [it, fresh] = owner.emplace(Lower(n), id);
+      if (fresh || it->second == id) continue;
+      Problem p;
+      p.path = section + "." + id + (n == id ? "" : ".aliases");
+      p.message = "the name '" + n + "' already names '" + it->second + "' (ids and aliases ignore case)";
+      problems.push_back(std::move(p));
+    }
+  }
+}
+
 }  // namespace
 
 Result<Catalog> Catalog::Builtin() {
@@ -216,6 +267,8 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
         }
       }
     }
+    CheckNamesUnique(gpus, "gpus", problems);
+    CheckNamesUnique(models, "models", problems);
   } catch (const YAML::Exception& ex) {
     Problem p;
     p.message = "not valid YAML or JSON: " + ex.msg;
@@ -246,15 +299,9 @@ Result<void> Catalog::AddFile(const std::string& path) {
   return AddText(*text, path);
 }
 
-const GpuSpec* Catalog::FindGpu(std::string_view id) const {
-  auto it = gpus_.find(std::string(id));
-  return it == gpus_.end() ? nullptr : &it->second;
-}
+const GpuSpec* Catalog::FindGpu(std::string_view id) const { return FindByName(gpus_, id, false); }
 
-const ModelSpec* Catalog::FindModel(std::string_view id) const {
-  auto it = models_.find(std::string(id));
-  return it == models_.end() ? nullptr : &it->second;
-}
+const ModelSpec* Catalog::FindModel(std::string_view id) const { return FindByName(models_, id, true); }
 
 std::vector<std::string> Catalog::GpuIds() const { return Keys(gpus_); }
 

@@ -69,6 +69,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
   for (const auto& [id, g] : catalog.gpus()) {
     const Efficiency& e = g.efficiency;
     gpus[id] = {{"name", g.name},
+                {"aliases", g.aliases},
                 {"memory_gb", g.memory_gb},
                 {"hbm_tb_per_s", g.hbm_tb_per_s},
                 {"tflops_bf16", g.tflops_bf16},
@@ -95,6 +96,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
   nlohmann::json models = nlohmann::json::object();
   for (const auto& [id, m] : catalog.models()) {
     models[id] = {{"name", m.name},
+                  {"aliases", m.aliases},
                   {"params_b", m.params_b},
                   {"active_params_b", m.active_params_b},
                   {"layers", m.layers},

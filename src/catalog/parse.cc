@@ -113,6 +113,28 @@ void ReadSources(const YAML::Node& node, const std::string& path, const std::vec
 
 std::string Num(double v) { return fmt::format("{:g}", v); }
 
+// `aliases:` is a list of non-empty names.
+std::vector<std::string> ReadAliases(const YAML::Node& node, const std::string& path,
+                                     std::vector<Problem>& problems) {
+  std::vector<std::string> out;
+  YAML::Node a = node["aliases"];
+  if (!a) return out;
+  const std::string p = Join(path, "aliases");
+  if (!a.IsSequence()) {
+    Add(problems, p, "expected a list of names (e.g. [h100, H100-80GB]), got " + Describe(a), a);
+    return out;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string pi = p + "[" + std::to_string(i) + "]";
+    if (!a[i].IsScalar() || a[i].Scalar().empty()) {
+      Add(problems, pi, "expected a non-empty name, got " + Describe(a[i]), a[i]);
+      continue;
+    }
+    out.push_back(a[i].Scalar());
+  }
+  return out;
+}
+
 }  // namespace
 
 int LineOf(const YAML::Node& node) {
@@ -183,7 +205,8 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
         node);
     return m;
   }
-  CheckKeys(node, With(kModelNumericKeys, {"name", "attention", "sources", "source"}), path, problems);
+  CheckKeys(node, With(kModelNumericKeys, {"name", "aliases", "attention", "sources", "source"}), path, problems);
+  m.aliases = ReadAliases(node, path, problems);
 
   auto field = [&](const char* key) { return Join(path, key); };
   auto dbl = [&](const char* key) -> std::optional<double> {
@@ -329,7 +352,8 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
         node);
     return g;
   }
-  CheckKeys(node, With(kGpuNumericKeys, {"name", "efficiency", "sources", "source"}), path, problems);
+  CheckKeys(node, With(kGpuNumericKeys, {"name", "aliases", "efficiency", "sources", "source"}), path, problems);
+  g.aliases = ReadAliases(node, path, problems);
   if (auto v = node["name"]) {
     if (auto s = ReadString(v, Join(path, "name"), problems)) g.name = *s;
   }

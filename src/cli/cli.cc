@@ -25,6 +25,7 @@ int Main(int argc, char** argv) {
   RegisterReport(app, exit_code);
   RegisterValidate(app, exit_code);
   RegisterCalibrate(app, exit_code);
+  RegisterImport(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,6 +17,8 @@
 #include "catalog/parse.h"
 #include "core/file.h"
 #include "core/utf8.h"
+#include "ingest/foreign_keys.h"
+#include "ingest/hf_config.h"
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
 #include "spec/overrides.h"
@@ -234,6 +236,10 @@ class Loader {
                  ") or a model mapping");
       return;
     }
+    if (n.IsMap() && Reader::Child(n, "hf_config").IsDefined()) {
+      ReadHfModel(n, s);
+      return;
+    }
     if (n.IsMap()) {
       std::string name = "custom-model";
       if (YAML::Node nm = Reader::Child(n, "name"); nm.IsDefined() && nm.IsScalar()) name = nm.Scalar();
@@ -251,7 +257,36 @@ class Loader {
       return;
     }
     s.model = *m;
-    s.model_id = *id;
+    s.model_id = m->id;  // the catalog's id, also when found by alias or Hugging Face id
+  }
+
+  // `model: {hf_config: path/to/config.json, name: optional}`: the architecture
+  // and parameter counts from a Hugging Face config (a file or its folder).
+  void ReadHfModel(const YAML::Node& n, Scenario& s) {
+    if (!r_.CheckKeys(n, "model", {"hf_config", "name"})) return;
+    auto rel = r_.AsString(Reader::Child(n, "hf_config"), "model.hf_config");
+    if (!rel) return;
+    const std::string resolved = Resolve(*rel);
+    std::error_code ec;
+    if (!std::filesystem::exists(resolved, ec)) {
+      r_.Add(Reader::Child(n, "hf_config"), "model.hf_config",
+             "file '" + *rel + "' not found (looked for " + resolved + ")");
+      return;
+    }
+    auto arch = ingest::ReadHfConfig(resolved);
+    if (!arch) {
+      r_.Append(std::move(arch.error().problems), n);
+      return;
+    }
+    std::string name = std::filesystem::path(resolved).filename().string();
+    if (name == "config.json") name = std::filesystem::path(resolved).parent_path().filename().string();
+    if (YAML::Node nm = Reader::Child(n, "name"); nm.IsDefined()) {
+      if (auto given = r_.AsString(nm, "model.name")) name = *given;
+    }
+    if (name.empty()) name = "custom-model";
+    s.model = ingest::ToModelSpec(*arch, name);
+    s.model.name = name;
+    s.model_id = name;
   }
 
   bool ReadHardware(const YAML::Node& root, Scenario& s) {
@@ -1286,6 +1321,27 @@ Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
   }
   std::vector<std::string> override_paths;
   for (const auto& o : overrides) {
+    // Another framework's key (veRL, NeMo RL): name the scenario field instead.
+    if (const ingest::ForeignKey* k = ingest::FindForeignKey(o.path)) {
+      std::string msg = "not a scenario field; did you mean " + k->scenario_path + " (" + k->tool + "'s " + k->key +
+                        (k->how.empty() ? "" : "; " + k->how) + ")?";
+      err.problems.push_back(Problem{o.path, std::move(msg), 0, "--set"});
+      continue;
+    }
+    // A mapping the flag creates is the flag's, not the file's: an unknown
+    // key there is blamed on --set.
+    if (root.IsMap()) {
+      std::string prefix;
+      YAML::Node at = root;
+      for (const std::string& key : SplitPath(o.path)) {
+        prefix = prefix.empty() ? key : prefix + "." + key;
+        if (!at.IsMap() || !Reader::Child(at, key).IsDefined()) {
+          if (prefix != o.path) override_paths.push_back(prefix);
+          break;
+        }
+        at.reset(Reader::Child(at, key));  // reset: plain `=` would overwrite the node in the tree
+      }
+    }
     try {
       YAML::Node value = YAML::Load(o.value);
       SetPath(root, o.path, value);

@@ -211,7 +211,7 @@ TEST(Scenario, BadInputsNameTheField) {
       {"precision: {rollout: fp4}", "precision.rollout", "fp4 is not supported by h100-sxm"},
       {"precision: {kv_cache: fp4}", "precision.kv_cache", "expected bf16 | fp8"},
       {"!model: qwen9-8b\nhardware: {gpu: h100-sxm}", "model", "unknown model 'qwen9-8b'; did you mean"},
-      {"!model: qwen3-8b\nhardware: {gpu: h100}", "hardware.gpu", "unknown GPU 'h100'"},
+      {"!model: qwen3-8b\nhardware: {gpu: h300}", "hardware.gpu", "unknown GPU 'h300'"},  // h100 is an alias of h100-sxm
       {"!hardware: {gpu: h100-sxm}", "model", "missing required field"},
       {"!model: qwen3-8b\nhardware: {gpus: 8}", "hardware.gpu", "missing required field"},
       {"!model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 0}", "hardware.gpus", ">= 1"},

@@ -1,0 +1,35 @@
+// Importers: another RL framework's config -> scenario YAML text, each key
+// with a counterpart mapped, each key without one listed, and what a config
+// cannot know (length distribution, pass rates) written as ASSUMED lines.
+//
+//   auto s = rlcost::ingest::ImportVerl("ppo.yaml", {"actor_rollout_ref.rollout.n=16"}, catalog, {.gpu = "h100"});
+//   if (s) std::cout << s->yaml;   // then LoadScenarioText(s->yaml, ...) to check it
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rlcost/catalog.h"
+#include "rlcost/error.h"
+
+namespace rlcost::ingest {
+
+struct ImportOptions {
+  std::string gpu;  // catalog GPU name; "" = not given (written as an assumption)
+};
+
+struct ImportedScenario {
+  std::string yaml;                   // the scenario, with comments
+  std::vector<std::string> unmapped;  // "key = value" read but with no counterpart
+};
+
+// veRL: a Hydra config (ppo_trainer.yaml, the fully_async / one_step_off
+// recipes' configs, or a dumped run config) plus `key=value` overrides.
+Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<std::string>& overrides,
+                                    const Catalog& catalog, const ImportOptions& options);
+// NeMo RL: a GRPO config (examples/configs/*.yaml or a recipe with
+// `defaults:`) plus `key=value` overrides.
+Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector<std::string>& overrides,
+                                      const Catalog& catalog, const ImportOptions& options);
+
+}  // namespace rlcost::ingest

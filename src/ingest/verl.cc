@@ -1,0 +1,182 @@
+// veRL (volcengine/verl) Hydra configs -> scenario. Keys and defaults from
+// verl/trainer/config/ppo_trainer.yaml and the recipes
+// recipe/fully_async_policy (config/fully_async_ppo_trainer.yaml, exp/*/run.sh)
+// and recipe/one_step_off_policy (config/one_step_off_ppo_trainer.yaml).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "ingest/import_common.h"
+
+namespace rlcost::ingest {
+
+Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<std::string>& overrides,
+                                    const Catalog& catalog, const ImportOptions& options) {
+  auto loaded = ConfigTree::Load(path, overrides);
+  if (!loaded) return Fail(loaded.error());
+  ConfigTree& t = *loaded;
+  ScenarioText out;
+  out.Header(fmt::format("Imported from {} by `rlcost import verl`{}.", path,
+                         overrides.empty() ? "" : fmt::format(" with {} command-line overrides", overrides.size())));
+  out.Header("Lines marked ASSUMED are not in the config: replace them with your own numbers.");
+
+  std::string name = std::filesystem::path(path).stem().string();
+  if (auto exp = t.String("trainer.experiment_name")) name = *exp;
+  out.Set("", "name", "\"" + name + "\"");
+  ModelLine(t, "actor_rollout_ref.model.path", catalog, out);
+  GpuLine(options, catalog, t, out);
+
+  // GPUs: trainer.nnodes x n_gpus_per_node (ppo_trainer.yaml defaults 1 x 8),
+  // plus the recipes' separate rollout pool (rollout.nnodes x n_gpus_per_node).
+  const long long tn = t.Int("trainer.nnodes").value_or(1);
+  const long long tg = t.Int("trainer.n_gpus_per_node").value_or(8);
+  const bool hybrid = t.Bool("actor_rollout_ref.hybrid_engine").value_or(true);
+  const bool has_pool = t.Has("rollout.nnodes") || t.Has("rollout.n_gpus_per_node");
+  const bool fully_async = t.Has("async_training");
+  const long long rn = t.Int("rollout.nnodes").value_or(1);
+  const long long rg = t.Int("rollout.n_gpus_per_node").value_or(8);
+  if (tn < 1 || tg < 1) t.problems().push_back(t.ProblemAt("trainer.nnodes", "trainer GPUs must be >= 1"));
+  if (!hybrid && has_pool) {
+    const long long rollout = rn * rg, train = tn * tg;
+    out.Set("hardware", "gpus", std::to_string(rollout + train),
+            fmt::format("rollout.nnodes x n_gpus_per_node {}x{} + trainer {}x{}", rn, rg, tn, tg));
+    // Both pools on the same nodes when they fit in one 8-GPU node together
+    // (the one_step_off recipe's 2+6 per node on 2 nodes).
+    const long long per_node = std::max({tg, rg, rn == tn && rg + tg <= 8 ? rg + tg : 0LL});
+    out.Set("hardware", "gpus_per_node", std::to_string(per_node),
+            per_node == rg + tg ? "both pools share each node" : "trainer.n_gpus_per_node");
+    out.Set("placement", "mode", "disaggregated", "actor_rollout_ref.hybrid_engine: False");
+    out.Set("placement", "rollout_gpus", std::to_string(rollout), "rollout pool");
+    out.Set("placement", "train_gpus", std::to_string(train), "trainer pool");
+  } else {
+    out.Set("hardware", "gpus", std::to_string(tn * tg), fmt::format("trainer.nnodes x n_gpus_per_node {}x{}", tn, tg));
+    out.Set("hardware", "gpus_per_node", std::to_string(tg), "trainer.n_gpus_per_node");
+    out.Set("placement", "mode", "colocated", hybrid ? "hybrid engine: generation and training share the GPUs"
+                                                     : "no separate rollout pool");
+  }
+  if (auto tp = t.Int("actor_rollout_ref.rollout.tensor_model_parallel_size")) {
+    out.Set("placement", "rollout_tp", std::to_string(*tp), "actor_rollout_ref.rollout.tensor_model_parallel_size");
+  }
+  if (auto engine = t.String("actor_rollout_ref.rollout.name")) {
+    if (*engine == "vllm" || *engine == "sglang") {
+      out.Set("placement", "engine", *engine, "actor_rollout_ref.rollout.name");
+    } else {
+      t.problems().push_back(t.ProblemAt("actor_rollout_ref.rollout.name",
+                                         "engine '" + *engine + "' has no counterpart; expected vllm or sglang"));
+    }
+  }
+  if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
+    out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");
+  }
+  const auto param_off = t.Bool("actor_rollout_ref.actor.fsdp_config.param_offload");
+  const auto optim_off = t.Bool("actor_rollout_ref.actor.fsdp_config.optimizer_offload");
+  if (param_off || optim_off) {
+    out.Set("placement", "offload",
+            fmt::format("{{params: {}, optimizer: {}}}", param_off.value_or(false), optim_off.value_or(false)),
+            "actor fsdp_config param_offload / optimizer_offload");
+  }
+  for (const auto& [key, field] : {std::pair<const char*, const char*>{"tensor_model_parallel_size", "train_tp"},
+                                   {"pipeline_model_parallel_size", "train_pp"},
+                                   {"expert_model_parallel_size", "train_ep"}}) {
+    const std::string k = std::string("actor_rollout_ref.actor.megatron.") + key;
+    if (auto v = t.Int(k)) out.Set("placement", field, std::to_string(*v), k);
+  }
+
+  // Prompts per step: data.train_batch_size; the fully async recipe sets it to
+  // 0 and trains on ppo_mini_batch_size x require_batches prompts per update,
+  // syncing weights every trigger_parameter_sync_step updates.
+  std::optional<long long> prompts = t.Int("data.train_batch_size");
+  std::string prompts_from = "data.train_batch_size";
+  if (fully_async && prompts.value_or(0) <= 0) {
+    const long long mini = t.Int("actor_rollout_ref.actor.ppo_mini_batch_size").value_or(256);
+    const long long require = t.Int("async_training.require_batches").value_or(1);
+    const long long trigger = t.Int("async_training.trigger_parameter_sync_step").value_or(1);
+    prompts = mini * require * trigger;
+    prompts_from = fmt::format("ppo_mini_batch_size {} x require_batches {} x trigger_parameter_sync_step {} "
+                               "(prompts between weight syncs)",
+                               mini, require, trigger);
+  }
+  const auto group = t.Int("actor_rollout_ref.rollout.n");
+  std::string algo = "grpo", algo_from = "algorithm.adv_estimator";
+  if (auto est = t.String("algorithm.adv_estimator")) {
+    if (*est == "gae") {
+      algo = "ppo";
+    } else if (*est == "rloo") {
+      algo = "rloo";
+    } else if (*est != "grpo") {
+      algo_from = "ASSUMED: veRL's adv_estimator " + *est + " has no counterpart; costed as grpo";
+    }
+  } else {
+    algo_from = "veRL's default adv_estimator gae is PPO; none given, costed as grpo";
+  }
+  if (auto rm = t.String("reward_model.reward_manager"); rm && *rm == "dapo" && algo == "grpo") {
+    algo = "dapo";
+    algo_from = "reward_model.reward_manager: dapo (the DAPO recipe)";
+  }
+  out.Set("algorithm", "name", algo, algo_from);
+  if (group) out.Set("algorithm", "group_size", std::to_string(*group), "actor_rollout_ref.rollout.n");
+  if (prompts && *prompts > 0) out.Set("algorithm", "prompts_per_step", std::to_string(*prompts), prompts_from);
+  if (auto steps = t.Int("trainer.total_training_steps")) {
+    out.Set("algorithm", "steps", std::to_string(*steps), "trainer.total_training_steps");
+  } else if (auto total = t.Int("rollout.total_rollout_steps"); total && prompts && *prompts > 0) {
+    const long long steps_n = (*total + *prompts - 1) / *prompts;
+    out.Set("algorithm", "steps", std::to_string(steps_n),
+            fmt::format("rollout.total_rollout_steps {} prompts / {} per step", *total, *prompts));
+  }
+  const auto kl_loss = t.Bool("actor_rollout_ref.actor.use_kl_loss");
+  const auto kl_reward = t.Bool("algorithm.use_kl_in_reward");
+  if (kl_loss || kl_reward) {
+    out.Set("algorithm", "reference_model", kl_loss.value_or(false) || kl_reward.value_or(false) ? "true" : "false",
+            "use_kl_loss / use_kl_in_reward");
+  }
+  if (fully_async) {
+    if (auto use = t.Bool("async_training.use_rollout_log_probs")) {
+      out.Set("algorithm", "recompute_logprobs", *use ? "false" : "true",
+              "async_training.use_rollout_log_probs: the engine's log-probs stand in for old_log_prob");
+    }
+  }
+  if (auto fg = t.Bool("algorithm.filter_groups.enable")) {
+    out.Set("algorithm", "dynamic_sampling", *fg ? "true" : "false", "algorithm.filter_groups.enable");
+    if (*fg) {
+      if (auto g = t.Int("data.gen_batch_size")) {
+        out.Set("algorithm", "gen_batch_prompts", std::to_string(*g), "data.gen_batch_size");
+      }
+      if (auto m = t.Int("algorithm.filter_groups.max_num_gen_batches")) {
+        out.Set("algorithm", "max_gen_batches", std::to_string(*m), "algorithm.filter_groups.max_num_gen_batches");
+      }
+    }
+  }
+  if (auto rank = t.Int("actor_rollout_ref.model.lora_rank"); rank && *rank > 0) {
+    out.Set("algorithm", "lora", fmt::format("{{rank: {}}}", *rank), "actor_rollout_ref.model.lora_rank");
+  }
+
+  std::string prompt_max, response_max;
+  if (auto p = t.Int("data.max_prompt_length")) prompt_max = std::to_string(*p);
+  if (auto r = t.Int("data.max_response_length")) response_max = std::to_string(*r);
+  AssumedEnvironment(out, prompt_max, response_max);
+  if (auto files = t.String("data.train_files")) {
+    out.Set("environment", "name", "\"" + std::filesystem::path(*files).stem().string() + "\"", "data.train_files");
+  }
+
+  if (fully_async) {
+    out.Set("pipeline", "mode", "async", "async_training: the fully async recipe");
+    const double threshold = t.Number("async_training.staleness_threshold").value_or(0);
+    out.Set("pipeline", "max_staleness", "1",
+            fmt::format("one weight version behind (async_training.staleness_threshold {} lets that share of a "
+                        "batch be older)",
+                        Fmt(threshold)));
+    if (auto partial = t.Bool("async_training.partial_rollout")) {
+      out.Set("pipeline", "partial_rollouts", *partial ? "true" : "false", "async_training.partial_rollout");
+    }
+  } else if (!hybrid && has_pool) {
+    out.Set("pipeline", "mode", "async", "separate rollout pool without async_training: the one_step_off recipe");
+    out.Set("pipeline", "max_staleness", "1", "one step off-policy");
+  } else {
+    out.Set("pipeline", "mode", "sync", "hybrid engine: generate, then train");
+  }
+  return Finish(t, out);
+}
+
+}  // namespace rlcost::ingest

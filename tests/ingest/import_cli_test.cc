@@ -1,0 +1,91 @@
+// `rlcost import ...` as a user runs it: -o written only on success, exit codes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CmdRun Rlcost(const std::string& args) {
+  static int n = 0;
+  const fs::path err_file = fs::temp_directory_path() / ("rlcost_import_cli_" + std::to_string(::getpid()) + "_" +
+                                                         std::to_string(n++));
+  CmdRun r;
+  FILE* p = popen((std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file.string()).c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  for (size_t got; (got = fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), got);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::stringstream ss;
+  ss << std::ifstream(err_file).rdbuf();
+  r.err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/ingest/" + rel; }
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("rlcost_import_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TEST(ImportCli, VerlWritesOnlyOnSuccess) {
+  TempDir dir;
+  const std::string out = (dir.path / "run.yaml").string();
+  CmdRun bad = Rlcost("import verl " + Data("verl/one_step_off_4_12.yaml") +
+                   " actor_rollout_ref.model.path=/m/NoSuch-3B --gpu h20 -o " + out);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("actor_rollout_ref.model.path: unknown model"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(fs::is_empty(dir.path));  // no temporary left behind either
+
+  CmdRun ok = Rlcost("import verl " + Data("verl/one_step_off_4_12.yaml") + " --gpu h20 -o " + out);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(ok.out.empty());
+  EXPECT_NE(ok.err.find("keys of the config have no counterpart"), std::string::npos);
+  ASSERT_TRUE(fs::exists(out));
+  CmdRun est = Rlcost("estimate " + out + " --json");
+  EXPECT_EQ(est.code, 0) << est.err;
+  EXPECT_NE(est.out.find("\"step\""), std::string::npos);
+}
+
+TEST(ImportCli, NemoRlToStdout) {
+  CmdRun r = Rlcost("import nemo-rl " + Data("nemo-rl/recipes/llm/performance/grpo-llama3.1-8b-instruct-2n8g.yaml") +
+                 " cluster.num_nodes=4");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("gpus: 32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpu: h100-sxm"), std::string::npos);
+  EXPECT_NE(r.out.find("# ASSUMED: the config does not name the GPU"), std::string::npos);
+}
+
+// hf-model -> a catalog file that --catalog reads back, and a scenario uses.
+TEST(ImportCli, HfModelRoundTripsThroughTheCatalog) {
+  TempDir dir;
+  const std::string cat = (dir.path / "models.yaml").string();
+  CmdRun r = Rlcost("import hf-model " + Data("hf/Qwen3-30B-A3B") + " --id my-moe -o " + cat);
+  ASSERT_EQ(r.code, 0) << r.err;
+  CmdRun est = Rlcost("estimate --catalog " + cat + " --set model=my-moe --json");
+  EXPECT_EQ(est.code, 0) << est.err;
+  // A missing config.json: the file named, nothing written.
+  const std::string out2 = (dir.path / "none.yaml").string();
+  CmdRun bad = Rlcost("import hf-model " + dir.path.string() + " -o " + out2);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("config.json: Hugging Face config not found"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(out2));
+}
+
+}  // namespace
