@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh [--with-browser]
 set -euo pipefail
 pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev python3
-      libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libsqlite3-dev sqlite3)
 if [[ "${1:-}" == "--with-browser" ]]; then
   pkgs+=(chromium)
 fi

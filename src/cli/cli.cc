@@ -26,6 +26,7 @@ int Main(int argc, char** argv) {
   RegisterValidate(app, exit_code);
   RegisterCalibrate(app, exit_code);
   RegisterImport(app, exit_code);
+  RegisterSweep(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

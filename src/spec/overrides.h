@@ -22,4 +22,10 @@ Result<std::vector<Override>> ParseOverrides(const std::vector<std::string>& key
 // scalars with) mappings on the way. `root` becomes a mapping if it is not one.
 void SetPath(YAML::Node& root, const std::string& dotted_path, const YAML::Node& value);
 
+// The rest of LoadScenarioText once the text is parsed: applies `overrides`
+// to `root` (which it modifies; pass a YAML::Clone to keep the original),
+// validates and fills a Scenario.
+Result<Scenario> LoadScenarioNode(YAML::Node root, const Catalog& catalog, const std::string& origin,
+                                  const std::string& base_dir, const std::vector<Override>& overrides);
+
 }  // namespace rlcost::spec_internal

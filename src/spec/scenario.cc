@@ -1319,6 +1319,15 @@ Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,
     err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
     return Fail(std::move(err));
   }
+  return spec_internal::LoadScenarioNode(root, catalog, origin, base_dir, overrides);
+}
+
+Result<Scenario> spec_internal::LoadScenarioNode(YAML::Node root, const Catalog& catalog, const std::string& origin,
+                                                 const std::string& base_dir,
+                                                 const std::vector<Override>& overrides) {
+  using namespace spec_internal;
+  Error err;
+  err.code = ErrorCode::kInvalidInput;
   std::vector<std::string> override_paths;
   for (const auto& o : overrides) {
     // Another framework's key (veRL, NeMo RL): name the scenario field instead.

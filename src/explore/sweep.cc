@@ -1,0 +1,193 @@
+#include "explore/sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace rlcost::explore {
+namespace {
+
+// "path: message; path: message" — the scenario file's lines mean little for
+// a point, its values are in the row beside the reason.
+std::string Reason(const Error& e) {
+  std::string out;
+  for (const auto& p : e.problems) {
+    if (!out.empty()) out += "; ";
+    if (!p.path.empty()) out += p.path + ": ";
+    out += p.message;
+  }
+  return out;
+}
+
+PointStatus StatusOf(ErrorCode c) {
+  switch (c) {
+    case ErrorCode::kDoesNotFit: return PointStatus::kDoesNotFit;
+    case ErrorCode::kNotImplemented: return PointStatus::kNotYet;
+    default: return PointStatus::kInvalid;
+  }
+}
+
+bool AtOrAbove(const std::string& problem_path, const std::string& key) {
+  return problem_path == key || key.rfind(problem_path + ".", 0) == 0;
+}
+
+}  // namespace
+
+std::string_view ToString(PointStatus s) {
+  switch (s) {
+    case PointStatus::kOk: return "ok";
+    case PointStatus::kDoesNotFit: return "does not fit";
+    case PointStatus::kInvalid: return "invalid";
+    case PointStatus::kNotYet: return "not yet";
+  }
+  return "invalid";
+}
+
+std::vector<const MetricDef*> DefaultMetrics() {
+  std::vector<const MetricDef*> out;
+  for (const auto& m : Metrics()) {
+    if (m.contract || m.key.rfind("goal.", 0) == 0) out.push_back(&m);
+  }
+  return out;
+}
+
+Result<const MetricDef*> MetricByName(std::string_view name, std::string_view flag) {
+  if (const MetricDef* m = FindMetric(name)) return m;
+  std::string known;
+  for (const auto& m : Metrics()) known += (known.empty() ? "" : ", ") + std::string(m.key);
+  Error e = Error::Invalid(std::string(name), "unknown metric; expected one of: " + known);
+  e.problems.back().file = std::string(flag);
+  return Fail(std::move(e));
+}
+
+Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                   const std::vector<Override>& fixed) {
+  if (design.size() == 0) return {};
+  std::vector<Override> overrides = fixed;
+  for (auto& o : design.Overrides(0)) overrides.push_back(std::move(o));
+  auto s = doc.Load(catalog, overrides);
+  if (s) return {};
+  Error bad;
+  for (const auto& p : s.error().problems) {
+    if (p.message.rfind("unknown key", 0) != 0) continue;
+    for (size_t i = 0; i < overrides.size(); ++i) {
+      if (AtOrAbove(p.path, overrides[i].path)) {
+        bad.problems.push_back(Problem{overrides[i].path, "not a scenario field: " + p.path + ": " + p.message, 0,
+                                       i < fixed.size() ? "--set" : "--vary"});
+        break;
+      }
+    }
+  }
+  if (bad.problems.empty()) return {};
+  return Fail(std::move(bad));
+}
+
+PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                  const SweepOptions& opt, uint64_t index) {
+  PointRow row;
+  row.index = index;
+  row.values = design.Values(index);
+  const auto& metrics = opt.metrics.empty() ? DefaultMetrics() : opt.metrics;
+  row.metrics.assign(metrics.size(), std::nullopt);
+  std::vector<Override> overrides = opt.fixed;
+  overrides.reserve(opt.fixed.size() + row.values.size());
+  for (size_t k = 0; k < row.values.size(); ++k) overrides.push_back({design.axes()[k].key, row.values[k]});
+  auto s = doc.Load(catalog, overrides);
+  if (!s) {
+    row.status = StatusOf(s.error().code);
+    row.reason = Reason(s.error());
+    return row;
+  }
+  auto e = opt.simulate ? EstimateSimulated(*s, opt.sim) : EstimateAnalytic(*s);
+  if (!e) {
+    row.status = StatusOf(e.error().code);
+    row.reason = Reason(e.error());
+    return row;
+  }
+  for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
+  return row;
+}
+
+uint64_t PlannedPoints(const Design& design, const SweepOptions& opt) {
+  const uint64_t end = std::min(opt.last, design.size());
+  if (opt.first >= end || opt.stride == 0) return 0;
+  return (end - opt.first + opt.stride - 1) / opt.stride;
+}
+
+uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                  const SweepOptions& opt_in, const std::function<void(PointRow&&)>& sink) {
+  SweepOptions opt = opt_in;
+  if (opt.metrics.empty()) opt.metrics = DefaultMetrics();
+  const uint64_t count = PlannedPoints(design, opt);
+  if (count == 0) return 0;
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<uint64_t>(threads, count));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<uint64_t, PointRow> pending;  // finished, not yet handed over; keyed by k
+  std::atomic<uint64_t> next{0};
+  unsigned running = threads;
+  auto stopped = [&] { return opt.stop && opt.stop->load(std::memory_order_relaxed); };
+
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
+      auto mine = spec_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
+                                                            doc.source_path());
+      while (mine && !stopped()) {
+        const uint64_t k = next.fetch_add(1);
+        if (k >= count) break;
+        PointRow row = RunPoint(*mine, catalog, design, opt, opt.first + k * opt.stride);
+        std::lock_guard<std::mutex> lock(mu);
+        pending.emplace(k, std::move(row));
+        cv.notify_one();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      --running;
+      cv.notify_one();
+    });
+  }
+
+  uint64_t delivered = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mu);
+  while (delivered < count) {
+    cv.wait_for(lock, std::chrono::milliseconds(100), [&] {
+      return running == 0 || (!pending.empty() && pending.begin()->first == delivered);
+    });
+    while (!pending.empty() && pending.begin()->first == delivered) {
+      PointRow row = std::move(pending.begin()->second);
+      pending.erase(pending.begin());
+      lock.unlock();
+      sink(std::move(row));
+      lock.lock();
+      ++delivered;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (opt.progress && now - last_progress >= std::chrono::milliseconds(100)) {
+      last_progress = now;
+      lock.unlock();
+      opt.progress(delivered);
+      lock.lock();
+    }
+    if (running == 0 && (pending.empty() || pending.begin()->first != delivered)) break;
+  }
+  lock.unlock();
+  for (auto& th : pool) th.join();
+  // Stopped early: the points that did finish still count, in order.
+  uint64_t handed = delivered;
+  for (auto& [k, row] : pending) {
+    sink(std::move(row));
+    ++handed;
+  }
+  if (opt.progress) opt.progress(handed);
+  return handed;
+}
+
+}  // namespace rlcost::explore

@@ -1,0 +1,75 @@
+// explore/sweep: runs a full estimate at every point of a Design, on all cores.
+// The scenario text is parsed once per thread; each point applies its values
+// as `--set` overrides and runs the analytic model (or the simulator). A point
+// that cannot run (does not fit, an invalid combination) is a row with its
+// reason, not an error. Rows reach the caller in point order, on the calling
+// thread, whatever order the threads finish in.
+//
+//   explore::SweepOptions opt;  opt.metrics = {FindMetric("run.usd")};
+//   auto doc = spec_internal::ScenarioDocument::FromFile("run.yaml");
+//   explore::Check(*doc, catalog, design);                    // before any work
+//   explore::RunSweep(*doc, catalog, design, opt, [](explore::PointRow&& r) { ... });
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explore/design.h"
+#include "rlcost/catalog.h"
+#include "rlcost/estimate.h"
+#include "rlcost/sim.h"
+#include "spec/document.h"
+
+namespace rlcost::explore {
+
+enum class PointStatus { kOk, kDoesNotFit, kInvalid, kNotYet };
+std::string_view ToString(PointStatus s);  // ok | does not fit | invalid | not yet
+
+struct PointRow {
+  uint64_t index = 0;
+  std::vector<std::string> values;               // per axis
+  PointStatus status = PointStatus::kOk;
+  std::string reason;                             // empty when ok
+  std::vector<std::optional<double>> metrics;     // SweepOptions::metrics order; nullopt = not applicable
+};
+
+struct SweepOptions {
+  std::vector<const MetricDef*> metrics;  // columns; empty = DefaultMetrics()
+  std::vector<Override> fixed;            // --set overrides applied at every point, before its own
+  bool simulate = false;                  // discrete-event simulator instead of the closed form
+  sim::Options sim;                       // seed / steps when simulating
+  unsigned threads = 0;                   // 0 = every core
+  // Points run are first, first + stride, ... below last (processes split a sweep this way).
+  uint64_t first = 0, stride = 1;
+  uint64_t last = UINT64_MAX;             // clamped to the design's size
+  const std::atomic<bool>* stop = nullptr;  // set (e.g. on Ctrl-C): finish the points under way, start no more
+  // Called on the calling thread about ten times a second with points done so far.
+  std::function<void(uint64_t done)> progress;
+};
+
+// The contract metrics plus the goal's (steps, GPU-hours, dollars).
+std::vector<const MetricDef*> DefaultMetrics();
+// "run.usd" -> its definition; an unknown name lists the known ones.
+Result<const MetricDef*> MetricByName(std::string_view name, std::string_view flag);
+
+// Checks what would otherwise fail at every point: a varied key that is not a
+// scenario field (or a `fixed` one). Loads the first point and reports its unknown keys.
+Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                   const std::vector<Override>& fixed = {});
+
+// One point, as RunSweep computes it.
+PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                  const SweepOptions& opt, uint64_t index);
+
+// Runs the points and hands each row to `sink` in index order. Returns the
+// number of points run (fewer than planned when `stop` was set).
+uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                  const SweepOptions& opt, const std::function<void(PointRow&&)>& sink);
+
+// Points RunSweep would run for these options.
+uint64_t PlannedPoints(const Design& design, const SweepOptions& opt);
+
+}  // namespace rlcost::explore

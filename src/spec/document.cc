@@ -1,0 +1,60 @@
+#include "spec/document.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rlcost/embedded.h"
+#include "spec/overrides.h"
+
+namespace rlcost::spec_internal {
+
+Result<ScenarioDocument> ScenarioDocument::FromFile(const std::string& path) {
+  if (path.empty()) {
+    auto text = EmbeddedFile("default.yaml");
+    if (!text) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+    return FromText(std::string(*text), "default.yaml", ".", "");
+  }
+  // The same checks and messages as LoadScenarioFile.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    Error e(ErrorCode::kNotFound, "", "scenario file not found");
+    e.problems.back().file = path;
+    return Fail(std::move(e));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    Error e(ErrorCode::kNotFound, "", "cannot read the scenario file");
+    e.problems.back().file = path;
+    return Fail(std::move(e));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string base = std::filesystem::path(path).parent_path().string();
+  return FromText(ss.str(), path, base.empty() ? "." : base, path);
+}
+
+Result<ScenarioDocument> ScenarioDocument::FromText(std::string text, std::string origin, std::string base_dir,
+                                                    std::string source_path) {
+  ScenarioDocument d;
+  try {
+    d.root_ = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    Error err;
+    err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
+    return Fail(std::move(err));
+  }
+  d.text_ = std::move(text);
+  d.origin_ = std::move(origin);
+  d.base_dir_ = std::move(base_dir);
+  d.source_path_ = std::move(source_path);
+  return d;
+}
+
+Result<Scenario> ScenarioDocument::Load(const Catalog& catalog, const std::vector<Override>& overrides) const {
+  auto s = LoadScenarioNode(YAML::Clone(root_), catalog, origin_, base_dir_, overrides);
+  if (s) s->source_path = source_path_;
+  return s;
+}
+
+}  // namespace rlcost::spec_internal

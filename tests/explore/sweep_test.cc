@@ -1,0 +1,252 @@
+// The sweep: its points (grid and Latin hypercube), a point's row against a
+// plain estimate with the same --set values, order and values independent of
+// threads, infeasible points kept, and the command line's files and errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "explore/design.h"
+#include "explore/sweep.h"
+#include "spec/document.h"
+#include "support.h"
+
+namespace rlcost::explore {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string DefaultYaml() { return std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml"; }
+
+TEST(Design, ListsRangesAndTheirErrors) {
+  auto a = ParseAxis("algorithm.group_size=4..16:4");
+  ASSERT_TRUE(a) << a.error().ToString();
+  EXPECT_EQ(a->values, (std::vector<std::string>{"4", "8", "12", "16"}));
+  auto b = ParseAxis("environment.pass_rate.mean=0.1..0.5:0.1");
+  ASSERT_TRUE(b) << b.error().ToString();
+  // 0.1 + 2 * 0.1 is 0.30000000000000004 in binary; the sweep stores 0.3.
+  EXPECT_EQ(b->values, (std::vector<std::string>{"0.1", "0.2", "0.3", "0.4", "0.5"}));
+  auto c = ParseAxis("environment.response_tokens={mean: 500, cv: 1},{mean: 900, cv: 0.5}");
+  ASSERT_TRUE(c) << c.error().ToString();
+  EXPECT_EQ(c->values, (std::vector<std::string>{"{mean: 500, cv: 1}", "{mean: 900, cv: 0.5}"}));
+  auto d = ParseAxis("hardware.gpus=1..3");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->values.size(), 3u);
+
+  auto empty = ParseAxis("hardware.gpus=16..8");
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().ToString().find("has no points"), std::string::npos) << empty.error().ToString();
+  EXPECT_NE(empty.error().ToString().find("--vary: hardware.gpus"), std::string::npos) << empty.error().ToString();
+  EXPECT_FALSE(ParseAxis("hardware.gpus=1..8:0"));
+  EXPECT_FALSE(ParseAxis("hardware.gpus"));
+  EXPECT_FALSE(ParseAxis("hardware.gpus="));
+  auto nostep = ParseAxis("environment.pass_rate.mean=0.1..0.5");
+  ASSERT_FALSE(nostep);
+  EXPECT_NE(nostep.error().ToString().find("--sample"), std::string::npos);
+  EXPECT_TRUE(ParseAxis("environment.pass_rate.mean=0.1..0.5", /*sample=*/true));
+}
+
+TEST(Design, GridVariesTheLastAxisFastest) {
+  auto d = Design::Grid({*ParseAxis("a=1,2"), *ParseAxis("b=x,y,z")});
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->size(), 6u);
+  EXPECT_EQ(d->Values(0), (std::vector<std::string>{"1", "x"}));
+  EXPECT_EQ(d->Values(2), (std::vector<std::string>{"1", "z"}));
+  EXPECT_EQ(d->Values(3), (std::vector<std::string>{"2", "x"}));
+  EXPECT_EQ(d->Values(5), (std::vector<std::string>{"2", "z"}));
+  EXPECT_FALSE(Design::Grid({*ParseAxis("a=1..2000"), *ParseAxis("b=1..2000")}, 1'000'000));
+}
+
+TEST(Design, LatinHypercubeUsesEveryStratumOnceAndRepeatsWithItsSeed) {
+  const uint64_t n = 10;
+  auto axes = std::vector<Axis>{*ParseAxis("x=0.0..1.0", true), *ParseAxis("g=4..13")};
+  auto d = Design::Sample(axes, n, 7);
+  ASSERT_TRUE(d);
+  std::set<int> strata;
+  std::set<std::string> ints;
+  for (uint64_t i = 0; i < n; ++i) {
+    const double x = std::stod(d->Values(i)[0]);
+    strata.insert(static_cast<int>(x * n));  // stratum [k/n, (k+1)/n)
+    ints.insert(d->Values(i)[1]);
+  }
+  EXPECT_EQ(strata.size(), n);  // one point in each tenth of [0, 1]
+  EXPECT_EQ(ints.size(), n);    // 10 points over 10 integers: each once
+  auto again = Design::Sample(axes, n, 7);
+  auto other = Design::Sample(axes, n, 8);
+  bool differs = false;
+  for (uint64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(d->Values(i), again->Values(i));
+    differs |= d->Values(i) != other->Values(i);
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(Sweep, APointIsTheEstimateWithTheSameSetValues) {
+  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("algorithm.group_size=4,16"), *ParseAxis("hardware.gpus=8,16")});
+  SweepOptions opt;
+  opt.metrics = {FindMetric("run.usd"), FindMetric("step.time_s")};
+  PointRow row = RunPoint(*doc, test::Cat(), *d, opt, 3);  // group 16, 16 GPUs
+  ASSERT_EQ(row.status, PointStatus::kOk) << row.reason;
+  auto s = LoadScenarioFile(DefaultYaml(), test::Cat(), {{"algorithm.group_size", "16"}, {"hardware.gpus", "16"}});
+  ASSERT_TRUE(s) << s.error().ToString();
+  auto e = EstimateAnalytic(*s);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(*row.metrics[0], e->usd);
+  EXPECT_EQ(*row.metrics[1], e->step.time_s);
+}
+
+TEST(Sweep, RowsAreTheSameInOrderWhateverTheThreads) {
+  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("algorithm.group_size=4..16:4"), *ParseAxis("hardware.gpus=4,8,16"),
+                         *ParseAxis("environment.pass_rate.mean=0.2,0.5")});
+  std::vector<std::vector<PointRow>> runs;
+  for (unsigned threads : {1u, 3u}) {
+    SweepOptions opt;
+    opt.threads = threads;
+    std::vector<PointRow> rows;
+    EXPECT_EQ(RunSweep(*doc, test::Cat(), *d, opt, [&](PointRow&& r) { rows.push_back(std::move(r)); }), 24u);
+    runs.push_back(std::move(rows));
+  }
+  ASSERT_EQ(runs[0].size(), 24u);
+  ASSERT_EQ(runs[1].size(), 24u);
+  for (size_t i = 0; i < 24; ++i) {
+    EXPECT_EQ(runs[1][i].index, i);
+    EXPECT_EQ(runs[0][i].values, runs[1][i].values);
+    EXPECT_EQ(runs[0][i].status, runs[1][i].status);
+    EXPECT_EQ(runs[0][i].metrics, runs[1][i].metrics);
+  }
+}
+
+TEST(Sweep, InfeasiblePointsAreKeptWithTheirReason) {
+  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  // 1 GPU cannot hold an 8B model's training state next to its engine; 0 GPUs is not a GPU count.
+  auto d = Design::Grid({*ParseAxis("hardware.gpus=0,8")});
+  std::vector<PointRow> rows;
+  RunSweep(*doc, test::Cat(), *d, SweepOptions{}, [&](PointRow&& r) { rows.push_back(std::move(r)); });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].status, PointStatus::kInvalid);
+  EXPECT_NE(rows[0].reason.find("hardware.gpus"), std::string::npos) << rows[0].reason;
+  for (const auto& m : rows[0].metrics) EXPECT_FALSE(m.has_value());
+  EXPECT_EQ(rows[1].status, PointStatus::kOk) << rows[1].reason;
+}
+
+TEST(Sweep, AnUnknownKeyIsFoundBeforeAnyPointRuns) {
+  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("algorithm.gropu_size=4,8")});
+  auto ok = Check(*doc, test::Cat(), *d);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().ToString().find("--vary: algorithm.gropu_size"), std::string::npos) << ok.error().ToString();
+  EXPECT_NE(ok.error().ToString().find("group_size"), std::string::npos) << ok.error().ToString();
+  auto good = Design::Grid({*ParseAxis("algorithm.group_size=4,8")});
+  EXPECT_TRUE(Check(*doc, test::Cat(), *good));
+}
+
+// ---- the command line -------------------------------------------------------
+
+struct CmdResult {
+  int code = -1;
+  std::string out;
+};
+
+CmdResult Shell(const std::string& cmd) {
+  CmdResult r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string TempName(const std::string& stem) {
+  return (fs::temp_directory_path() / ("rlcost_sweep_" + std::to_string(::getpid()) + "_" + stem)).string();
+}
+
+bool HaveSqliteShell() { return Shell("command -v sqlite3").code == 0; }
+
+TEST(SweepCli, TheDatabaseOpensInTheSqliteShellWithOneRowPerPoint) {
+  if (!HaveSqliteShell()) GTEST_SKIP() << "the sqlite3 shell is not installed (scripts/install-deps.sh installs it)";
+  const std::string db = TempName("grid.db"), csv = TempName("grid.csv");
+  CmdResult r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                      " --vary algorithm.group_size=4..16:4 --vary hardware.gpus=0,8,16 -o " + db + " --csv " + csv);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("swept 12 of 12 points"), std::string::npos) << r.out;
+  CmdResult count = Shell("sqlite3 " + db + " 'SELECT COUNT(*), COUNT(DISTINCT point) FROM points;'");
+  EXPECT_EQ(count.out, "12|12\n");
+  CmdResult cols = Shell("sqlite3 " + db +
+                         " 'SELECT \"algorithm.group_size\", \"hardware.gpus\", status FROM points ORDER BY point "
+                         "LIMIT 4;'");
+  EXPECT_EQ(cols.out, "4|0|invalid\n4|8|ok\n4|16|ok\n8|0|invalid\n");
+  CmdResult meta = Shell("sqlite3 " + db +
+                         " \"SELECT value FROM sweep WHERE key IN ('complete', 'points_written', 'rlcost_version') "
+                         "ORDER BY key;\"");
+  EXPECT_EQ(meta.out, "1\n12\n0.1.0\n");
+  CmdResult text = Shell("sqlite3 " + db + " \"SELECT instr(value, 'group_size') > 0 FROM sweep WHERE key = "
+                         "'scenario_text';\"");
+  EXPECT_EQ(text.out, "1\n");
+  // The CSV holds the same cells (header + 12 rows) and the database's dollars.
+  std::ifstream in(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 13);
+  CmdResult usd = Shell("sqlite3 " + db + " 'SELECT \"run.usd\" IS NOT NULL FROM points WHERE point = 1;'");
+  EXPECT_EQ(usd.out, "1\n");
+  fs::remove(db);
+  fs::remove(csv);
+}
+
+TEST(SweepCli, BadInputFailsBeforeAnyWork) {
+  const std::string db = TempName("bad.db");
+  const std::string bin = std::string(RLCOST_BINARY) + " sweep " + DefaultYaml();
+  CmdResult unknown = Shell(bin + " --vary algorithm.gropu_size=4,8 -o " + db);
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("algorithm.gropu_size"), std::string::npos) << unknown.out;
+  CmdResult empty = Shell(bin + " --vary hardware.gpus=16..8 -o " + db);
+  EXPECT_EQ(empty.code, 2) << empty.out;
+  EXPECT_NE(empty.out.find("has no points"), std::string::npos) << empty.out;
+  CmdResult metric = Shell(bin + " --vary hardware.gpus=8 --metric run.dollars -o " + db);
+  EXPECT_EQ(metric.code, 2) << metric.out;
+  EXPECT_NE(metric.out.find("--metric: run.dollars: unknown metric"), std::string::npos) << metric.out;
+  EXPECT_FALSE(fs::exists(db));
+  CmdResult unwritable = Shell(bin + " --vary hardware.gpus=8 -o /nonexistent-dir/x.db");
+  EXPECT_EQ(unwritable.code, 2) << unwritable.out;
+  EXPECT_NE(unwritable.out.find("-o: cannot write '/nonexistent-dir/x.db'"), std::string::npos) << unwritable.out;
+  CmdResult dir = Shell(bin + " --vary hardware.gpus=8 -o " + fs::temp_directory_path().string());
+  EXPECT_EQ(dir.code, 2) << dir.out;
+  EXPECT_NE(dir.out.find("is a directory"), std::string::npos) << dir.out;
+}
+
+TEST(SweepCli, CtrlCLeavesAValidDatabaseWithTheFinishedPoints) {
+  if (!HaveSqliteShell()) GTEST_SKIP() << "the sqlite3 shell is not installed";
+  if (Shell("command -v timeout").code != 0) GTEST_SKIP() << "coreutils timeout is not installed";
+  const std::string db = TempName("interrupted.db");
+  // A million points take minutes; SIGINT after one second stops it.
+  CmdResult r = Shell("timeout -s INT 1 " + std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                      " --vary algorithm.group_size=1..1000 --vary algorithm.prompts_per_step=1..1000 -o " + db);
+  EXPECT_NE(r.out.find("interrupted:"), std::string::npos) << r.out;
+  ASSERT_TRUE(fs::exists(db)) << r.out;
+  CmdResult check = Shell("sqlite3 " + db + " 'PRAGMA integrity_check;'");
+  EXPECT_EQ(check.out, "ok\n");
+  CmdResult meta = Shell("sqlite3 " + db +
+                         " \"SELECT value FROM sweep WHERE key = 'complete'; SELECT value = (SELECT COUNT(*) FROM "
+                         "points) FROM sweep WHERE key = 'points_written'; SELECT COUNT(*) > 0, COUNT(*) < 1000000 "
+                         "FROM points;\"");
+  EXPECT_EQ(meta.out, "0\n1\n1|1\n");
+  fs::remove(db);
+}
+
+}  // namespace
+}  // namespace rlcost::explore
