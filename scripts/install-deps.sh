@@ -3,9 +3,13 @@
 # Usage: scripts/install-deps.sh [--with-browser]
 set -euo pipefail
 pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-      libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
+      pybind11-dev python3-dev python3-pytest libcpp-httplib-dev wrk)
 if [[ "${1:-}" == "--with-browser" ]]; then
   pkgs+=(chromium)
+  # node + npm drive Chromium in the web test (playwright-core); any install will do.
+  command -v node >/dev/null || pkgs+=(nodejs)
+  command -v npm >/dev/null || pkgs+=(npm)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -22,6 +22,7 @@ int Main(int argc, char** argv) {
   RegisterReport(app, exit_code);
   RegisterValidate(app, exit_code);
   RegisterCalibrate(app, exit_code);
+  RegisterServe(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

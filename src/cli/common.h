@@ -48,5 +48,6 @@ void RegisterPrice(CLI::App& app, int& exit_code);
 void RegisterReport(CLI::App& app, int& exit_code);
 void RegisterValidate(CLI::App& app, int& exit_code);
 void RegisterCalibrate(CLI::App& app, int& exit_code);
+void RegisterServe(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli
