@@ -4,7 +4,8 @@
 # Prints throughput, latency percentiles, errors and the server's RSS before
 # and after. Goal (issue "Where users live"): >= 5,000 req/s on 2 cores,
 # p99 < 50 ms, 0 errors, RSS flat.
-# Usage: bench/serve_load.sh [BUILD_DIR] [DURATION] [CONNECTIONS]
+# Usage: [SERVE_ARGS="--cache-mib 0"] bench/serve_load.sh [BUILD_DIR] [DURATION] [CONNECTIONS]
+# (--cache-mib 0: every request computed; by default repeats come from the cache)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/release}
@@ -13,7 +14,7 @@ conns=${3:-64}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk (scripts/install-deps.sh)"; exit 1; }
 tmp=$(mktemp -d)
 out=$tmp/serve.out
-"$build/rlcost" serve --port 0 >"$out" 2>&1 &
+"$build/rlcost" serve --port 0 ${SERVE_ARGS:-} >"$out" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
@@ -34,3 +35,4 @@ echo "RSS before: $(rss)"
 wrk -t2 -c"$conns" -d"$duration" --latency -s "$tmp/post.lua" "$url/v1/estimate" | tee "$tmp/wrk.txt"
 echo "RSS after:  $(rss)"
 kill -0 $pid && echo "server still running"
+echo "health: $(curl -s "$url/v1/health" 2>/dev/null || echo none)"

@@ -21,7 +21,9 @@
 #include <deque>
 #include <future>
 #include <iostream>
+#include <list>
 #include <memory>
+#include <unordered_map>
 #include <mutex>
 #include <thread>
 
@@ -41,6 +43,7 @@ struct ServeArgs {
   int threads = 64;          // workers; each keep-alive connection holds one
   int queue = 256;           // connections waiting for a worker; beyond it: 503
   int sim_timeout_ms = 10000;
+  int cache_mib = 64;        // answers kept for repeated requests; 0 = none
 };
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
@@ -114,6 +117,72 @@ class BoundedPool : public httplib::TaskQueue {
 };
 
 std::atomic<int> g_sims_running{0};
+
+// Answers of the deterministic endpoints (estimate, waterfall, price), keyed
+// by endpoint, content type and body: the same request always gets the same
+// bytes, so a repeat (a calculator page re-asking, a shared link opened by
+// many) is served from here. Least recently used first out, bounded in bytes.
+class ResponseCache {
+ public:
+  explicit ResponseCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  bool Get(const std::string& key, std::string* body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      ++misses_;
+      return false;
+    }
+    lru_.splice(lru_.begin(), lru_, it->second);
+    *body = it->second->second;
+    ++hits_;
+    return true;
+  }
+
+  void Put(const std::string& key, const std::string& body) {
+    const size_t size = key.size() + body.size();
+    if (size > max_bytes_ / 4) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index_.count(key)) return;
+    lru_.emplace_front(key, body);
+    index_[key] = lru_.begin();
+    bytes_ += size;
+    while (bytes_ > max_bytes_ && !lru_.empty()) {
+      auto& last = lru_.back();
+      bytes_ -= last.first.size() + last.second.size();
+      index_.erase(last.first);
+      lru_.pop_back();
+    }
+  }
+
+  nlohmann::json Stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {{"entries", lru_.size()}, {"bytes", bytes_}, {"hits", hits_}, {"misses", misses_}};
+  }
+
+ private:
+  size_t max_bytes_;
+  std::mutex mu_;
+  std::list<std::pair<std::string, std::string>> lru_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_;
+  size_t bytes_ = 0;
+  unsigned long long hits_ = 0, misses_ = 0;
+};
+
+// Wraps a handler of a deterministic endpoint with the cache (when there is one).
+httplib::Server::Handler Cached(std::shared_ptr<ResponseCache> cache, httplib::Server::Handler h) {
+  if (!cache) return h;
+  return [cache, h](const httplib::Request& req, httplib::Response& res) {
+    std::string key = req.path + '\n' + req.get_header_value("Content-Type") + '\n' + req.body;
+    std::string body;
+    if (cache->Get(key, &body)) {
+      res.set_content(std::move(body), "application/json");
+      return;
+    }
+    h(req, res);
+    if (res.status == 200 || res.status == -1) cache->Put(key, res.body);
+  };
+}
 
 int StatusOf(ErrorCode c) {
   switch (c) {
@@ -266,10 +335,12 @@ Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* ke
   if (!var) return SendError(res, StatusOf(var.error().code), var.error())
 
 void Routes(httplib::Server& svr, const ServeArgs& a) {
-  svr.Post("/v1/estimate", [](const httplib::Request& req, httplib::Response& res) {
+  std::shared_ptr<ResponseCache> cache;
+  if (a.cache_mib > 0) cache = std::make_shared<ResponseCache>(static_cast<size_t>(a.cache_mib) << 20);
+  svr.Post("/v1/estimate", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
     Send(res, ops::Estimate(p->in));
-  });
+  }));
   svr.Post("/v1/simulate", [a](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"steps", "seed"}));
     RLCOST_TRY(steps, Int(p->fields, "steps", kDefaultSimSteps, 1, kMaxSimSteps));
@@ -297,7 +368,7 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     }
     Send(res, fut.get());
   });
-  svr.Post("/v1/waterfall", [](const httplib::Request& req, httplib::Response& res) {
+  svr.Post("/v1/waterfall", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model"}));
     ops::LeverInput lv;
     RLCOST_TRY(order, Str(p->fields, "order", lv.order));
@@ -313,8 +384,8 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     lv.moe_model = *moe;
     lv.dense_model = *dense;
     Send(res, ops::Waterfall(p->in, lv));
-  });
-  svr.Post("/v1/price", [](const httplib::Request& req, httplib::Response& res) {
+  }));
+  svr.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"models", "gpus", "stack", "tenants"}));
     ops::PriceInput pi;
     RLCOST_TRY(models, StrList(p->fields, "models"));
@@ -326,7 +397,7 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     pi.stack = *stack;
     pi.tenants = static_cast<int>(*tenants);
     Send(res, ops::Price(p->in, pi));
-  });
+  }));
   svr.Post("/v1/report", [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
     auto html = ops::HtmlReport(p->in);
@@ -353,11 +424,12 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     if (catalog->empty()) return SendError(res, 500, ErrorCode::kInternal, "catalog", "the built-in catalog did not load");
     res.set_content(*catalog, "application/json");
   });
-  svr.Get("/v1/health", [](const httplib::Request&, httplib::Response& res) {
+  svr.Get("/v1/health", [cache](const httplib::Request&, httplib::Response& res) {
     nlohmann::json j = {{"status", "ok"},
                         {"version", "0.1.0"},
                         {"simulations_running", g_sims_running.load()},
                         {"connections_queued", BoundedPool::Queued()}};
+    if (cache) j["cache"] = cache->Stats();
     res.set_content(Compact(j), "application/json");
   });
 }
@@ -446,6 +518,9 @@ void RegisterServe(CLI::App& app, int& exit_code) {
   sub->add_option("--port", args->port, "TCP port (default 8080; 0 = any free port, printed on start)");
   sub->add_option("--threads", args->threads, "worker threads; each open connection holds one (default 64)");
   sub->add_option("--queue", args->queue, "connections that may wait for a worker before new ones get 503 (default 256)");
+  sub->add_option("--cache-mib", args->cache_mib,
+                  "memory for answers to repeated estimate/waterfall/price requests (default 64; 0 = compute every time)")
+      ->check(CLI::Range(0, 4096));
   sub->add_option("--sim-timeout-ms", args->sim_timeout_ms, "longest a /v1/simulate request waits before 504 (default 10000)")
       ->check(CLI::Range(100, 600000));
   sub->callback([args, &exit_code] { exit_code = Serve(*args); });

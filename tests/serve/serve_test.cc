@@ -173,6 +173,21 @@ TEST_F(Serve, OtherEndpoints) {
   EXPECT_EQ(Json::parse(nf->body)["error"]["code"], "not_found");
 }
 
+TEST_F(Serve, RepeatedRequestIsServedFromTheCache) {
+  const std::string body = R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "b200", "gpus": 8}}})";
+  auto [s1, a] = Post("/v1/estimate", body);
+  auto [s2, b] = Post("/v1/estimate", body);
+  ASSERT_EQ(s1, 200);
+  ASSERT_EQ(s2, 200);
+  EXPECT_EQ(a, b);
+  auto h = Json::parse(Client().Get("/v1/health")->body);
+  EXPECT_EQ(h["cache"]["hits"], 1) << h.dump();
+  // An error is never cached: the same bad body fails twice the same way.
+  EXPECT_EQ(Post("/v1/estimate", R"({"scenario": {"model": 1}})").first, 400);
+  EXPECT_EQ(Post("/v1/estimate", R"({"scenario": {"model": 1}})").first, 400);
+  EXPECT_EQ(Json::parse(Client().Get("/v1/health")->body)["cache"]["entries"], 1);
+}
+
 TEST_F(Serve, BadScenarioNamesFieldPaths) {
   auto [status, j] = Post("/v1/estimate", R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": -3}}})");
   EXPECT_EQ(status, 400);
