@@ -8,4 +8,6 @@ function(rlcost_stage name)
     PUBLIC ${CMAKE_SOURCE_DIR}/include
     PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(rlcost_${name} PUBLIC ${ARG_DEPS})
+  # Position-independent so the Python module (a shared object) can link them.
+  set_target_properties(rlcost_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

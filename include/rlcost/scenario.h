@@ -263,6 +263,10 @@ struct Override {
 };
 Result<Override> ParseOverride(std::string_view key_equals_value);
 
+// `base_dir` that forbids file references: where the text comes from someone
+// who may not make rlcost read files (an HTTP request), a field naming a file
+// is reported as a problem instead of read.
+inline constexpr std::string_view kNoFileAccess = "<no file access>";
 // Parses YAML (or JSON, a subset of YAML) text. `origin` names it in messages and
 // `base_dir` resolves relative file references (pass-rate CSVs, relative_to).
 Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog,

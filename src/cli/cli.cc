@@ -27,6 +27,7 @@ int Main(int argc, char** argv) {
   RegisterCalibrate(app, exit_code);
   RegisterImport(app, exit_code);
   RegisterSweep(app, exit_code);
+  RegisterServe(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -50,5 +50,6 @@ void RegisterValidate(CLI::App& app, int& exit_code);
 void RegisterCalibrate(CLI::App& app, int& exit_code);
 void RegisterImport(CLI::App& app, int& exit_code);
 void RegisterSweep(CLI::App& app, int& exit_code);
+void RegisterServe(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -193,6 +193,10 @@ class Loader {
   // Reports a missing or unreadable file at `path`; true when it can be read.
   bool CheckReadable(const YAML::Node& at, const std::string& path, const std::string& rel,
                      const std::string& resolved) {
+    if (base_dir_ == kNoFileAccess) {
+      r_.Add(at, path, "names the file '" + rel + "', but files cannot be read here; give the data inline");
+      return false;
+    }
     std::error_code ec;
     if (!std::filesystem::exists(resolved, ec)) {
       r_.Add(at, path, "file '" + rel + "' not found (looked for " + resolved + ")");

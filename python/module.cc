@@ -1,0 +1,76 @@
+// _rlcost: the compiled half of the `rlcost` Python package. Each function
+// returns (None, json_text) on success or (error_code, error_json_text), the
+// JSON being exactly what `rlcost <command> --json` prints; rlcost/__init__.py
+// turns it into dicts and exceptions. The computation runs without the GIL.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "cli/common.h"
+#include "cli/ops.h"
+#include "report/report.h"
+
+namespace py = pybind11;
+using rlcost::ops::ScenarioInput;
+
+namespace {
+
+ScenarioInput Input(const std::string& file, const std::string& text, const std::vector<std::string>& sets) {
+  ScenarioInput in;
+  in.file = file;
+  in.text = text;
+  in.sets = sets;
+  return in;
+}
+
+// Runs `f` without the GIL and packs its result.
+template <typename F>
+py::tuple Call(F&& f) {
+  std::string code, text;
+  {
+    py::gil_scoped_release release;
+    rlcost::Result<nlohmann::json> r = f();
+    if (r) {
+      text = rlcost::cli::Dump(*r);
+    } else {
+      code = std::string(rlcost::ToString(r.error().code));
+      text = rlcost::cli::Dump(rlcost::report::ErrorToJson(r.error()));
+    }
+  }
+  if (code.empty()) return py::make_tuple(py::none(), text);
+  return py::make_tuple(code, text);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_rlcost, m) {
+  m.doc() = "rlcost engine (use the `rlcost` package, not this module)";
+  m.def("estimate", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets) {
+    return Call([&] { return rlcost::ops::Estimate(Input(file, text, sets)); });
+  });
+  m.def("simulate", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
+                       uint64_t seed, int steps) {
+    return Call([&] { return rlcost::ops::Simulate(Input(file, text, sets), seed, steps); });
+  });
+  m.def("waterfall", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
+                        const std::string& order, const std::string& gpu, int tenants, int rank,
+                        const std::string& moe_model, const std::string& dense_model) {
+    rlcost::ops::LeverInput lv;
+    lv.order = order;
+    lv.gpu = gpu;
+    lv.tenants = tenants;
+    lv.rank = rank;
+    lv.moe_model = moe_model;
+    lv.dense_model = dense_model;
+    return Call([&] { return rlcost::ops::Waterfall(Input(file, text, sets), lv); });
+  });
+  m.def("price", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
+                    const std::vector<std::string>& models, const std::vector<std::string>& gpus,
+                    const std::string& stack, int tenants) {
+    rlcost::ops::PriceInput p{models, gpus, stack, tenants};
+    return Call([&] { return rlcost::ops::Price(Input(file, text, sets), p); });
+  });
+  m.def("catalog", [] { return Call([] { return rlcost::ops::Catalog(); }); });
+  m.def("validate", [](const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {
+    return Call([&] { return rlcost::ops::Validate(dir, path, seed, sim_steps); });
+  });
+}

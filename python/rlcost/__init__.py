@@ -1,0 +1,135 @@
+"""rlcost: what an RL post-training run will cost, where the money goes, and
+which lever cuts it most.
+
+    import rlcost
+    est = rlcost.estimate("run.yaml")            # a path, YAML/JSON text or a dict
+    est["cost"]["usd_per_step"]
+    rlcost.simulate({"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}}, steps=3, seed=7)
+    rlcost.waterfall("run.yaml")["levers"]
+    rlcost.price("run.yaml", gpus=["h100", "b200"])
+    rlcost.catalog()["gpus"].keys()
+
+Every result is a dict with the keys `rlcost <command> --json` prints
+(SCENARIO.md). Bad input raises ScenarioError, whose `problems` lists each
+problem as {"path": field path, "message": ..., "line"/"file" when known}.
+"""
+
+import json as _json
+import os as _os
+
+from . import _rlcost
+
+__all__ = ["estimate", "simulate", "waterfall", "price", "validate", "catalog", "sensitivity", "sweep",
+           "ScenarioError", "DoesNotFitError", "NotYetError"]
+
+
+class ScenarioError(ValueError):
+    """The scenario (or an argument) is wrong. `problems` holds one dict per
+    problem with its field `path` and `message`; `code` is rlcost's error code."""
+
+    def __init__(self, code, problems):
+        self.code = code
+        self.problems = problems
+        lines = []
+        for p in problems:
+            where = ":".join(str(x) for x in (p.get("file"), p.get("line")) if x)
+            head = ": ".join(x for x in (where, p.get("path", "")) if x)
+            lines.append(f"{head}: {p.get('message', '')}" if head else p.get("message", ""))
+        super().__init__("\n".join(lines) or code)
+
+
+class DoesNotFitError(ScenarioError):
+    """The scenario is valid but cannot run as given (memory, GPU counts)."""
+
+
+class NotYetError(NotImplementedError):
+    """A feature rlcost does not have yet."""
+
+
+def _scenario(scenario):
+    """(file, text) for the engine: a path, YAML/JSON text, a dict or None (the built-in default)."""
+    if scenario is None:
+        return "", ""
+    if isinstance(scenario, dict):
+        return "", _json.dumps(scenario, allow_nan=False)
+    if isinstance(scenario, _os.PathLike):
+        return _os.fspath(scenario), ""
+    if isinstance(scenario, str):
+        # One line naming an existing file, or ending like a scenario file name, is a path.
+        if "\n" not in scenario and (_os.path.isfile(scenario) or
+                                     scenario.lower().endswith((".yaml", ".yml", ".json"))):
+            return scenario, ""
+        return "", scenario
+    raise TypeError(f"scenario must be a path, YAML/JSON text or a dict, not {type(scenario).__name__}")
+
+
+def _sets(overrides):
+    """{"model": "qwen3-32b"} -> ["model=qwen3-32b"] (values as YAML, like --set)."""
+    if not overrides:
+        return []
+    return [f"{k}={_json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.items()]
+
+
+def _result(pair):
+    code, text = pair
+    data = _json.loads(text)
+    if code is None:
+        return data
+    problems = data.get("error", {}).get("problems", [])
+    if code == "does_not_fit":
+        raise DoesNotFitError(code, problems)
+    if code == "not_implemented":
+        raise NotYetError("; ".join(p.get("message", "") for p in problems))
+    if code == "internal":
+        raise RuntimeError("rlcost internal error: " + "; ".join(p.get("message", "") for p in problems))
+    raise ScenarioError(code, problems)
+
+
+def estimate(scenario=None, overrides=None):
+    """Closed-form estimate of one scenario (like `rlcost estimate --json`).
+    `overrides` maps dotted field paths to values, like `--set`."""
+    return _result(_rlcost.estimate(*_scenario(scenario), _sets(overrides)))
+
+
+def simulate(scenario=None, steps=0, seed=1, overrides=None):
+    """Discrete-event simulation (like `rlcost simulate --json`); steps=0 runs the scenario's algorithm.steps."""
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0, got {steps}")
+    return _result(_rlcost.simulate(*_scenario(scenario), _sets(overrides), int(seed), int(steps)))
+
+
+def waterfall(scenario=None, order="async,fp8,hardware,grpo2,lora,moe", gpu="b200", tenants=0, rank=0,
+              moe_model="qwen3-30b-a3b", dense_model="", overrides=None):
+    """The cost levers applied one at a time to a naive baseline (like `rlcost waterfall --json`)."""
+    if not isinstance(order, str):
+        order = ",".join(order)
+    return _result(_rlcost.waterfall(*_scenario(scenario), _sets(overrides), order, gpu, int(tenants), int(rank),
+                                     moe_model, dense_model))
+
+
+def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None):
+    """Price card per model x GPU (like `rlcost price --json`)."""
+    if not isinstance(stack, str):
+        stack = ",".join(stack)
+    return _result(_rlcost.price(*_scenario(scenario), _sets(overrides), list(models), list(gpus), stack,
+                                 int(tenants)))
+
+
+def validate(directory, path="both", seed=1, sim_steps=0):
+    """Predicted vs measured for a folder of scenarios with `expect` blocks (like `rlcost validate --json`)."""
+    return _result(_rlcost.validate(_os.fspath(directory), path, int(seed), int(sim_steps)))
+
+
+def catalog():
+    """The built-in GPUs and models (like `rlcost catalog --json`)."""
+    return _result(_rlcost.catalog())
+
+
+def sensitivity(*args, **kwargs):
+    """Not yet: rlcost has no sensitivity analysis in this build."""
+    raise NotYetError("sensitivity analysis is not yet available in this build of rlcost")
+
+
+def sweep(*args, **kwargs):
+    """Not yet: rlcost has no sweep in this build."""
+    raise NotYetError("sweeps are not yet available in this build of rlcost")
