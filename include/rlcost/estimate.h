@@ -51,6 +51,19 @@ struct RunBreakdown {
   double total_h() const { return steps_h + startup_h + checkpoints_h + evaluation_h + restarts_h; }
 };
 
+// The run's dollars by what they pay for (docs/model.md, "Dollars by
+// phase"): the steps' GPU dollars split by the step's GPU-seconds per phase,
+// the sandbox CPU dollars, and the GPU dollars of the run-level parts. The
+// nine add up to Estimate::usd.
+struct UsdByPhase {
+  double rollout = 0, train = 0, other = 0, idle = 0;  // steps: GPU dollars
+  double sandbox = 0;                                  // steps: sandbox CPU dollars
+  double startup = 0, checkpoints = 0, evaluation = 0, restarts = 0;
+  double total() const {
+    return rollout + train + other + idle + sandbox + startup + checkpoints + evaluation + restarts;
+  }
+};
+
 struct Estimate {
   std::string scenario_name;
   std::string method = "analytic";  // analytic | simulated
@@ -75,6 +88,7 @@ struct Estimate {
   double wall_time_h = 0;
   double usd = 0;
   RunBreakdown run;  // wall_time_h = run.total_h()
+  UsdByPhase usd_by_phase;  // usd = usd_by_phase.total()
   GoalEstimate goal;
   std::vector<std::string> assumptions;  // what the numbers rest on, in words
 };

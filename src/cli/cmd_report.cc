@@ -1,8 +1,12 @@
 // `rlcost report FILE -o report.html [--simulate] [lever options]`: one
 // self-contained HTML file (inline SVG, CSS and JS; works offline).
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "cli/common.h"
 #include "core/file.h"
@@ -20,6 +24,41 @@ struct ReportArgs {
   bool simulate = false;
   uint64_t seed = 1;
 };
+// The scenario on 1/4 .. 4x its GPUs, loaded through --set so that every
+// count is checked like a user's own (tensor parallelism, memory, placement).
+std::vector<report::GpuCountPoint> GpuCountSweep(const std::string& file, const Catalog& cat, const Common& common,
+                                                 const Scenario& s) {
+  std::vector<report::GpuCountPoint> out;
+  const int g = s.hardware.gpus;
+  std::vector<int> counts;
+  for (int d : {4, 2}) {
+    if (g % d == 0 && g / d >= 1) counts.push_back(g / d);
+  }
+  for (int m : {1, 2, 4}) counts.push_back(g * m);
+  for (int n : counts) {
+    report::GpuCountPoint p;
+    p.gpus = n;
+    Common c = common;
+    c.sets.push_back(fmt::format("hardware.gpus={}", n));
+    if (s.placement.mode == PlacementMode::kDisaggregated) {
+      int r = std::clamp(static_cast<int>(std::lround(double(n) * s.placement.rollout_gpus / g)), 1, std::max(1, n - 1));
+      c.sets.push_back(fmt::format("placement.rollout_gpus={}", r));
+      c.sets.push_back(fmt::format("placement.train_gpus={}", n - r));
+    }
+    auto v = LoadScenario(file, cat, c);
+    Result<Estimate> e = v ? EstimateAnalytic(*v) : Result<Estimate>(Fail(v.error()));
+    if (e) {
+      p.usd = e->usd;
+      p.wall_time_h = e->wall_time_h;
+      p.usd_per_useful_sample = e->usd_per_useful_sample;
+    } else {
+      p.error = e.error().problems.empty() ? e.error().ToString() : e.error().problems.front().ToString();
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterReport(CLI::App& app, int& exit_code) {
@@ -62,6 +101,7 @@ void RegisterReport(CLI::App& app, int& exit_code) {
     std::vector<double> ps;
     for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // 0.02 .. 0.98: at 0 and 1 no group is informative
     in.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
+    in.gpu_counts = GpuCountSweep(args->file, cat, args->common, *s);
     if (auto ok = WriteFileAtomic(args->out, report::RenderHtml(in), "--output"); !ok) {
       exit_code = PrintError(ok.error(), args->common.json);
       return;

@@ -133,6 +133,27 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.gpu_hours = e.wall_time_h * gpus;
   e.cpu_hours = t.sandbox_cpu_s * steps / 3600.0;
   e.usd = e.gpu_hours * s.hardware.price_per_gpu_hour + e.usd_sandbox_per_step * steps;
+  {
+    // Dollars by phase (docs/model.md): the steps' GPU dollars in the
+    // proportions of the step's GPU-seconds, the run-level hours at full price.
+    const double usd_per_h = gpus * s.hardware.price_per_gpu_hour;
+    const double step_gpu_s = t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle;
+    const double steps_usd = e.run.steps_h * usd_per_h;
+    UsdByPhase& u = e.usd_by_phase;
+    if (step_gpu_s > 0) {
+      u.rollout = steps_usd * t.gpu_s_rollout / step_gpu_s;
+      u.train = steps_usd * t.gpu_s_train / step_gpu_s;
+      u.other = steps_usd * t.gpu_s_other / step_gpu_s;
+      u.idle = steps_usd * t.gpu_s_idle / step_gpu_s;
+    } else {
+      u.idle = steps_usd;
+    }
+    u.sandbox = e.usd_sandbox_per_step * steps;
+    u.startup = e.run.startup_h * usd_per_h;
+    u.checkpoints = e.run.checkpoints_h * usd_per_h;
+    u.evaluation = e.run.evaluation_h * usd_per_h;
+    u.restarts = e.run.restarts_h * usd_per_h;
+  }
   e.assumptions = Assumptions(s);
   for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   if (s.goal.target_pass_rate) {

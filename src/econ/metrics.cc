@@ -72,6 +72,15 @@ std::vector<MetricDef> MakeMetrics() {
     {"goal.steps", "", "steps to reach goal.target_pass_rate on the learning curve", false, [](const Estimate& e) { return GoalValue(e, e.goal.steps); }},
     {"goal.gpu_hours", "GPU-h", "GPU-hours to reach the target", false, [](const Estimate& e) { return GoalValue(e, e.goal.gpu_hours); }},
     {"goal.usd", "USD", "dollars to reach the target", false, [](const Estimate& e) { return GoalValue(e, e.goal.usd); }},
+    {"run.usd_by_phase.rollout", "USD", "of the run's dollars: GPUs generating rollouts during the steps", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.rollout; }},
+    {"run.usd_by_phase.train", "USD", "of which GPUs in the policy update", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.train; }},
+    {"run.usd_by_phase.other", "USD", "of which GPUs in log-prob/reference passes, weight sync, rewards", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.other; }},
+    {"run.usd_by_phase.idle", "USD", "of which GPUs idle during the steps", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.idle; }},
+    {"run.usd_by_phase.sandbox", "USD", "of which sandbox CPUs", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.sandbox; }},
+    {"run.usd_by_phase.startup", "USD", "of which GPUs held through start-up", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.startup; }},
+    {"run.usd_by_phase.checkpoints", "USD", "of which GPUs waiting for checkpoint writes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.checkpoints; }},
+    {"run.usd_by_phase.evaluation", "USD", "of which GPUs in evaluation passes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.evaluation; }},
+    {"run.usd_by_phase.restarts", "USD", "of which GPUs through expected failures and restarts", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.restarts; }},
   };
   // clang-format on
 }

@@ -77,10 +77,24 @@ constexpr const char* kJs = R"JS(
     c.setAttribute('data-marks',marks);
     if(marks===0||box.width<=0||box.height<=0) bad.push(c.id||'?');
   });
+  // Stacked bars as drawn: each segment starts where the previous one ended,
+  // is as wide as its own value, and the segments add up to the bar's total.
+  var bars=document.querySelectorAll('svg.chart g.bar'), segs=0;
+  bars.forEach(function(g){
+    var ppu=+g.getAttribute('data-px-per-unit'), x=+g.getAttribute('data-x0'), ok=true;
+    g.querySelectorAll('rect.seg').forEach(function(r){
+      var b=r.getBBox(), want=+r.getAttribute('data-value')*ppu;
+      if(Math.abs(b.x-x)>0.5||Math.abs(b.width-want)>0.5) ok=false;
+      x=b.x+b.width; segs++;
+    });
+    if(Math.abs(x-(+g.getAttribute('data-x0'))-(+g.getAttribute('data-total'))*ppu)>0.5) ok=false;
+    if(!ok){var c=g.closest('svg');bad.push('bar geometry in '+(c&&c.id||'?'));}
+  });
   var out=document.getElementById('selfcheck');
   if(charts.length>0&&bad.length===0){
     out.setAttribute('data-status','ok');
-    out.textContent='SELF-CHECK OK: '+charts.length+' charts rendered';
+    out.textContent='SELF-CHECK OK: '+charts.length+' charts rendered; '+segs+' bar segments drawn to their own size';
+    out.setAttribute('data-bar-segments',segs);
   }else{
     out.setAttribute('data-status','fail');
     out.textContent='SELF-CHECK FAILED: '+charts.length+' charts; empty: '+bad.join(',');
@@ -110,6 +124,22 @@ double Get(const Estimate& e, std::string_view key) {
 std::string Rect(double x, double y, double w, double h, const std::string& fill, const std::string& tip) {
   return fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" data-tip="{}"/>)", x, y,
                      std::max(w, 0.0), std::max(h, 0.0), fill, HtmlEscape(tip));
+}
+
+// One segment of a stacked bar: drawn from x0 to x1 (its own size, never the
+// running total), with the value it stands for in data-value so that a test
+// or the page's self-check can hold the geometry to the numbers. Coordinates
+// keep three decimals so that widths add up to the bar within 0.01 px.
+std::string Segment(double x0, double x1, double y, double h, const std::string& fill, double value,
+                    const std::string& tip) {
+  return fmt::format(R"(<rect class="seg" x="{:.3f}" y="{:.1f}" width="{:.3f}" height="{:.1f}" fill="{}" data-value="{:.6g}" data-tip="{}"/>)",
+                     x0, y, std::max(x1 - x0, 0.0), std::max(h, 0.0), fill, value, HtmlEscape(tip));
+}
+
+// A stacked bar: a group whose segments lie side by side from x0 and add up
+// to `total` drawn over `length` px (data-px-per-unit = length / total).
+std::string BarOpen(double x0, double total, double px_per_unit) {
+  return fmt::format(R"(<g class="bar" data-x0="{:.3f}" data-total="{:.6g}" data-px-per-unit="{:.6g}">)", x0, total, px_per_unit);
 }
 
 std::string Text(double x, double y, const std::string& s, const char* anchor = "start", const char* cls = "") {
@@ -249,8 +279,11 @@ struct Named {
   const Estimate* e;
 };
 
+// Bars of seconds ("s"), of dollars ("USD") or of shares (share = true).
 std::string StackedBars(const std::string& id, const std::string& title, const std::vector<Named>& rows,
-                        const std::vector<Part>& parts, const char* unit_label, bool share) {
+                        const std::vector<Part>& parts, const char* unit_label, bool share, const char* unit = "s") {
+  const bool usd = std::string_view(unit) == "USD";
+  auto Amount = [&](double v) { return usd ? Usd(v) : Sec(v); };
   const int W = 1200, L = 250, R = 30, T = 56, row_h = 30;
   const int H = T + row_h * static_cast<int>(rows.size()) + 40;
   std::string s = SvgOpen(id, W, H, title);
@@ -270,25 +303,27 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
   auto X = [&](double v) { return L + (W - L - R) * v / (xmax > 0 ? xmax : 1); };
   for (double t : ticks) {
     s += Line(X(t), T, X(t), H - 30, "grid");
-    s += Text(X(t), H - 14, share ? fmt::format("{:.0f}%", t * 100) : FormatValue(t, "s"), "middle");
+    s += Text(X(t), H - 14, share ? fmt::format("{:.0f}%", t * 100) : FormatValue(t, unit), "middle");
   }
   s += Text(W - R, H - 2, unit_label, "end");
   for (size_t i = 0; i < rows.size(); ++i) {
     double y = T + row_h * i + 4;
     s += Text(L - 8, y + 16, rows[i].name, "end");
     double tot = 0;
-    for (const auto& p : parts) tot += Get(*rows[i].e, p.key);
+    for (const auto& p : parts) tot += std::max(0.0, Get(*rows[i].e, p.key));
     double x = 0;
+    s += BarOpen(X(0), share ? (tot > 0 ? 1.0 : 0.0) : tot, X(1) - X(0));
     for (const auto& p : parts) {
       double v = Get(*rows[i].e, p.key);
       if (v <= 0) continue;
       double len = share ? v / tot : v;
       std::string tip = share ? fmt::format("{} — {}: {} GPU-s per step ({:.1f}%)", rows[i].name, p.name, FormatValue(v, "s"), 100 * v / tot)
-                              : fmt::format("{} — {}: {} ({:.1f}% of the step)", rows[i].name, p.name, Sec(v), 100 * v / tot);
-      s += Rect(X(x), y, X(x + len) - X(0), row_h - 8, p.color, tip);
+                              : fmt::format("{} — {}: {} ({:.1f}% of the {})", rows[i].name, p.name, Amount(v), 100 * v / tot, usd ? "run" : "step");
+      s += Segment(X(x), X(x + len), y, row_h - 8, p.color, len, tip);
       x += len;
     }
-    if (!share) s += Text(X(x) + 6, y + 16, Sec(tot));
+    s += "</g>";
+    if (!share) s += Text(X(x) + 6, y + 16, Amount(tot));
   }
   return s + "</svg>";
 }
@@ -354,6 +389,50 @@ std::string PassRateChart(const std::vector<levers::PassRateCurve>& curves, doub
   return s + "</svg>";
 }
 
+// --- Cost against GPU count ---------------------------------------------------------
+
+// Dollars for the run (bars, log scale) at each GPU count, wall time written
+// on each bar; a count that does not run shows why.
+std::string GpuCountChart(const std::vector<GpuCountPoint>& pts, int current) {
+  const int W = 1200, H = 400, L = 90, R = 30, T = 52, B = 70;
+  std::string s = SvgOpen("chart-gpucount", W, H, "cost of the run against GPU count");
+  s += Text(10, 20, "Dollars for the whole run against the number of GPUs (log scale); wall time on each bar", "start", "title");
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& p : pts) {
+    if (p.usd && *p.usd > 0) { lo = std::min(lo, *p.usd); hi = std::max(hi, *p.usd); }
+  }
+  if (!(hi > 0)) {
+    s += Text(W / 2.0, H / 2.0, "no GPU count produced an estimate", "middle");
+    return s + "</svg>";
+  }
+  double ylo = std::pow(10.0, std::floor(std::log10(lo * 0.8))), yhi = std::pow(10.0, std::ceil(std::log10(hi * 1.2)));
+  auto Y = [&](double v) { return T + (H - T - B) * (1 - (std::log10(v) - std::log10(ylo)) / (std::log10(yhi) - std::log10(ylo))); };
+  for (double t : LogTicks(ylo, yhi)) {
+    s += Line(L, Y(t), W - R, Y(t), "grid");
+    s += Text(L - 6, Y(t) + 4, Usd(t), "end");
+  }
+  s += Line(L, T, L, H - B, "axis");
+  s += Line(L, H - B, W - R, H - B, "axis");
+  s += Text((L + W - R) / 2.0, H - 8, "GPUs", "middle");
+  const double slot = double(W - L - R) / std::max<size_t>(pts.size(), 1);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const auto& p = pts[i];
+    double x = L + slot * i + slot * 0.2, w = slot * 0.6;
+    s += Text(x + w / 2, H - B + 18, fmt::format("{}{}", p.gpus, p.gpus == current ? " (this scenario)" : ""), "middle");
+    if (!p.usd) {
+      s += Rect(x, H - B - 4, w, 4, kColIdle, fmt::format("{} GPUs: {}", p.gpus, p.error));
+      s += Text(x + w / 2, H - B - 10, "does not run", "middle");
+      continue;
+    }
+    std::string tip = fmt::format("{} GPUs: {} for the run, {} wall time, {} per useful sample", p.gpus, Usd(*p.usd),
+                                  FormatValue(p.wall_time_h.value_or(0), "h") + " h", Usd(p.usd_per_useful_sample.value_or(0)));
+    s += Rect(x, Y(*p.usd), w, H - B - Y(*p.usd), p.gpus == current ? kColRollout : "#8fb3ea", tip);
+    s += Text(x + w / 2, Y(*p.usd) - 6, Usd(*p.usd), "middle");
+    if (p.wall_time_h) s += Text(x + w / 2, H - B + 34, FormatValue(*p.wall_time_h, "h") + " h", "middle");
+  }
+  return s + "</svg>";
+}
+
 // --- Timeline of one step ------------------------------------------------------------
 
 std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated) {
@@ -383,14 +462,18 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
   auto lane = [&](int k, const std::string& name, std::vector<std::pair<const Part*, double>> seq, double end) {
     double y = T + k * lane_h + 4;
     s += Text(L - 8, y + 20, name, "end");
-    double x = 0;
+    double x = 0, total = 0;
+    for (auto& [p, d] : seq) total += std::max(0.0, d);
+    if (end > total + 1e-9) total = end;
+    s += BarOpen(X(0), total, X(1) - X(0));
     for (auto& [p, d] : seq) {
       if (d <= 0) continue;
-      s += Rect(X(x), y, X(x + d) - X(0), lane_h - 10, p->color,
-                fmt::format("{}: {} from {} to {}", p->name, Sec(d), Sec(x), Sec(x + d)));
+      s += Segment(X(x), X(x + d), y, lane_h - 10, p->color, d,
+                   fmt::format("{}: {} from {} to {}", p->name, Sec(d), Sec(x), Sec(x + d)));
       x += d;
     }
-    if (end > x + 1e-9) s += Rect(X(x), y, X(end) - X(x), lane_h - 10, kColIdle, fmt::format("{}: idle {} (waiting)", name, Sec(end - x)));
+    if (end > x + 1e-9) s += Segment(X(x), X(end), y, lane_h - 10, kColIdle, end - x, fmt::format("{}: idle {} (waiting)", name, Sec(end - x)));
+    s += "</g>";
   };
   const auto& P = StepParts();
   if (!async) {
@@ -531,16 +614,39 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "<section><h2>3. GPU time by phase</h2>";
   body += StackedBars("chart-gputime", "Share of GPU-seconds per step by what the GPUs do (all GPUs of the run)", rows, gpu_parts, "share of GPU time", true);
   body += "</section>";
+  static const std::vector<Part> usd_parts = {{"run.usd_by_phase.rollout", "rollout", kColRollout},
+                                              {"run.usd_by_phase.train", "train", kColTrain},
+                                              {"run.usd_by_phase.other", "log-prob, reference, sync, reward", kColLogprob},
+                                              {"run.usd_by_phase.idle", "idle in steps", kColIdle},
+                                              {"run.usd_by_phase.sandbox", "sandbox CPUs", kColReward},
+                                              {"run.usd_by_phase.startup", "start-up", kColReference},
+                                              {"run.usd_by_phase.checkpoints", "checkpoints", kColOverhead},
+                                              {"run.usd_by_phase.evaluation", "evaluation", "#f2c14e"},
+                                              {"run.usd_by_phase.restarts", "restarts", kColSync}};
+  body += "<section><h2>4. Dollars by phase</h2>";
+  body += "<p class=\"sub\">The run's bill split by what it pays for: the steps' GPU dollars in proportion to their GPU-seconds, "
+          "sandbox CPUs, and the GPUs held through start-up, checkpoints, evaluation and restarts.</p>";
+  body += StackedBars("chart-usdphase", "Dollars for the whole run by phase", rows, usd_parts, "dollars for the run", false, "USD");
+  body += "</section>";
+  body += "<section><h2>5. Cost against GPU count</h2>";
+  if (!in.gpu_counts.empty()) {
+    body += "<p class=\"sub\">The same scenario on fewer or more GPUs of the same kind (a disaggregated split keeps its proportions). "
+            "More GPUs shorten the run; the bill moves with how well the work spreads over them.</p>";
+    body += GpuCountChart(in.gpu_counts, sc.hardware.gpus);
+  } else {
+    body += "<p class=\"note\">Not computed for this report.</p>";
+  }
+  body += "</section>";
 
   // Pass rate.
-  body += "<section><h2>4. Cost per useful sample against pass rate</h2>";
+  body += "<section><h2>6. Cost per useful sample against pass rate</h2>";
   body += "<p class=\"sub\">Every task at the same pass rate p; a group of G is informative with probability 1 − p^G − (1−p)^G. "
           "Small groups are cheap per rollout but waste more of them when p is near 0 or 1.</p>";
   body += PassRateChart(in.curves, sc.environment.pass_rate.mean());
   body += "</section>";
 
   // Timeline.
-  body += "<section><h2>5. One step on a timeline</h2>";
+  body += "<section><h2>7. One step on a timeline</h2>";
   if (in.simulated) {
     body += TimelineChart(sc, *in.simulated, true);
   } else {
@@ -553,7 +659,7 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "</section>";
 
   // The run beyond its steps.
-  body += "<section><h2>6. The whole run</h2><table><tr><th>part</th><th>hours</th><th>share</th>"
+  body += "<section><h2>8. The whole run</h2><table><tr><th>part</th><th>hours</th><th>share</th>"
           "<th style=\"text-align:left\">what</th></tr>";
   {
     const RunBreakdown& r = e.run;

@@ -16,6 +16,14 @@
 
 namespace rlcost::report {
 
+// The scenario on another number of GPUs: its run's dollars and wall time,
+// or why it does not run there.
+struct GpuCountPoint {
+  int gpus = 0;
+  std::optional<double> usd, wall_time_h, usd_per_useful_sample;
+  std::string error;
+};
+
 struct HtmlInput {
   const Scenario* scenario = nullptr;
   const Estimate* estimate = nullptr;            // analytic, required
@@ -24,6 +32,7 @@ struct HtmlInput {
   const levers::Waterfall* waterfall = nullptr;  // optional
   std::string waterfall_error;
   std::vector<levers::PassRateCurve> curves;     // cost per useful sample vs pass rate
+  std::vector<GpuCountPoint> gpu_counts;        // cost vs GPU count; empty = not drawn
 };
 
 std::string RenderHtml(const HtmlInput& in);

@@ -61,6 +61,15 @@ TEST(Estimate, EverySharedScenarioEstimatesWithSaneNumbers) {
     EXPECT_NEAR(e->usd, e->gpu_hours * s->hardware.price_per_gpu_hour + e->cpu_hours *
                             (s->environment.sandbox ? s->environment.sandbox->price_per_cpu_hour : 0.0),
                 1e-6 * e->usd);
+    // Dollars by phase add up to the run's dollars; the steps' GPU part is
+    // split in the proportions of the step's GPU-seconds.
+    const UsdByPhase& u = e->usd_by_phase;
+    EXPECT_NEAR(u.total(), e->usd, 1e-9 * e->usd);
+    for (double v : {u.rollout, u.train, u.other, u.idle, u.sandbox, u.startup, u.checkpoints, u.evaluation, u.restarts}) {
+      EXPECT_GE(v, 0.0);
+    }
+    if (u.train > 0) EXPECT_NEAR(u.rollout / u.train, t.gpu_s_rollout / t.gpu_s_train, 1e-9 * u.rollout / u.train);
+    EXPECT_NEAR(u.startup, e->run.startup_h * s->hardware.gpus * s->hardware.price_per_gpu_hour, 1e-9 * e->usd);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "report/html.h"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -42,6 +44,10 @@ Estimate FakeEstimate(double scale) {
   e.usd_per_useful_sample = 0.002 * scale;
   e.usd_per_reward_bit = 0.003 * scale;
   e.usd = 600 * scale;
+  e.usd_by_phase.rollout = 360 * scale;
+  e.usd_by_phase.train = 180 * scale;
+  e.usd_by_phase.other = 50 * scale;
+  e.usd_by_phase.startup = 10 * scale;
   e.signal.rollouts_per_step = 1024;
   e.signal.informative_fraction = 0.8;
   e.signal.useful_samples_per_step = 819.2;
@@ -100,12 +106,84 @@ TEST(Html, IsSelfContainedWithSixCharts) {
   // Waterfall ($/useful, $/step), step time, GPU time, pass rate, timeline.
   size_t charts = 0;
   for (size_t p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1)) ++charts;
-  EXPECT_EQ(charts, 6u);
+  EXPECT_EQ(charts, 7u);  // + dollars by phase (no GPU-count sweep in the fixture)
   // The scenario name is escaped, never raw.
   EXPECT_EQ(html.find("hand <built>"), std::string::npos);
   EXPECT_NE(html.find("hand &lt;built&gt;"), std::string::npos);
   // Step-time bar of the baseline: 60 s rollout tooltip with its share (60 of 100 s).
   EXPECT_NE(html.find("rollout: 60.0 s (60.0% of the step)"), std::string::npos);
+}
+
+// --- Bar geometry as written in the SVG -------------------------------------------
+
+double Attr(const std::string& tag, const std::string& name) {
+  std::smatch m;
+  std::regex re(" " + name + R"re(="([^"]*)")re");
+  if (!std::regex_search(tag, m, re)) return std::nan("");
+  return std::stod(m[1]);
+}
+
+struct Bar {
+  double x0, total, ppu;
+  std::vector<std::pair<double, double>> segs;  // (x, width)
+  std::vector<double> values;
+};
+
+// Every <g class="bar"> of one chart with its segments, read off the markup.
+std::vector<Bar> ReadBars(const std::string& html, const std::string& chart_id) {
+  size_t a = html.find("id=\"" + chart_id + "\"");
+  size_t b = html.find("</svg>", a);
+  std::string svg = html.substr(a, b - a);
+  std::vector<Bar> bars;
+  std::regex tag(R"re(<g class="bar"[^>]*>|<rect class="seg"[^>]*>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator(); ++it) {
+    std::string t = it->str();
+    if (t.rfind("<g", 0) == 0) {
+      bars.push_back({Attr(t, "data-x0"), Attr(t, "data-total"), Attr(t, "data-px-per-unit"), {}, {}});
+    } else if (!bars.empty()) {
+      bars.back().segs.push_back({Attr(t, "x"), Attr(t, "width")});
+      bars.back().values.push_back(Attr(t, "data-value"));
+    }
+  }
+  return bars;
+}
+
+// Each segment starts where the previous ended, is as wide as its own value
+// (one px-per-unit for the whole chart) and the segments fill the bar.
+void ExpectOwnSizeSegments(const std::vector<Bar>& bars, size_t want_bars) {
+  ASSERT_EQ(bars.size(), want_bars);
+  for (const auto& bar : bars) {
+    EXPECT_NEAR(bar.ppu, bars.front().ppu, 1e-9);
+    double x = bar.x0, sum_w = 0;
+    ASSERT_FALSE(bar.segs.empty());
+    for (size_t i = 0; i < bar.segs.size(); ++i) {
+      EXPECT_NEAR(bar.segs[i].first, x, 0.01) << "segment " << i << " does not start where the previous ended";
+      EXPECT_NEAR(bar.segs[i].second, bar.values[i] * bar.ppu, 0.01) << "segment " << i << " is not its own size";
+      x += bar.segs[i].second;
+      sum_w += bar.segs[i].second;
+    }
+    EXPECT_NEAR(sum_w, bar.total * bar.ppu, 0.05) << "segments do not add up to the bar";
+  }
+}
+
+TEST(Html, StackedSegmentsAreDrawnToTheirOwnSize) {
+  Fixture f;
+  f.e.step.other_s = 0;
+  f.e.step.weight_sync_s = 0.04;  // a tiny weight sync stays tiny
+  f.e.step.logprob_s = 9.96;
+  std::string html = RenderHtml(f.in);
+  // Step time: this scenario + baseline + two stages = 4 bars.
+  auto bars = ReadBars(html, "chart-steptime");
+  ExpectOwnSizeSegments(bars, 4);
+  // This scenario: rollout 60, train 30, log-prob 9.96, sync 0.04 -> 100 s.
+  ASSERT_EQ(bars[0].values.size(), 4u);
+  EXPECT_NEAR(bars[0].total, 100, 1e-9);
+  EXPECT_NEAR(bars[0].segs[3].second, 0.04 * bars[0].ppu, 0.01);
+  EXPECT_LT(bars[0].segs[3].second, 1.0);  // drawn cumulatively it was the whole bar
+  EXPECT_NEAR(bars[0].segs[0].second / bars[0].segs[1].second, 2.0, 1e-3);
+  ExpectOwnSizeSegments(ReadBars(html, "chart-gputime"), 4);
+  ExpectOwnSizeSegments(ReadBars(html, "chart-timeline"), 1);
+  ExpectOwnSizeSegments(ReadBars(html, "chart-usdphase"), 4);
 }
 
 // --- Headless Chromium -----------------------------------------------------------
@@ -178,7 +256,7 @@ TEST(HtmlBrowser, HandBuiltReportLoadsCleanly) {
   Fixture f;
   fs::path html = dir / "r.html";
   std::ofstream(html) << RenderHtml(f.in);
-  ExpectCleanLoad(RunChromium(chromium, html, dir), 6);
+  ExpectCleanLoad(RunChromium(chromium, html, dir), 7);
   fs::remove_all(dir);
 }
 
@@ -200,6 +278,29 @@ TEST(HtmlBrowser, SelfCheckCatchesAnEmptyChart) {
   fs::remove_all(dir);
 }
 
+TEST(HtmlBrowser, SelfCheckCatchesCumulativeSegments) {
+  // A segment drawn from the bar's start to its end (the old cumulative bug)
+  // must fail the in-browser geometry check.
+  std::string chromium = FindChromium();
+  ASSERT_FALSE(chromium.empty()) << "headless Chromium not found: install it with `apt-get install -y chromium`";
+  fs::path dir = fs::temp_directory_path() / fmt::format("rlcost_html_cum_{}", ::getpid());
+  fs::create_directories(dir);
+  Fixture f;
+  std::string page = RenderHtml(f.in);
+  size_t a = page.find("id=\"chart-steptime\"");
+  size_t seg = page.find("<rect class=\"seg\"", a);
+  seg = page.find("<rect class=\"seg\"", seg + 1);  // the second segment of the first bar
+  size_t w = page.find("width=\"", seg) + 7;
+  page.replace(w, page.find('"', w) - w, "1000");
+  fs::path html = dir / "r.html";
+  std::ofstream(html) << page;
+  BrowserRun r = RunChromium(chromium, html, dir);
+  ASSERT_EQ(r.rc, 0) << r.log;
+  EXPECT_NE(r.dom.find("data-status=\"fail\""), std::string::npos);
+  EXPECT_NE(r.dom.find("bar geometry in chart-steptime"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(HtmlBrowser, FullStackReportFromTheCliRendersAllCharts) {
   std::string chromium = FindChromium();
   ASSERT_FALSE(chromium.empty()) << "headless Chromium not found: install it with `apt-get install -y chromium`";
@@ -215,7 +316,9 @@ TEST(HtmlBrowser, FullStackReportFromTheCliRendersAllCharts) {
   }
   ASSERT_EQ(rc, 0) << Slurp(dir / "cli.txt");
   BrowserRun r = RunChromium(chromium, html, dir, (dir / "shot.png").string());
-  ExpectCleanLoad(r, 6);
+  ExpectCleanLoad(r, 8);
+  // Laid out by the browser, every stacked segment matched its own value.
+  EXPECT_TRUE(std::regex_search(r.dom, std::regex(R"(SELF-CHECK OK: 8 charts rendered; [1-9]\d* bar segments drawn to their own size)")));
   // The waterfall ran (it is the report's first chart, not the fallback note).
   EXPECT_EQ(r.dom.find("Waterfall not available"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "shot.png"));
