@@ -86,6 +86,13 @@ struct RewardSpec {
   RewardType type = RewardType::kOutcome;
   int credited_steps = 1;        // process rewards: steps with their own reward
   Distribution verify_s;         // wall time to compute the reward, per trajectory
+  // Verifier errors (`environment.reward.noise`; docs/model.md, "Noisy
+  // rewards"): P(reward 1 | wrong rollout) and P(reward 0 | right rollout).
+  // Both 0 = a perfect verifier (the default); each in [0, 1), their sum < 1.
+  struct Noise {
+    double false_positive = 0;
+    double false_negative = 0;
+  } noise;
 };
 
 // The base model's per-task pass-rate distribution.

@@ -88,6 +88,11 @@ struct Summary {
   double gen_rounds_per_step = 1;
   double rollouts_per_round = 0;
   double gen_failure_probability = 0;
+  // Noisy reward (environment.reward.noise): 1 - fp - fn, the factor on the
+  // expected gradient of each informative rollout (useful_samples_per_step
+  // includes it), and the share of rollouts rewarded, fp + (1 - fp - fn) E[p].
+  double reward_signal_factor = 1;
+  double observed_pass_rate = 0;
 };
 
 Result<Summary> Analyze(const Scenario& s);

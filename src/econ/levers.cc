@@ -679,13 +679,14 @@ std::vector<Factor> Close(std::optional<double> total, std::vector<std::pair<std
   return out;
 }
 
-// Rollouts trained on per step = useful samples / informative fraction
-// (signal::Summary's definition), read through the metrics.
+// Rollouts trained on per step = useful samples / (informative fraction x
+// reward signal factor) (signal::Summary's definition), read through the metrics.
 std::optional<double> TrainedRollouts(const Estimate& e) {
   auto u = MetricValue(e, "signal.useful_samples_per_step");
   auto f = MetricValue(e, "signal.informative_fraction");
-  if (!u || !f || !(*f > 0)) return std::nullopt;
-  return *u / *f;
+  auto k = MetricValue(e, "signal.reward_signal_factor");
+  if (!u || !f || !(*f > 0) || !k || !(*k > 0)) return std::nullopt;
+  return *u / (*f * *k);
 }
 
 std::optional<double> Inv(std::optional<double> r) {
@@ -713,9 +714,13 @@ Comparison BuildComparison(std::vector<CompareEntry> entries) {
     // $/useful sample = $/step / (rollouts trained x informative fraction).
     auto useful = MetricRatio(b, a, "cost.usd_per_useful_sample");
     auto trained = OptRatio(TrainedRollouts(b), TrainedRollouts(a));
+    // Verifier errors enter only where the two runs' reward noise differs.
+    auto noise = Inv(MetricRatio(b, a, "signal.reward_signal_factor"));
+    if (noise && *noise == 1.0) noise.reset();
     d.per_useful_sample = Close(useful, {{"$ per step", step_usd},
                                          {"1 / rollouts trained per step", Inv(trained)},
-                                         {"1 / informative fraction", Inv(MetricRatio(b, a, "signal.informative_fraction"))}});
+                                         {"1 / informative fraction", Inv(MetricRatio(b, a, "signal.informative_fraction"))},
+                                         {"1 / reward signal factor (verifier errors)", noise}});
     // $/reward bit = $/step / (rollouts x bits per rollout).
     d.per_reward_bit = Close(MetricRatio(b, a, "cost.usd_per_reward_bit"),
                              {{"$ per step", step_usd},

@@ -81,6 +81,8 @@ std::vector<MetricDef> MakeMetrics() {
     {"run.usd_by_phase.checkpoints", "USD", "of which GPUs waiting for checkpoint writes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.checkpoints; }},
     {"run.usd_by_phase.evaluation", "USD", "of which GPUs in evaluation passes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.evaluation; }},
     {"run.usd_by_phase.restarts", "USD", "of which GPUs through expected failures and restarts", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.restarts; }},
+    {"signal.reward_signal_factor", "", "expected gradient of a noisy reward relative to a correct one (1 - false positive - false negative rate)", false, [](const Estimate& e) -> Opt { return e.signal.reward_signal_factor; }},
+    {"signal.observed_pass_rate", "", "share of rollouts the verifier rewards (true pass rate seen through its errors)", false, [](const Estimate& e) -> Opt { return e.signal.observed_pass_rate; }},
   };
   // clang-format on
 }

@@ -58,6 +58,47 @@ double ProcessBitsAt(double p, double pc, int k) {
   return k * h;
 }
 
+// The verifier as a noisy channel on the true pass/fail outcome
+// (environment.reward.noise; docs/model.md, "Noisy rewards"): a wrong rollout
+// is rewarded with probability fp, a right one is not with probability fn.
+struct Channel {
+  double fp = 0, fn = 0;
+  bool clean() const { return fp == 0 && fn == 0; }
+  double scale() const { return 1 - fp - fn; }  // 1 - fp - fn > 0
+  // Observed pass probability q = fp + (1 - fp - fn) p and 1 - q = fn + (1 - fp - fn)(1 - p):
+  // sums of non-negative terms, so both stay accurate near 0 and 1.
+  std::pair<double, double> Observed(double p, double pc) const {
+    if (clean()) return {p, pc};
+    return {fp + scale() * p, fn + scale() * pc};
+  }
+  // I(observed; true) per Bernoulli(p) outcome: H(q) - p H(fn) - (1-p) H(fp).
+  double BitsAt(double p, double pc) const {
+    const auto [q, qc] = Observed(p, pc);
+    double h = 0;
+    if (q > 0) h -= q * std::log2(q);
+    if (qc > 0) h -= qc * std::log2(qc);
+    if (clean()) return h;
+    return std::max(0.0, h - p * si::BinaryEntropyBits(fn) - pc * si::BinaryEntropyBits(fp));
+  }
+};
+
+Channel ChannelOf(const RewardSpec& r) { return {r.noise.false_positive, r.noise.false_negative}; }
+
+// The noisy forms of the per-task functions above: each credited step's
+// outcome passes through the channel independently.
+double NoisyMixedAt(double p, double pc, int g, int k, const Channel& ch) {
+  const auto [s, sc] = StepPassRate(p, pc, std::max(k, 1));
+  const auto [q, qc] = ch.Observed(s, sc);
+  const double m = MixedProbability(q, qc, g);
+  if (k <= 1 || m >= 1) return m;
+  return -std::expm1(k * std::log1p(-m));
+}
+
+double NoisyBitsAt(double p, double pc, int k, const Channel& ch) {
+  const auto [s, sc] = StepPassRate(p, pc, std::max(k, 1));
+  return std::max(k, 1) * ch.BitsAt(s, sc);
+}
+
 Error InvalidPassRate(const std::string& message) {
   return Error::Invalid("environment.pass_rate", message);
 }
@@ -73,10 +114,32 @@ double Expect(const PassRateSpec& eff, const F& f) {
   return e;
 }
 
-double OutcomeInformative(const PassRateSpec& eff, int g) {
+// E[q^g] under Beta(a, b) for q = c + s p (c, s >= 0): the binomial expansion
+// sum_j C(g, j) c^(g-j) s^j E[p^j], every term non-negative (no cancellation).
+double ShiftedBetaPower(double a, double b, int g, double c, double s) {
+  if (c <= 0) return std::exp(g * std::log(s)) * si::BetaMoment(a, b, g, 0);
+  double sum = 0;
+  const double log_c = std::log(c), log_s = std::log(s), lg = std::lgamma(g + 1.0);
+  for (int j = 0; j <= g; ++j) {
+    const double log_binom = lg - std::lgamma(j + 1.0) - std::lgamma(g - j + 1.0);
+    sum += std::exp(log_binom + (g - j) * log_c + j * log_s + (j > 0 ? std::log(si::BetaMoment(a, b, j, 0)) : 0.0));
+  }
+  return sum;
+}
+
+double OutcomeInformative(const PassRateSpec& eff, int g, const Channel& ch = {}) {
   // A group of one always agrees with itself: exactly 0 (1 - E[p] - E[1 - p]
   // would leave a rounding residue of ~1e-16 that a goal would divide by).
   if (g < 2) return 0;
+  if (!ch.clean()) {
+    if (IsBeta(eff)) {
+      // 1 - E[q^G] - E[(1-q)^G], q = fp + s p, 1 - q = fn + s (1 - p), 1 - p ~ Beta(b, a).
+      const double v = 1 - ShiftedBetaPower(eff.a, eff.b, g, ch.fp, ch.scale()) -
+                       ShiftedBetaPower(eff.b, eff.a, g, ch.fn, ch.scale());
+      return std::clamp(v, 0.0, 1.0);
+    }
+    return Expect(eff, [&](double p, double pc) { return NoisyMixedAt(p, pc, g, 1, ch); });
+  }
   if (IsBeta(eff)) {
     const double v = 1 - si::BetaMoment(eff.a, eff.b, g, 0) - si::BetaMoment(eff.a, eff.b, 0, g);
     return std::clamp(v, 0.0, 1.0);
@@ -86,23 +149,29 @@ double OutcomeInformative(const PassRateSpec& eff, int g) {
   return e;
 }
 
-double ProcessInformative(const PassRateSpec& eff, int g, int k) {
-  if (k <= 1) return OutcomeInformative(eff, g);
+double ProcessInformative(const PassRateSpec& eff, int g, int k, const Channel& ch = {}) {
+  if (k <= 1) return OutcomeInformative(eff, g, ch);
   if (g < 1) return 0;
+  if (!ch.clean())
+    return std::clamp(Expect(eff, [&](double p, double pc) { return NoisyMixedAt(p, pc, g, k, ch); }), 0.0, 1.0);
   return std::clamp(Expect(eff, [&](double p, double pc) { return ProcessMixedAt(p, pc, g, k); }), 0.0, 1.0);
 }
 
-double RewardBits(const PassRateSpec& eff, int k) {
+double RewardBits(const PassRateSpec& eff, int k, const Channel& ch = {}) {
+  if (!ch.clean()) return Expect(eff, [&](double p, double pc) { return NoisyBitsAt(p, pc, k, ch); });
   if (k <= 1 && IsBeta(eff)) return si::BetaExpectedEntropyBits(eff.a, eff.b);
   return Expect(eff, [&](double p, double pc) { return ProcessBitsAt(p, pc, std::max(k, 1)); });
 }
 
-// P(0 < p < 1): the share of rollouts an ideal critic (V = p) gives a non-zero advantage.
-double InteriorMass(const PassRateSpec& eff) {
+// P(0 < q < 1): the share of rollouts an ideal critic (V = q, the observed
+// pass probability) gives a non-zero advantage.
+double InteriorMass(const PassRateSpec& eff, const Channel& ch = {}) {
   if (IsBeta(eff)) return 1;
   double e = 0;
-  for (const auto& [p, w] : eff.histogram)
-    if (p > 0 && p < 1) e += w;
+  for (const auto& [p, w] : eff.histogram) {
+    const auto [q, qc] = ch.Observed(p, 1 - p);
+    if (q > 0 && qc > 0) e += w;
+  }
   return e;
 }
 
@@ -496,6 +565,17 @@ Result<Summary> Analyze(const Scenario& s) {
   if (process && reward.credited_steps < 1)
     return Fail(Error::Invalid("environment.reward.credited_steps",
                                fmt::format("{}; expected >= 1", reward.credited_steps)));
+  for (auto [rate, key] : {std::pair{reward.noise.false_positive, "false_positive"},
+                            std::pair{reward.noise.false_negative, "false_negative"}}) {
+    if (!(rate >= 0 && rate < 1))
+      return Fail(Error::Invalid(fmt::format("environment.reward.noise.{}", key),
+                                 fmt::format("{}; expected a rate in [0, 1)", rate)));
+  }
+  if (!(reward.noise.false_positive + reward.noise.false_negative < 1))
+    return Fail(Error::Invalid("environment.reward.noise",
+                               fmt::format("false_positive + false_negative = {}; expected a sum below 1",
+                                           reward.noise.false_positive + reward.noise.false_negative)));
+  const Channel ch = ChannelOf(reward);
   const int g = alg.group_size;
   const int k = process ? reward.credited_steps : 1;
 
@@ -513,12 +593,15 @@ Result<Summary> Analyze(const Scenario& s) {
     eff = *eff_or;
   }
   out.mean_pass_rate = MeanPassRate(eff);
-  out.outcome_informative_group_probability = OutcomeInformative(eff, g);
-  out.informative_group_probability = process ? ProcessInformative(eff, g, k) : out.outcome_informative_group_probability;
+  out.outcome_informative_group_probability = OutcomeInformative(eff, g, ch);
+  out.informative_group_probability =
+      process ? ProcessInformative(eff, g, k, ch) : out.outcome_informative_group_probability;
   out.mean_abs_advantage = MeanAbsAdvantage(eff);
+  out.reward_signal_factor = ch.scale();
+  out.observed_pass_rate = ch.fp + ch.scale() * out.mean_pass_rate;
 
   const bool ppo = alg.critic;  // a value baseline, not the group's mean
-  const double per_rollout = ppo ? InteriorMass(eff) : out.informative_group_probability;
+  const double per_rollout = ppo ? InteriorMass(eff, ch) : out.informative_group_probability;
   const RoundPlan plan = PlanOf(alg);
   const StepSignal step = SignalOfStep(out.informative_group_probability, per_rollout, alg.dynamic_sampling, plan);
 
@@ -529,9 +612,11 @@ Result<Summary> Analyze(const Scenario& s) {
   out.rollouts_per_round = alg.dynamic_sampling ? plan.per_round * g : out.rollouts_trained_per_step;
   out.gen_failure_probability = step.fail_probability;
   out.informative_fraction = step.informative_fraction;
-  out.useful_samples_per_step = out.rollouts_trained_per_step * step.informative_fraction;
+  // A noisy reward's expected gradient is (1 - fp - fn) times the clean one
+  // (docs/model.md, "Noisy rewards"): a useful sample counts for that much.
+  out.useful_samples_per_step = out.rollouts_trained_per_step * step.informative_fraction * ch.scale();
   out.full_batch_impractical = step.impractical;
-  out.reward_bits_per_rollout = RewardBits(eff, k);
+  out.reward_bits_per_rollout = RewardBits(eff, k, ch);
 
   // Exploration hardness: tasks whose expected rollouts to a first success (1/p)
   // exceed the rollouts the run spends on each of them.
@@ -567,7 +652,8 @@ Result<Summary> Analyze(const Scenario& s) {
   } else {
     out.notes.push_back(fmt::format(
         "{} of groups of {} have mixed {} (mean pass rate {:.3f}); only those carry a gradient under {}",
-        Percent(out.informative_group_probability), g, process ? "step rewards" : "pass/fail outcomes",
+        Percent(out.informative_group_probability), g,
+        process ? "step rewards" : (ch.clean() ? "pass/fail outcomes" : "rewards (as the verifier gives them)"),
         out.mean_pass_rate, algo));
   }
   if (alg.dynamic_sampling) {
@@ -599,10 +685,22 @@ Result<Summary> Analyze(const Scenario& s) {
         "with the outcome alone",
         out.reward_bits_per_rollout, k, k, k, RewardBits(eff, 1),
         Percent(out.informative_group_probability), Percent(out.outcome_informative_group_probability)));
+  } else if (!ch.clean()) {
+    out.notes.push_back(fmt::format(
+        "reward: {:.3f} bits per rollout about the true outcome (mutual information of the noisy reward and "
+        "the outcome, E[H(q)] - E[p] H(fn) - E[1-p] H(fp); {:.3f} with a correct verifier)",
+        out.reward_bits_per_rollout, RewardBits(eff, 1)));
   } else {
     out.notes.push_back(fmt::format(
         "reward: {:.3f} bits per rollout (expected binary entropy E[H(p)] of one pass/fail outcome; 1 at most)",
         out.reward_bits_per_rollout));
+  }
+  if (!ch.clean()) {
+    out.notes.push_back(fmt::format(
+        "noisy reward (assumed verifier error rates, as given): {} of wrong rollouts rewarded, {} of right ones "
+        "not; the rewarded share is {:.3f} (true pass rate {:.3f}); groups count as informative on the rewards "
+        "they show, and each useful sample carries {:.2f}x the expected gradient of a clean one (1 - {} - {})",
+        Percent(ch.fp), Percent(ch.fn), out.observed_pass_rate, out.mean_pass_rate, ch.scale(), ch.fp, ch.fn));
   }
   const std::string spend =
       tasks > 0 ? fmt::format("{} steps x {:.0f} rollouts over {} pilot tasks", alg.steps, out.rollouts_per_step, tasks)
@@ -663,7 +761,10 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   const int g = alg.group_size;
   const int k = process ? s.environment.reward.credited_steps : 1;
   const bool ppo = alg.critic;  // a value baseline, not the group's mean
+  const Channel ch = ChannelOf(s.environment.reward);
+  // Useful samples are counted in clean-gradient units: (1 - fp - fn) per informative rollout.
   const double trained = static_cast<double>(alg.prompts_per_step) * g;
+  const double useful_per_trained = ch.scale();
 
   // Useful samples the curve needs: R(C*) = T  =>  C* = C_mid / ((A - R0)/(T - R0) - 1)^(1/B).
   const double c_target =
@@ -686,7 +787,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
     PassRateSpec at;
     at.a = r * kappa;
     at.b = (1 - r) * kappa;
-    table[i] = ProcessInformative(at, g, k);
+    table[i] = ProcessInformative(at, g, k, ch);
   }
   auto interpolate = [&](const std::vector<double>& tab, double r) {
     const double x = std::clamp((r - r0) / (target - r0), 0.0, 1.0) * kTable;
@@ -707,11 +808,13 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   // (useful samples, rollouts generated) of one step at mean pass rate r.
   auto step_at = [&](double r) {
     if (alg.dynamic_sampling) {
-      return std::pair<double, double>{trained * interpolate(frac_table, r), trained * interpolate(over_table, r)};
+      return std::pair<double, double>{trained * useful_per_trained * interpolate(frac_table, r),
+                                       trained * interpolate(over_table, r)};
     }
     const double pg = interpolate(table, r);
     const StepSignal st = SignalOfStep(pg, ppo ? 1.0 : pg, false, plan);
-    return std::pair<double, double>{trained * st.informative_fraction, trained * st.oversampling};
+    return std::pair<double, double>{trained * useful_per_trained * st.informative_fraction,
+                                     trained * st.oversampling};
   };
 
   // Whole steps, one at a time: at step s the policy stands at R(C_s).
@@ -754,7 +857,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   out.useful_samples = c;
   out.rollouts_generated = generated;
   out.rollouts_trained = steps * trained;
-  out.final_informative_fraction = step_at(target).first / trained;
+  out.final_informative_fraction = step_at(target).first / (trained * useful_per_trained);
   out.within_planned_steps = steps <= alg.steps;
   // At most ~64 points for charts, always keeping the last.
   const size_t stride = std::max<size_t>(1, traj.size() / 64);

@@ -704,13 +704,33 @@ class Loader {
 
     if (YAML::Node rw = Reader::Child(n, "reward"); rw.IsDefined()) {
       const std::string rp = "environment.reward";
-      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s"})) {
+      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s", "noise"})) {
         r_.Enum(rw, "type", rp, e.reward.type, &RewardTypeFromString, AcceptedNames<RewardType>());
         r_.Int(rw, "credited_steps", rp, e.reward.credited_steps, 1);
         ReadDist(rw, "verify_s", rp, e.reward.verify_s, kSecondsRules);
+        ReadRewardNoise(rw, e.reward.noise);
       }
     }
     ReadPassRate(n, e.pass_rate);
+  }
+
+  // environment.reward.noise: {false_positive, false_negative}, each in [0, 1)
+  // and fp + fn < 1 (at fp + fn = 1 the reward says nothing about the outcome).
+  void ReadRewardNoise(const YAML::Node& reward, RewardSpec::Noise& noise) {
+    const std::string path = "environment.reward.noise";
+    YAML::Node n = Reader::Child(reward, "noise");
+    if (!n.IsDefined() || !r_.CheckKeys(n, path, {"false_positive", "false_negative"})) return;
+    const Range rate{.min = 0.0, .max = 1.0, .max_exclusive = true};
+    const size_t before = r_.problems().size();  // an absent rate stays 0
+    r_.Double(n, "false_positive", path, noise.false_positive, rate);
+    r_.Double(n, "false_negative", path, noise.false_negative, rate);
+    if (r_.problems().size() == before && noise.false_positive + noise.false_negative >= 1) {
+      r_.Add(n, path,
+             fmt::format("false_positive + false_negative = {} + {} = {}; expected a sum below 1 (at 1 the "
+                         "reward no longer depends on whether the rollout is right)",
+                         Num(noise.false_positive), Num(noise.false_negative),
+                         Num(noise.false_positive + noise.false_negative)));
+    }
   }
 
   void ReadPassRate(const YAML::Node& env, PassRateSpec& pr) {

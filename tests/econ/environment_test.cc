@@ -1,0 +1,132 @@
+// The environment priced whole: a noisy verifier in the signal model
+// (docs/model.md, "Noisy rewards"), checked against an independent quadrature.
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "rlcost/estimate.h"
+#include "rlcost/signal.h"
+#include "support.h"
+
+namespace rlcost {
+namespace {
+
+const std::string kShared = std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/";
+
+std::vector<Override> Noise(double fp, double fn) {
+  return {{"environment.reward.noise.false_positive", std::to_string(fp)},
+          {"environment.reward.noise.false_negative", std::to_string(fn)}};
+}
+
+// E[f(p)] under Beta(a, b) by the composite Simpson rule after p = u^(1/a),
+// which turns p^(a-1) dp into du / a (a < 1 makes the density singular at 0):
+//   E[f] = 1 / (a B(a, b)) * int_0^1 f(u^(1/a)) (1 - u^(1/a))^(b-1) du.
+// Independent of the library's Gauss-Kronrod code and of its moment expansion.
+double SimpsonBeta(double a, double b, const std::function<double(double)>& f) {
+  const int n = 200000;  // even
+  const double h = 1.0 / n;
+  auto g = [&](double u) {
+    const double p = std::pow(u, 1 / a);
+    return f(p) * std::pow(1 - p, b - 1);
+  };
+  double sum = g(0) + g(1);
+  for (int i = 1; i < n; ++i) sum += (i % 2 ? 4 : 2) * g(i * h);
+  const double beta = std::exp(std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b));
+  return sum * h / 3 / (a * beta);
+}
+
+TEST(RewardNoise, InformativeFractionIsTheExpectationOverObservedPassRate) {
+  // default.yaml: pass rate Beta(mean 0.35, concentration 2) = Beta(0.7, 1.3); G = 16.
+  const Scenario clean = test::LoadFile(kShared + "default.yaml");
+  const Scenario noisy = test::LoadFile(kShared + "default.yaml", Noise(0.05, 0.10));
+  ASSERT_DOUBLE_EQ(noisy.environment.reward.noise.false_positive, 0.05);
+  ASSERT_DOUBLE_EQ(noisy.environment.reward.noise.false_negative, 0.10);
+  auto c = signal::Analyze(clean);
+  auto n = signal::Analyze(noisy);
+  ASSERT_TRUE(c && n);
+
+  const int g = 16;
+  const double expected = SimpsonBeta(0.7, 1.3, [&](double p) {
+    const double q = 0.9 * p + 0.05 * (1 - p);
+    return 1 - std::pow(q, g) - std::pow(1 - q, g);
+  });
+  EXPECT_NEAR(n->informative_fraction, expected, 2e-6);
+  // Sanity of the quadrature: the clean case against the closed form the library uses.
+  const double clean_expected = SimpsonBeta(0.7, 1.3, [&](double p) { return 1 - std::pow(p, g) - std::pow(1 - p, g); });
+  EXPECT_NEAR(c->informative_fraction, clean_expected, 2e-6);
+  // Noise mixes groups that were all-pass or all-fail: more groups look informative.
+  EXPECT_GT(n->informative_fraction, c->informative_fraction + 0.05);
+
+  // Useful samples: trained rollouts x informative fraction x (1 - fp - fn) = 0.85.
+  EXPECT_DOUBLE_EQ(n->reward_signal_factor, 0.85);
+  EXPECT_NEAR(n->useful_samples_per_step, 64 * 16 * expected * 0.85, 64 * 16 * 2e-6);
+  EXPECT_NEAR(n->useful_samples_per_step / c->useful_samples_per_step,
+              0.85 * n->informative_fraction / c->informative_fraction, 1e-12);
+  EXPECT_NEAR(n->observed_pass_rate, 0.05 + 0.85 * 0.35, 1e-12);
+
+  // Reward bits: the mutual information between the reward and the true outcome,
+  // E[H(q)] - E[p] H(fn) - E[1-p] H(fp).
+  auto h = [](double x) { return x <= 0 || x >= 1 ? 0.0 : -x * std::log2(x) - (1 - x) * std::log2(1 - x); };
+  const double bits = SimpsonBeta(0.7, 1.3, [&](double p) { return h(0.05 + 0.85 * p); }) - 0.35 * h(0.10) -
+                      0.65 * h(0.05);
+  EXPECT_NEAR(n->reward_bits_per_rollout, bits, 2e-6);
+  EXPECT_LT(n->reward_bits_per_rollout, c->reward_bits_per_rollout);
+}
+
+TEST(RewardNoise, HistogramByHand) {
+  // One task at p = 0: clean, every group fails together; with fp = 0.1 a group of 4
+  // is mixed unless all four are rejected or all four accepted: 1 - 0.9^4 - 0.1^4.
+  Scenario s = test::Load(R"(
+name: t
+model: qwen3-8b
+hardware: {gpu: h100-sxm, gpus: 8}
+environment:
+  pass_rate: 0.0
+  reward: {noise: {false_positive: 0.1}}
+algorithm: {name: grpo, group_size: 4, prompts_per_step: 8, steps: 10}
+)");
+  auto r = signal::Analyze(s);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_NEAR(r->informative_fraction, 1 - std::pow(0.9, 4) - std::pow(0.1, 4), 1e-12);
+  EXPECT_NEAR(r->useful_samples_per_step, 32 * (1 - std::pow(0.9, 4) - 1e-4) * 0.9, 1e-9);
+}
+
+TEST(RewardNoise, EstimateAndGoalCarryTheFactor) {
+  auto c = EstimateAnalytic(test::LoadFile(kShared + "default.yaml"));
+  auto n = EstimateAnalytic(test::LoadFile(kShared + "default.yaml", Noise(0.05, 0.10)));
+  ASSERT_TRUE(c && n);
+  EXPECT_NEAR(n->usd_per_useful_sample / c->usd_per_useful_sample,
+              c->signal.useful_samples_per_step / n->signal.useful_samples_per_step, 1e-9);
+  // Learning in useful samples: a noisy reward needs more steps to the same target.
+  ASSERT_TRUE(c->goal.reachable && n->goal.reachable);
+  EXPECT_GT(n->goal.steps, c->goal.steps);
+}
+
+std::string ErrorOf(const std::vector<Override>& ov) {
+  auto s = LoadScenarioFile(kShared + "default.yaml", test::Cat(), ov);
+  return s ? std::string() : s.error().ToString();
+}
+
+TEST(RewardNoise, BadRatesNameTheField) {
+  std::string e = ErrorOf({{"environment.reward.noise.false_positive", "1"}});
+  EXPECT_NE(e.find("environment.reward.noise.false_positive"), std::string::npos) << e;
+  e = ErrorOf({{"environment.reward.noise.false_negative", "-0.1"}});
+  EXPECT_NE(e.find("environment.reward.noise.false_negative"), std::string::npos) << e;
+  e = ErrorOf(Noise(0.6, 0.4));
+  EXPECT_NE(e.find("environment.reward.noise"), std::string::npos) << e;
+  EXPECT_NE(e.find("below 1"), std::string::npos) << e;
+  e = ErrorOf({{"environment.reward.noise", "{false_positive: 0.1, flase_negative: 0.2}"}});
+  EXPECT_NE(e.find("flase_negative"), std::string::npos) << e;
+  // Built in code, past the parser: Analyze checks too.
+  Scenario s = test::LoadFile(kShared + "default.yaml");
+  s.environment.reward.noise.false_positive = 0.5;
+  s.environment.reward.noise.false_negative = 0.5;
+  auto r = signal::Analyze(s);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().ToString().find("environment.reward.noise"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rlcost
