@@ -10,7 +10,7 @@
 #include "core/file.h"
 #include "cli/validate_render.h"
 #include "econ/calibrate.h"
-#include "econ/log_parse.h"
+#include "ingest/training_log.h"
 
 namespace rlcost::cli {
 namespace {
@@ -54,7 +54,7 @@ int Run(const CalibrateArgs& a) {
 void RegisterCalibrate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* sub = app.add_subcommand("calibrate", "fit the efficiency factors to a training log (veRL, NeMo RL) and write a calibration file");
-  sub->add_option("log", args->log, "training log: veRL console lines, JSONL, or a NeMo RL metrics JSON")->required();
+  sub->add_option("log", args->log, "training log: veRL console lines or file-logger JSONL, NeMo RL JSONL or metrics JSON, or a wandb CSV export")->required();
   sub->add_option("--scenario", args->scenario, "the scenario of the logged run (model, GPUs, batch, lengths)")->required();
   sub->add_option("-o,--output", args->output, "calibration file to write (default: LOGNAME.calibration.yaml here)");
   AddCommon(sub, args->common);

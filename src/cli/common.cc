@@ -40,6 +40,15 @@ Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const
   if (!c.calibration.empty()) {
     auto cal = LoadCalibrationFile(c.calibration);
     if (!cal) return Fail(cal.error());
+    // Factors fitted on one GPU describe that GPU's kernels and links.
+    if (!cal->gpu_id.empty()) {
+      const GpuSpec* fitted = cat.FindGpu(cal->gpu_id);
+      const std::string fitted_id = fitted ? fitted->id : cal->gpu_id;
+      if (fitted_id != sc->hardware.gpu.id) {
+        std::cerr << "warning: " << c.calibration << " was fitted on " << fitted_id << "; this scenario runs on "
+                  << sc->hardware.gpu.id << ", where its efficiency factors are an assumption, not a measurement\n";
+      }
+    }
     ApplyCalibration(*cal, *sc);
   }
   return sc;

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "econ/log_parse.h"
+#include "ingest/training_log.h"
 #include "rlcost/calibration.h"
 #include "rlcost/estimate.h"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "econ/calibrate.h"
-#include "econ/log_parse.h"
+#include "ingest/training_log.h"
 #include "rlcost/calibration.h"
 #include "rlcost/catalog.h"
 #include "rlcost/scenario.h"

@@ -89,3 +89,23 @@ TEST(ImportCli, HfModelRoundTripsThroughTheCatalog) {
 }
 
 }  // namespace
+
+namespace {
+
+// A calibration fitted on one GPU, applied to a scenario on another, warns.
+TEST(CalibrateCli, CalibrationFromAnotherGpuWarns) {
+  TempDir dir;
+  const std::string logs = std::string(RLCOST_SOURCE_DIR) + "/tests/data/logs/";
+  const std::string cal = (dir.path / "cal.yaml").string();
+  CmdRun fit = Rlcost("calibrate " + Data("logs/wandb_history.csv") + " --scenario " + logs +
+                      "verl_qwen25_7b_8xh100.scenario.yaml -o " + cal);
+  ASSERT_EQ(fit.code, 0) << fit.err << fit.out;
+  CmdRun same = Rlcost("estimate " + logs + "verl_qwen25_7b_8xh100.scenario.yaml --calibration " + cal);
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.err.find("was fitted on"), std::string::npos) << same.err;
+  CmdRun other = Rlcost("estimate " + logs + "verl_qwen25_7b_8xh100.scenario.yaml --set hardware.gpu=b200 --calibration " + cal);
+  EXPECT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(other.err.find("was fitted on h100-sxm; this scenario runs on b200"), std::string::npos) << other.err;
+}
+
+}  // namespace

@@ -1,15 +1,19 @@
-// Internal to econ: reading a real training log for `rlcost calibrate`.
+// Reading a real training log for `rlcost calibrate` (one file per format:
+// verl_console_log.cc, jsonl_log.cc, tensorboard_json_log.cc, wandb_csv_log.cc).
 //
 //   auto log = rlcost::calib::ParseTrainingLogFile("run.log");
 //   auto steps = rlcost::calib::ExtractPhases(*log);   // per-step phase times + mean lengths
 //
-// Three shapes are read (the format is detected from the text):
+// Five shapes are read (the format is detected from the text):
 //  - veRL console lines: "step:1 - timing_s/gen:42.9 - timing_s/update_actor:82.6 - ..."
 //    (keys separated by " - ", "key:value", values numbers; a "(pid=...)" or
 //    timestamp prefix before "step:" is allowed; np.float64(x) wrappers too).
 //    Lines without a "step:N" field are skipped (a console log holds much else).
 //  - JSONL: one JSON object per non-empty line with a step ("step" or "_step",
-//    else the line's order) and flat metric keys (veRL's or NeMo RL's names).
+//    else the line's order) and flat metric keys (veRL's or NeMo RL's names),
+//    or veRL's file logger {"step": N, "data": {metric: value}}.
+//  - wandb CSV export: a header with a step column (_step or Step) and
+//    metric columns ("<run> - metric" in the run page's export).
 //  - NeMo RL TensorBoard dump: one JSON object {metric: {step: value}} (the
 //    shape of NeMo RL's tests/json_dump_tb_logs.py output).
 // Key names: docs/model.md (validation section), "Calibration".
@@ -33,7 +37,7 @@ struct LogRecord {
 
 struct TrainingLog {
   std::string path;
-  std::string format;  // "verl-console" | "jsonl" | "tensorboard-json"
+  std::string format;  // "verl-console" | "jsonl" | "verl-file-logger" | "tensorboard-json" | "wandb-csv"
   std::vector<LogRecord> records;
 };
 

@@ -1,0 +1,60 @@
+// JSON lines: veRL's file logger ({"step": N, "data": {...}}, verl/utils/tracking.py
+// FileLogger), NeMo RL's and other flat {"step": N, "metric": value} lines.
+#include <cctype>
+#include <sstream>
+
+#include "ingest/log_common.h"
+
+namespace rlcost::calib::log_internal {
+
+Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin) {
+  TrainingLog log;
+  log.path = origin;
+  log.format = "jsonl";
+  int line_no = 0;
+  int order = 0;
+  std::istringstream in{std::string(text)};
+  std::string raw;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    std::string_view line = Trim(raw);
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Fail(LineError(origin, line_no, "not valid JSON"));
+    if (!j.is_object()) return Fail(LineError(origin, line_no, "expected one JSON object per line"));
+    LogRecord rec;
+    rec.line = line_no;
+    rec.step = ++order;
+    // veRL's file logger nests the metrics: {"step": N, "data": {...}}.
+    if (j.contains("data") && j["data"].is_object()) {
+      nlohmann::json flat = j["data"];
+      if (j.contains("step")) flat["step"] = j["step"];
+      j = std::move(flat);
+      log.format = "verl-file-logger";
+    } else if (j.contains("data")) {
+      return Fail(LineError(origin, line_no, "data: expected an object of metrics (veRL's file logger writes "
+                                             "{\"step\": N, \"data\": {...}}), got " + j["data"].dump()));
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string& key = it.key();
+      std::optional<double> v;
+      if (it->is_number()) v = it->get<double>();
+      else if (it->is_string()) v = ParseLogNumber(it->get<std::string>());
+      if (!v) {
+        if (IsUsedKey(key) || key == "_step") {
+          return Fail(LineError(origin, line_no, key + ": " + it->dump() + " is not a number"));
+        }
+        continue;
+      }
+      if (key == "step" || key == "_step") {
+        rec.step = static_cast<int>(*v);
+      } else {
+        rec.values[key] = *v;
+      }
+    }
+    log.records.push_back(std::move(rec));
+  }
+  return log;
+}
+
+}  // namespace rlcost::calib::log_internal

@@ -1,0 +1,41 @@
+// Internal to src/ingest: what the training-log readers share (one file per
+// format: verl_console_log.cc, jsonl_log.cc, tensorboard_json_log.cc,
+// wandb_csv_log.cc; training_log.cc detects the format).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "ingest/training_log.h"
+
+namespace rlcost::calib::log_internal {
+
+inline std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+inline Error LineError(const std::string& file, int line, std::string message) {
+  Error e(ErrorCode::kInvalidInput, "", std::move(message));
+  e.problems[0].file = file;
+  e.problems[0].line = line;
+  return e;
+}
+
+// Keys whose values the fit reads: a malformed value there is an error, while
+// other keys of a console line (strings, lists) are skipped.
+inline bool IsUsedKey(std::string_view key) {
+  return key == "step" || key.substr(0, 9) == "timing_s/" || key.substr(0, 7) == "timing/" ||
+         key == "prompt_length/mean" || key == "response_length/mean" ||
+         key == "train/mean_prompt_length" || key == "train/mean_gen_tokens_per_sample";
+}
+
+Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origin);
+Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin);
+Result<TrainingLog> ParseTensorboardJson(const nlohmann::json& j, const std::string& origin);
+Result<TrainingLog> ParseWandbCsv(std::string_view text, const std::string& origin);
+
+}  // namespace rlcost::calib::log_internal

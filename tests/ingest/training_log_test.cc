@@ -1,0 +1,133 @@
+// Training logs of each format `rlcost calibrate` reads: the same records in
+// veRL's console, veRL's file logger, two wandb CSV exports and NeMo RL's
+// JSONL give the same phases; every malformed line is named file:line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "econ/calibrate.h"
+#include "ingest/training_log.h"
+#include "support.h"
+
+namespace rlcost::calib {
+namespace {
+
+const std::string kIngest = std::string(RLCOST_SOURCE_DIR) + "/tests/data/ingest/logs/";
+const std::string kLogs = std::string(RLCOST_SOURCE_DIR) + "/tests/data/logs/";
+
+std::vector<LoggedStep> Phases(const std::string& path, std::string* format = nullptr) {
+  auto log = ParseTrainingLogFile(path);
+  EXPECT_TRUE(log) << (log ? "" : log.error().ToString());
+  if (!log) return {};
+  if (format) *format = log->format;
+  auto steps = ExtractPhases(*log);
+  EXPECT_TRUE(steps) << (steps ? "" : steps.error().ToString());
+  return steps ? *steps : std::vector<LoggedStep>{};
+}
+
+TEST(TrainingLog, EveryFormatGivesTheConsoleLogsPhases) {
+  const auto console = Phases(kLogs + "verl_qwen25_7b_8xh100.log");
+  ASSERT_EQ(console.size(), 20u);
+  const std::pair<const char*, const char*> files[] = {{"verl_file_logger.jsonl", "verl-file-logger"},
+                                                       {"wandb_history.csv", "wandb-csv"},
+                                                       {"wandb_run_page.csv", "wandb-csv"}};
+  for (const auto& [file, want_format] : files) {
+    std::string format;
+    const auto got = Phases(kIngest + file, &format);
+    EXPECT_EQ(format, want_format) << file;
+    ASSERT_EQ(got.size(), console.size()) << file;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].step, console[i].step) << file;
+      EXPECT_DOUBLE_EQ(got[i].step_s, console[i].step_s) << file << " step " << got[i].step;
+      EXPECT_TRUE(got[i].step_s_logged) << file;
+      EXPECT_DOUBLE_EQ(got[i].gen_s, console[i].gen_s) << file;
+      EXPECT_DOUBLE_EQ(got[i].update_s, console[i].update_s) << file;
+      EXPECT_DOUBLE_EQ(got[i].logprob_s, console[i].logprob_s) << file;
+      EXPECT_DOUBLE_EQ(got[i].sync_s, console[i].sync_s) << file;
+      EXPECT_DOUBLE_EQ(got[i].response_mean, console[i].response_mean) << file;
+    }
+  }
+  std::string format;
+  EXPECT_EQ(Phases(kLogs + "nemo_llama8b_16xh100.jsonl", &format).size(), 12u);
+  EXPECT_EQ(format, "jsonl");
+}
+
+// The same fit from the file logger as from the console.
+TEST(TrainingLog, FileLoggerFitsLikeTheConsole) {
+  Scenario s = test::LoadFile(kLogs + "verl_qwen25_7b_8xh100.scenario.yaml");
+  auto a = FitCalibration(s, Phases(kLogs + "verl_qwen25_7b_8xh100.log"), "console");
+  auto b = FitCalibration(s, Phases(kIngest + "verl_file_logger.jsonl"), "file logger");
+  ASSERT_TRUE(a && b);
+  EXPECT_DOUBLE_EQ(a->calibration.efficiency.decode_bw, b->calibration.efficiency.decode_bw);
+  EXPECT_DOUBLE_EQ(a->calibration.efficiency.train_mfu, b->calibration.efficiency.train_mfu);
+  EXPECT_DOUBLE_EQ(a->calibration.error_after, b->calibration.error_after);
+}
+
+// A log without a whole-step time: the phases are fitted, and the fit says so.
+TEST(TrainingLog, NoStepTimeFitsThePhasesOnly) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::temp_directory_path() / ("rlcost_nostep_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ifstream in(kIngest + "verl_file_logger.jsonl");
+    std::ofstream out(p);
+    for (std::string line; std::getline(in, line);) {
+      const size_t at = line.find("\"timing_s/step\": ");
+      ASSERT_NE(at, std::string::npos);
+      const size_t end = line.find_first_of(",}", at);
+      out << line.substr(0, at) << "\"other\": 0" << line.substr(end) << "\n";
+    }
+  }
+  const auto steps = Phases(p.string());
+  fs::remove(p);
+  ASSERT_EQ(steps.size(), 20u);
+  EXPECT_FALSE(steps[0].step_s_logged);
+  Scenario s = test::LoadFile(kLogs + "verl_qwen25_7b_8xh100.scenario.yaml");
+  auto fit = FitCalibration(s, steps, "no step time");
+  ASSERT_TRUE(fit) << fit.error().ToString();
+  bool said = false;
+  for (const auto& n : fit->calibration.notes) said = said || n.find("no whole-step time") != std::string::npos;
+  EXPECT_TRUE(said);
+  for (const auto& f : fit->calibration.fitted) EXPECT_NE(f, "step_overhead_s");
+}
+
+struct Malformed {
+  const char* name;     // file name (its extension picks nothing: the text does)
+  const char* text;
+  int line;             // the line the error names
+  const char* message;  // part of it
+};
+
+TEST(TrainingLog, MalformedLinesNameFileAndLine) {
+  const Malformed cases[] = {
+      {"console.log", "hello\nstep:1 - timing_s/gen:12 - timing_s/step:20\nstep:2 - timing_s/gen:abc\n", 3,
+       "timing_s/gen: \"abc\" is not a number"},
+      {"console2.log", "step:1 - timing_s/gen:12 - oops\n", 1, "expected key:value"},
+      {"flat.jsonl", "{\"step\": 1, \"timing_s/gen\": 3}\n{\"step\": 2, \"timing_s/gen\": 3\n", 2, "not valid JSON"},
+      {"filelogger.jsonl", "{\"step\": 1, \"data\": {\"timing_s/gen\": 3}}\n{\"step\": 2, \"data\": 7}\n", 2,
+       "data: expected an object of metrics"},
+      {"filelogger2.jsonl", "{\"step\": 1, \"data\": {\"timing_s/gen\": \"fast\"}}\n", 1,
+       "timing_s/gen: \"fast\" is not a number"},
+      {"wandb.csv", "_step,timing_s/gen,timing_s/step\n1,3,5\n2,3\n", 3, "expected 3 fields as in the header, got 2"},
+      {"wandb2.csv", "_step,timing_s/gen\n1,3\nx,4\n", 3, "is not a step number"},
+      {"wandb3.csv", "_step,timing_s/gen\n1,\"3\n", 2, "unclosed quote"},
+      {"nostep.csv", "_runtime,timing_s/gen\n1,3\n", 1, "no step column"},
+  };
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rlcost_badlogs_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const auto& c : cases) {
+    const std::string path = (dir / c.name).string();
+    std::ofstream(path) << c.text;
+    auto log = ParseTrainingLogFile(path);
+    ASSERT_FALSE(log) << c.name;
+    const Problem& p = log.error().problems.at(0);
+    EXPECT_EQ(p.file, path) << c.name;
+    EXPECT_EQ(p.line, c.line) << c.name << ": " << p.ToString();
+    EXPECT_NE(p.message.find(c.message), std::string::npos) << c.name << ": " << p.ToString();
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rlcost::calib
