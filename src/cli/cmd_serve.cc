@@ -13,6 +13,7 @@
 // 413 (body over 1 MiB), 422 (does not fit), 503 (busy), 504 (too slow).
 // A request can never name a file: scenarios come inline and may not refer
 // to files (kNoFileAccess).
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -442,6 +443,7 @@ int Serve(const ServeArgs& a) {
     return PrintError(Error::Invalid("--queue", std::to_string(a.queue) + "; expected 0..100000"), false);
   }
   if (auto cat = ops::BuiltinCatalog(); !cat) return PrintError(cat.error(), false);
+  ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer must not end the server
   httplib::Server svr;
   svr.new_task_queue = [a] { return new BoundedPool(a.threads, a.queue, 2); };
   svr.set_payload_max_length(kMaxBodyBytes);
