@@ -243,13 +243,14 @@ Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std:
   p.in.allow_files = false;
   p.in.origin = "request.scenario";
   if (req.body.empty()) return p;  // the built-in default scenario
+  // Brackets nest the same way in JSON and in YAML's flow style.
+  if (int d = ops::JsonDepth(req.body); d > kMaxJsonDepth) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                "nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxJsonDepth) + " levels accepted");
+  }
   if (IsYamlBody(req)) {
     p.in.text = req.body;
     return p;
-  }
-  if (int d = ops::JsonDepth(req.body); d > kMaxJsonDepth) {
-    return Fail(ErrorCode::kInvalidInput, "request",
-                "JSON nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxJsonDepth) + " levels accepted");
   }
   nlohmann::json body;
   try {
@@ -268,6 +269,10 @@ Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std:
         p.in.text = Compact(value);
       } else if (value.is_string()) {
         p.in.text = value.get<std::string>();
+        if (int d = ops::JsonDepth(p.in.text); d > kMaxJsonDepth) {
+          bad.problems.push_back({"scenario", "YAML nested " + std::to_string(d) + " deep; at most " +
+                                                  std::to_string(kMaxJsonDepth) + " levels accepted"});
+        }
       } else if (!value.is_null()) {
         bad.problems.push_back({"scenario", std::string("expected the scenario as an object or as YAML text, got ") +
                                                 value.type_name()});
