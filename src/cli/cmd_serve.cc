@@ -13,6 +13,7 @@
 // 413 (body over 1 MiB), 422 (does not fit), 503 (busy), 504 (too slow).
 // A request can never name a file: scenarios come inline and may not refer
 // to files (kNoFileAccess).
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -242,13 +243,14 @@ Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std:
   p.in.allow_files = false;
   p.in.origin = "request.scenario";
   if (req.body.empty()) return p;  // the built-in default scenario
+  // Brackets nest the same way in JSON and in YAML's flow style.
+  if (int d = ops::JsonDepth(req.body); d > kMaxJsonDepth) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                "nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxJsonDepth) + " levels accepted");
+  }
   if (IsYamlBody(req)) {
     p.in.text = req.body;
     return p;
-  }
-  if (int d = ops::JsonDepth(req.body); d > kMaxJsonDepth) {
-    return Fail(ErrorCode::kInvalidInput, "request",
-                "JSON nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxJsonDepth) + " levels accepted");
   }
   nlohmann::json body;
   try {
@@ -267,6 +269,10 @@ Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std:
         p.in.text = Compact(value);
       } else if (value.is_string()) {
         p.in.text = value.get<std::string>();
+        if (int d = ops::JsonDepth(p.in.text); d > kMaxJsonDepth) {
+          bad.problems.push_back({"scenario", "YAML nested " + std::to_string(d) + " deep; at most " +
+                                                  std::to_string(kMaxJsonDepth) + " levels accepted"});
+        }
       } else if (!value.is_null()) {
         bad.problems.push_back({"scenario", std::string("expected the scenario as an object or as YAML text, got ") +
                                                 value.type_name()});
@@ -442,6 +448,7 @@ int Serve(const ServeArgs& a) {
     return PrintError(Error::Invalid("--queue", std::to_string(a.queue) + "; expected 0..100000"), false);
   }
   if (auto cat = ops::BuiltinCatalog(); !cat) return PrintError(cat.error(), false);
+  ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer must not end the server
   httplib::Server svr;
   svr.new_task_queue = [a] { return new BoundedPool(a.threads, a.queue, 2); };
   svr.set_payload_max_length(kMaxBodyBytes);

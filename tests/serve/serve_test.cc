@@ -240,10 +240,14 @@ TEST_F(Serve, DeepNesting) {
   auto [s1, j1] = Post("/v1/estimate", deep);
   EXPECT_EQ(s1, 400);
   EXPECT_NE(j1["error"]["problems"][0]["message"].get<std::string>().find("nested"), std::string::npos) << j1.dump();
-  // As YAML flow text: refused by the YAML reader's own depth limit, no crash.
+  // As YAML flow text, in the body or as the scenario's text: the same limit.
   std::string yaml = "model: " + std::string(depth, '[') + std::string(depth, ']');
   auto [s2, j2] = Post("/v1/estimate", yaml, "application/yaml");
   EXPECT_EQ(s2, 400) << j2.dump().substr(0, 300);
+  EXPECT_NE(j2.dump().find("nested 10000 deep"), std::string::npos) << j2.dump().substr(0, 300);
+  auto [s3, j3] = Post("/v1/estimate", Json({{"scenario", yaml}}).dump());
+  EXPECT_EQ(s3, 400) << j3.dump().substr(0, 300);
+  EXPECT_EQ(Paths(j3), std::vector<std::string>{"scenario"}) << j3.dump().substr(0, 300);
   ExpectHealthy();
 }
 
