@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "report/intervals.h"
 #include "report/report.h"
 #include "rlcost/estimate.h"
 
@@ -24,9 +25,12 @@ struct SimulateArgs {
 
 int Print(const Scenario& s, const Estimate& e, bool json) {
   if (json) {
-    std::cout << Dump(report::EstimateToJson(s, e)) << "\n";
+    nlohmann::json j = report::EstimateToJson(s, e);
+    j["interval"] = report::IntervalsToJson(e);
+    j["interval_source"] = report::IntervalSource(e);
+    std::cout << Dump(j) << "\n";
   } else {
-    std::cout << report::EstimateToTable(s, e);
+    std::cout << report::EstimateToTable(s, e) << report::IntervalsToTable(e);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/validate_render.h"
+#include "econ/interval.h"
 #include "econ/validate.h"
 #include "rlcost/calibration.h"
 
@@ -22,6 +23,7 @@ struct ValidateArgs {
   std::string facts;
   uint64_t seed = 1;
   int sim_steps = 0;
+  bool intervals = false;
 };
 
 int Run(const ValidateArgs& a) {
@@ -54,6 +56,10 @@ int Run(const ValidateArgs& a) {
   }
   auto rep = validate::ValidateDir(a.dir, *cat, opt);
   if (!rep) return PrintError(rep.error(), json);
+  if (a.intervals) {
+    std::cout << interval::BandsYaml(*rep, rep->dir_name);
+    return 0;
+  }
   if (!a.markdown.empty()) {
     if (auto ok = WriteFileAtomic(a.markdown, ValidationToMarkdown(*rep), "--markdown"); !ok) {
       return PrintError(ok.error(), json);
@@ -83,6 +89,8 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", args->seed, "random seed of the simulated path")->check(CLI::NonNegativeNumber);
   sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)")
       ->check(CLI::Range(0, 1'000'000'000));
+  sub->add_flag("--intervals", args->intervals,
+                "print the likely-range bands read off these runs (the text of catalog/intervals.yaml) instead of the report");
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });
 }

@@ -1,5 +1,7 @@
 #include "cli/common.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "report/report.h"
@@ -12,7 +14,47 @@ void AddCommon(CLI::App* sub, Common& c) {
   sub->add_option("--set", c.sets, "override a scenario field, e.g. --set model=qwen3-32b; repeatable");
   sub->add_option("--calibration", c.calibration, "calibration file written by `rlcost calibrate`");
   sub->add_flag("--json", c.json, "print JSON instead of a table");
+  sub->add_option("--price", c.prices,
+                  "price of a GPU in USD per GPU-hour, e.g. --price h100-sxm=3.00; repeatable; sets the catalog's "
+                  "default (a scenario's own hardware.price_per_gpu_hour still wins)");
 }
+
+namespace {
+
+// --price GPU=USD: every bad flag reported at once, each naming the flag,
+// the value and what was expected.
+Result<void> ApplyPrices(const std::vector<std::string>& prices, Catalog& cat) {
+  Error bad;
+  for (const auto& p : prices) {
+    auto eq = p.find('=');
+    std::string id = eq == std::string::npos ? p : p.substr(0, eq);
+    std::string num = eq == std::string::npos ? "" : p.substr(eq + 1);
+    if (eq == std::string::npos || id.empty()) {
+      bad.problems.push_back({"--price", "'" + p + "': expected GPU=USD, e.g. h100-sxm=3.00"});
+      continue;
+    }
+    const GpuSpec* g = cat.FindGpu(id);
+    if (!g) {
+      std::string ids;
+      for (const auto& k : cat.GpuIds()) ids += (ids.empty() ? "" : ", ") + k;
+      bad.problems.push_back({"--price", "unknown GPU '" + id + "'; expected one of: " + ids});
+      continue;
+    }
+    char* end = nullptr;
+    double usd = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(usd) || !(usd > 0)) {
+      bad.problems.push_back({"--price", "'" + num + "' for " + id + "; expected a price in USD per GPU-hour > 0"});
+      continue;
+    }
+    GpuSpec copy = *g;
+    copy.price_per_hour = usd;
+    cat.AddGpu(std::move(copy));
+  }
+  if (!bad.problems.empty()) return Fail(bad);
+  return {};
+}
+
+}  // namespace
 
 Result<Catalog> LoadCatalog(const Common& c) {
   auto cat = Catalog::Builtin();
@@ -20,6 +62,7 @@ Result<Catalog> LoadCatalog(const Common& c) {
   for (const auto& f : c.catalog_files) {
     if (auto ok = cat->AddFile(f); !ok) return Fail(ok.error());
   }
+  if (auto ok = ApplyPrices(c.prices, *cat); !ok) return Fail(ok.error());
   return cat;
 }
 

@@ -19,6 +19,7 @@ struct Common {
   std::vector<std::string> sets;           // --set key=value (repeatable)
   std::string calibration;                 // --calibration FILE
   bool json = false;                       // --json
+  std::vector<std::string> prices;         // --price GPU=USD (repeatable): the catalog's price per GPU-hour
 };
 
 // Adds --catalog, --set, --calibration and --json to a subcommand.

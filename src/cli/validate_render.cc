@@ -1,5 +1,7 @@
 #include "cli/validate_render.h"
 
+#include "econ/interval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -31,6 +33,16 @@ std::string Summary(const PathResult& p) {
                               AbsPct(p.median_abs_error), with_value, AbsPct(p.max_abs_error), p.passed, p.failed);
   if (p.unavailable) s += fmt::format(", {} not available", p.unavailable);
   return s;
+}
+
+// How often the published time figures fall inside the likely range that
+// the estimates of this path print (econ/interval.h).
+std::string CoverageLine(const PathResult& p) {
+  const auto& b = interval::BandFor(ToString(p.path));
+  auto c = interval::CoverageOf(p, b);
+  return fmt::format("published step and wall times inside the likely range ({:.2f}x..{:.2f}x, catalog/intervals.yaml): "
+                     "{} of {} ({}); the band was read off these same runs (in-sample), target >= 80%",
+                     b.p10, b.p90, c.inside, c.total, c.total ? AbsPct(double(c.inside) / c.total) : "n/a");
 }
 
 // The out-of-sample line: the metrics of runs no catalog default was read off.
@@ -84,6 +96,7 @@ std::string ValidationToText(const validate::Report& r) {
   for (const auto& p : r.paths) {
     out += fmt::format("\n{} path: {}\n", ToString(p.path), Summary(p));
     if (std::string oos = OutOfSample(p); !oos.empty()) out += "  " + oos + "\n";
+    if (p.available) out += "  " + CoverageLine(p) + "\n";
     if (!p.available) continue;
     out += fmt::format("  {:<42} {:<55} {:>10} {:>10} {:>8} {:>5}  {}\n", "case", "metric", "measured", "predicted",
                        "error", "tol", "result");
@@ -129,6 +142,12 @@ nlohmann::json ValidationToJson(const validate::Report& r) {
                            {"failed", p.oos_failed},
                            {"median_abs_error", num(p.oos_median_abs_error)}};
     if (!p.available) jp["reason"] = p.reason;
+    if (p.available) {
+      const auto& b = interval::BandFor(ToString(p.path));
+      auto cov = interval::CoverageOf(p, b);
+      jp["interval_coverage"] = {{"inside", cov.inside}, {"total", cov.total}, {"p10", b.p10}, {"p90", b.p90},
+                                 {"fraction", cov.total ? json(double(cov.inside) / cov.total) : json(nullptr)}};
+    }
     jp["checks"] = json::array();
     for (const auto& c : p.checks) {
       json jc = {{"file", c.file},         {"scenario", c.scenario},          {"metric", c.key},
@@ -199,6 +218,13 @@ std::string ValidationToMarkdown(const validate::Report& r) {
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ToString(p.path), p.checks.size(),
                       p.passed, p.failed, AbsPct(p.median_abs_error), AbsPct(p.max_abs_error), p.oos_metrics,
                       p.oos_passed, AbsPct(p.oos_median_abs_error));
+  }
+  md += "\n## Likely ranges\n\nEvery headline figure of `estimate`, `simulate`, `waterfall`, `price` and the HTML report carries a likely range: "
+        "its value divided by the 90th and by the 10th percentile of predicted / measured over the step and wall times "
+        "below (`catalog/intervals.yaml`, written by `rlcost validate ../shared/validation --intervals`). The band is "
+        "read off these same runs, so the coverage below is in-sample and flatters it.\n\n";
+  for (const auto& p : r.paths) {
+    if (p.available) md += "- " + std::string(ToString(p.path)) + ": " + MdEscape(CoverageLine(p)) + "\n";
   }
   md += "\n## Cases\n\n| file | run | source |\n|---|---|---|\n";
   for (const auto& c : r.cases) {

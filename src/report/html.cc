@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "report/intervals.h"
 #include "report/levers_table.h"
 #include "report/report.h"
 
@@ -570,6 +571,23 @@ std::string RenderHtml(const HtmlInput& in) {
                       ToString(sc.pipeline.mode), sc.algorithm.group_size, sc.algorithm.prompts_per_step, sc.algorithm.steps,
                       HtmlEscape(Sec(Get(e, "step.time_s"))), HtmlEscape(Usd(Get(e, "cost.usd_per_step"))),
                       HtmlEscape(Usd(Get(e, "cost.usd_per_useful_sample"))), HtmlEscape(Usd(Get(e, "run.usd"))));
+
+  {
+    // Likely ranges of the headline figures (econ/interval.h), per path shown.
+    const std::pair<const char*, const char*> heads[] = {{"step.time_s", "step time"}, {"run.wall_time_h", "wall time"},
+                                                         {"cost.gpu_hours", "GPU-hours"}, {"run.usd", "dollars for the run"},
+                                                         {"goal.usd", "dollars to the goal"}};
+    for (const Estimate* x : {&e, in.simulated}) {
+      if (!x) continue;
+      std::string ranges;
+      for (const auto& [key, label] : heads) {
+        std::string t = IntervalText(*x, key);
+        if (!t.empty()) ranges += fmt::format("{}<b>{}</b> {}", ranges.empty() ? "" : " · ", label, HtmlEscape(t));
+      }
+      body += fmt::format("<p class=\"note\" id=\"interval-{0}\">Likely range ({0} estimate): {1}. {2}</p>", x->method,
+                          ranges, HtmlEscape(IntervalSource(*x)));
+    }
+  }
 
   // Waterfall.
   body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";

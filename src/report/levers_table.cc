@@ -1,5 +1,8 @@
 #include "report/levers_table.h"
 
+#include "econ/interval.h"
+#include "report/intervals.h"
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -54,7 +57,23 @@ nlohmann::json ConfigJson(const Config& c) {
     if (i < c.factor_base.size()) j["factor_vs_baseline"][id] = Num(c.factor_base[i]);
   }
   j["estimate"] = EstimateToJson(c.scenario, c.estimate);
+  j["interval"] = IntervalsToJson(c.estimate);
   return j;
+}
+
+// "likely range: step a .. b s, $ to goal .., $/run .." for the shown values
+// (per tenant where they are), from the band of the estimate's path.
+std::string RangeLine(const Config& c) {
+  const auto& b = interval::BandFor(c.estimate.method);
+  std::string out;
+  const std::pair<int, const char*> shown[] = {{levers::kStepTime, "step"}, {levers::kUsdToGoal, "$ to goal"}, {levers::kUsdRun, "$/run"}};
+  for (const auto& [i, name] : shown) {
+    if (i >= static_cast<int>(c.values.size()) || !c.values[i]) continue;
+    auto r = interval::Around(*c.values[i], b);
+    out += fmt::format("{}{} {} .. {}", out.empty() ? "" : ", ", name, FormatValue(r.low, Headlines()[i].unit),
+                       FormatValue(r.high, Headlines()[i].unit));
+  }
+  return out;
 }
 
 // One block of rows: a configuration, its values and factors.
@@ -72,6 +91,7 @@ void StageRows(std::string& out, const Config& c, bool show_prev) {
   out += fmt::format("  {:<32}{}\n", c.title, vals);
   if (show_prev) out += fmt::format("  {:<32}{}\n", "    x vs previous", fp);
   out += fmt::format("  {:<32}{}\n", "    x vs baseline", fb);
+  if (std::string r = RangeLine(c); !r.empty()) out += fmt::format("      likely range: {}\n", r);
   if (!c.detail.empty()) out += fmt::format("      ({})\n", c.detail);
 }
 
@@ -149,6 +169,7 @@ std::string WaterfallToTable(const levers::Waterfall& wf) {
     }
   }
 
+  out += "\n  " + interval::BandSentence(interval::BandFor("analytic"), "analytic") + "\n";
   out += "\n  verdict: " + wf.verdict_summary + "\n";
   out += "\n  rules:\n";
   for (const auto& r : wf.rules) out += "    - " + r + "\n";
@@ -214,8 +235,18 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
       out += fmt::format(" {:>15}", Val(r.values[i], levers::PriceMetrics()[i].unit));
     }
     out += "\n";
+    const auto& b = interval::BandFor(r.config.estimate.method);
+    std::string ranges;
+    for (size_t i = 0; i < levers::PriceMetrics().size(); ++i) {
+      std::string_view id = levers::PriceMetrics()[i].id;
+      if ((id != "usd_to_goal" && id != "step_time_s") || !r.values[i]) continue;
+      auto rg = interval::Around(*r.values[i], b);
+      ranges += fmt::format("{}{} {} .. {}", ranges.empty() ? "" : ", ", levers::PriceMetrics()[i].label,
+                            FormatValue(rg.low, levers::PriceMetrics()[i].unit), FormatValue(rg.high, levers::PriceMetrics()[i].unit));
+    }
+    if (!ranges.empty()) out += "    likely range: " + ranges + "\n";
   }
-  out += "\n";
+  out += "\n  " + interval::BandSentence(interval::BandFor("analytic"), "analytic") + "\n";
   for (const auto& n : card.notes) out += "  note: " + n + "\n";
   out += "  note: $ to goal is per tenant, on rlcost's learning curve (illustrative unless goal.curve is given)\n";
   return out;
@@ -236,6 +267,7 @@ nlohmann::json PriceCardToJson(const levers::PriceCard& card) {
       for (size_t i = 0; i < levers::PriceMetrics().size(); ++i) {
         row[std::string(levers::PriceMetrics()[i].id)] = Num(r.values[i]);
       }
+      row["interval"] = IntervalsToJson(r.config.estimate);
     }
     j["rows"].push_back(std::move(row));
   }

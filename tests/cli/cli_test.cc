@@ -170,6 +170,33 @@ TEST(Cli, SetOverridesApply) {
   EXPECT_NE(bad.err.find("group_size"), std::string::npos) << bad.err;
 }
 
+TEST(Cli, PriceFlagSetsTheCatalogPriceOfAGpu) {
+  // The default scenario (8 x h100-sxm, no price of its own): dollars scale
+  // with the price, time does not.
+  CmdResult a = Rlcost("estimate --json --price h100-sxm=1");
+  CmdResult b = Rlcost("estimate --json --price h100-sxm=3");
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_NEAR(jb["run"]["usd"].get<double>(), 3 * ja["run"]["usd"].get<double>(), 1e-6 * jb["run"]["usd"].get<double>());
+  EXPECT_DOUBLE_EQ(jb["step"]["time_s"].get<double>(), ja["step"]["time_s"].get<double>());
+  // 8 GPUs x 1 $/h: run.usd = GPU-hours x 1.
+  EXPECT_NEAR(ja["run"]["usd"].get<double>(), ja["cost"]["gpu_hours"].get<double>(), 1e-6 * ja["run"]["usd"].get<double>());
+}
+
+TEST(Cli, BadPriceFlagsAreClearErrors) {
+  CmdResult unknown = Rlcost("estimate --price h999=3");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("--price: unknown GPU 'h999'; expected one of:"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("h100-sxm"), std::string::npos) << unknown.err;
+  CmdResult negative = Rlcost("estimate --price h100-sxm=-2");
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_NE(negative.err.find("'-2' for h100-sxm; expected a price in USD per GPU-hour > 0"), std::string::npos) << negative.err;
+  CmdResult shape = Rlcost("waterfall --price h100-sxm");
+  EXPECT_EQ(shape.code, 2);
+  EXPECT_NE(shape.err.find("expected GPU=USD"), std::string::npos) << shape.err;
+}
+
 TEST(Cli, DoesNotFitShowsNeededAndAvailable) {
   CmdResult r = Rlcost("estimate --set model=deepseek-v3");
   EXPECT_EQ(r.code, 3);

@@ -107,6 +107,9 @@ TEST(Html, IsSelfContainedWithSixCharts) {
   size_t charts = 0;
   for (size_t p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1)) ++charts;
   EXPECT_EQ(charts, 7u);  // + dollars by phase (no GPU-count sweep in the fixture)
+  // The headline figures carry their likely range and say where it comes from.
+  EXPECT_NE(html.find("Likely range (analytic estimate): <b>step time</b>"), std::string::npos);
+  EXPECT_NE(html.find("published runs"), std::string::npos);
   // The scenario name is escaped, never raw.
   EXPECT_EQ(html.find("hand <built>"), std::string::npos);
   EXPECT_NE(html.find("hand &lt;built&gt;"), std::string::npos);
