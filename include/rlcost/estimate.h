@@ -79,6 +79,9 @@ struct Estimate {
 
   double usd_gpu_per_step = 0;
   double usd_sandbox_per_step = 0;
+  // GPU dollars per step of a model verifier: its share of the policy's GPUs
+  // (shared) or its own GPUs for the whole step (dedicated); in usd_gpu_per_step.
+  double usd_verifier_per_step = 0;
   double usd_per_step = 0;
   double usd_per_useful_sample = 0;
   double usd_per_reward_bit = 0;

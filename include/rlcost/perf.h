@@ -170,6 +170,30 @@ inline Work DecodeIterations(const DecodeArms& arms, double batch, double contex
 // prompt, a resumed sequence, a tool output). Attention is per sequence.
 Work Prefill(const EngineConfig& e, double tokens, double context_before, double sequences = 1);
 
+// --- Verifiers -----------------------------------------------------------
+// The GPU work of a model verifier (environment.reward.verifier: llm-judge or
+// reward-model) for `rollouts` trajectories of one step: the judge's engines
+// prefill each call's input and decode its output at the batch its KV cache
+// allows (docs/model.md, "Verifiers"). rule and tests: no GPU work (zero).
+struct VerifierWork {
+  bool on_gpu = false;
+  bool shared = true;       // on the policy's GPUs between phases
+  int gpus = 0;             // GPUs the judge runs on (the policy's when shared)
+  int tp = 1;               // tensor parallel size of one judge engine
+  int engines = 0;
+  double calls = 0;         // judge calls per step
+  double batch = 0;         // concurrent calls per engine
+  double input_tokens = 0;  // per call
+  double prefill_s = 0, decode_s = 0;
+  double weight_load_s = 0; // shared: the judge's weights copied in from host memory each step
+  double time_s = 0;        // prefill + decode (+ weight load when shared): wall time on its GPUs
+  double last_call_s = 0;   // one call alone, batch 1 (what a step waits for at least on dedicated GPUs)
+  double flops = 0;         // all judge GPUs
+};
+// Fails with kDoesNotFit when the judge's weights and one call's KV cache do
+// not fit on its GPUs at any tensor-parallel size.
+Result<VerifierWork> VerifierCost(const Scenario& s, double rollouts);
+
 // --- Memory --------------------------------------------------------------
 struct MemoryPlan {
   double gpu_memory_gb = 0;

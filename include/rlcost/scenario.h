@@ -93,6 +93,21 @@ struct RewardSpec {
     double false_positive = 0;
     double false_negative = 0;
   } noise;
+  // `environment.reward.verifier` (docs/model.md, "Verifiers"). rule and
+  // tests take verify_s (tests: inside the trajectory's sandbox); llm-judge and
+  // reward-model run `model` on GPUs: `calls_per_rollout` calls per rollout,
+  // each `input_tokens` in (0 = the trajectory's mean length) and
+  // `output_tokens` out (a reward model: 0, one scoring pass), on the policy's
+  // GPUs between phases (`gpus: shared`, 0 here) or on `gpus` GPUs of its own.
+  struct Verifier {
+    VerifierKind kind = VerifierKind::kRule;
+    std::string model_id;
+    ModelSpec model;
+    double input_tokens = 0;
+    double output_tokens = 0;
+    double calls_per_rollout = 1;
+    int gpus = 0;  // 0 = shared
+  } verifier;
 };
 
 // The base model's per-task pass-rate distribution.

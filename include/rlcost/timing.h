@@ -69,6 +69,14 @@ struct StepTiming {
   double sandbox_peak_in_use = 0;
   double sandbox_mean_in_use = 0;
 
+  // A model verifier (environment.reward.verifier: llm-judge, reward-model):
+  // GPU-seconds per step its engines work, the GPUs it has of its own (0 when
+  // it shares the policy's; those are added to the run's GPUs and cost) and its
+  // calls per step. gpu_s_reward is part of gpu_s_other.
+  double gpu_s_reward = 0;
+  int verifier_gpus = 0;
+  double verifier_calls = 0;
+
   // Decode batch: mean concurrent sequences per engine while generating.
   double mean_batch = 0;
   double kv_capacity_sequences = 0;

@@ -24,6 +24,12 @@ enum class InferenceEngine { kVllm, kVllmAsync, kSglang, kTrtllm };
 // buckets (a checkpoint engine). docs/model.md, "Weight sync".
 enum class WeightSyncMethod { kBucketed, kPerTensor };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
+// What computes the reward (environment.reward.verifier; docs/model.md,
+// "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
+// model on GPUs (an LLM judge that writes a verdict, a reward model that scores).
+enum class VerifierKind { kRule, kTests, kLlmJudge, kRewardModel };
+std::string_view ToString(VerifierKind v);
+std::optional<VerifierKind> VerifierKindFromString(std::string_view s);
 
 std::string_view ToString(Precision v);
 std::string_view ToString(Attention v);

@@ -80,6 +80,13 @@ template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 
+constexpr Names<VerifierKind, 4> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
+                                            {VerifierKind::kLlmJudge, "llm-judge"},
+                                            {VerifierKind::kRewardModel, "reward-model"}}};
+std::string_view ToString(VerifierKind v) { return Lookup(kVerifier, v); }
+std::optional<VerifierKind> VerifierKindFromString(std::string_view s) { return Parse(kVerifier, s); }
+template <> std::string AcceptedNames<VerifierKind>() { return Join(kVerifier); }
+
 double BytesPer(Precision p) {
   switch (p) {
     case Precision::kBf16: return 2.0;

@@ -99,6 +99,48 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   return a;
 }
 
+// A model verifier's calls, added to the step as a phase of their own (the
+// analytic and the simulated step alike; docs/model.md, "Verifiers"). Shared:
+// between generation and training, on the policy's rollout GPUs, the rest of
+// the run's GPUs waiting. Dedicated: the judge works through the calls while
+// the policy generates; the step waits for the last call judged alone, or for
+// the judge's whole work when that outlasts generation.
+Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
+  auto w = perf::VerifierCost(s, t.rollouts_generated);
+  if (!w) return Fail(w.error());
+  if (!w->on_gpu) return t;
+  const auto& v = s.environment.reward.verifier;
+  const double policy_gpus = s.hardware.gpus;
+  double wait_s = 0;
+  t.verifier_calls = w->calls;
+  t.gpu_s_reward = w->time_s * w->gpus;
+  if (w->shared) {
+    wait_s = w->time_s;
+    t.gpu_s_other += t.gpu_s_reward;
+    t.gpu_s_idle += wait_s * (policy_gpus - w->gpus);
+  } else {
+    wait_s = std::max(w->last_call_s, w->time_s - t.rollout_busy_s);
+    t.gpu_s_idle += wait_s * policy_gpus;
+  }
+  t.reward_s += wait_s;
+  t.other_s += wait_s;
+  t.time_s += wait_s;
+  t.other_flops += w->flops;
+  if (!w->shared) {
+    t.verifier_gpus = w->gpus;
+    t.gpu_s_other += t.gpu_s_reward;
+    t.gpu_s_idle += std::max(0.0, t.time_s * w->gpus - t.gpu_s_reward);
+  }
+  t.notes.push_back(fmt::format(
+      "verifier: {} {} judges {:.0f} calls per step ({:.0f} tokens in, {:.0f} out each) on {} {} GPU{} (tp {}, "
+      "{:.0f} calls at once per engine): prefill {:.1f} s + decode {:.1f} s{}; the step waits {:.1f} s for it",
+      ToString(v.kind), v.model_id, w->calls, w->input_tokens, v.output_tokens, w->gpus,
+      w->shared ? "of the policy's" : "dedicated", w->gpus == 1 ? "" : "s", w->tp, w->batch, w->prefill_s,
+      w->decode_s, w->shared ? fmt::format(" + loading its weights {:.1f} s", w->weight_load_s) : std::string(),
+      wait_s));
+  return t;
+}
+
 }  // namespace
 
 Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s) {
@@ -106,7 +148,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.scenario_name = s.name;
   e.step = t;
   e.signal = sig;
-  const double gpus = s.hardware.gpus;
+  const double gpus = s.hardware.gpus + t.verifier_gpus;  // a dedicated judge's GPUs are the run's too
   const double gpu_s = t.time_s * gpus;
   e.rollout_fraction = SafeDiv(t.gpu_s_rollout, gpu_s);
   e.mfu_rollout = t.gpu_s_rollout > 0
@@ -122,6 +164,10 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.usd_sandbox_per_step =
       s.environment.sandbox ? t.sandbox_cpu_s / 3600.0 * s.environment.sandbox->price_per_cpu_hour : 0.0;
   e.usd_per_step = e.usd_gpu_per_step + e.usd_sandbox_per_step;
+  // A shared judge holds the whole run's GPUs while it runs; dedicated GPUs are held all step.
+  if (t.gpu_s_reward > 0)
+    e.usd_verifier_per_step = (t.verifier_gpus > 0 ? t.time_s * t.verifier_gpus : t.reward_s * s.hardware.gpus) /
+                              3600.0 * s.hardware.price_per_gpu_hour;
   e.usd_per_useful_sample = SafeDiv(e.usd_per_step, sig.useful_samples_per_step);
   e.usd_per_reward_bit = SafeDiv(e.usd_per_step, sig.rollouts_per_step * sig.reward_bits_per_rollout);
   e.usd_per_million_trained_tokens = SafeDiv(e.usd_per_step, t.trained_tokens / 1e6);
@@ -190,7 +236,9 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
 Result<Estimate> EstimateAnalytic(const Scenario& s) {
   auto sig = signal::Analyze(s);
   if (!sig) return Fail(sig.error());
-  auto t = econ_internal::ScheduledAnalyticStep(s, *sig);
+  auto t0 = econ_internal::ScheduledAnalyticStep(s, *sig);
+  if (!t0) return Fail(t0.error());
+  auto t = WithVerifier(s, *t0);
   if (!t) return Fail(t.error());
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
@@ -207,7 +255,9 @@ Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
   // Evaluation passes are short synchronous batches: the analytic pass serves both paths.
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
-  Estimate e = BuildEstimate(s, r->mean_step, *sig, *eval_s);
+  auto t = WithVerifier(s, r->mean_step);
+  if (!t) return Fail(t.error());
+  Estimate e = BuildEstimate(s, *t, *sig, *eval_s);
   e.method = "simulated";
   e.sim = *r;
   return e;

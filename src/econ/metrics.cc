@@ -81,6 +81,8 @@ std::vector<MetricDef> MakeMetrics() {
     {"run.usd_by_phase.checkpoints", "USD", "of which GPUs waiting for checkpoint writes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.checkpoints; }},
     {"run.usd_by_phase.evaluation", "USD", "of which GPUs in evaluation passes", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.evaluation; }},
     {"run.usd_by_phase.restarts", "USD", "of which GPUs through expected failures and restarts", false, [](const Estimate& e) -> Opt { return e.usd_by_phase.restarts; }},
+    {"gpu_time.reward_s", "GPU-s", "GPU-seconds per step a model verifier (judge, reward model) works; part of gpu_time.other_s", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_reward; }},
+    {"cost.usd_verifier_per_step", "USD", "GPU dollars per step of a model verifier (policy's GPUs held while it runs, or its own GPUs all step); part of cost.usd_gpu_per_step", false, [](const Estimate& e) -> Opt { return e.usd_verifier_per_step; }},
     {"signal.reward_signal_factor", "", "expected gradient of a noisy reward relative to a correct one (1 - false positive - false negative rate)", false, [](const Estimate& e) -> Opt { return e.signal.reward_signal_factor; }},
     {"signal.observed_pass_rate", "", "share of rollouts the verifier rewards (true pass rate seen through its errors)", false, [](const Estimate& e) -> Opt { return e.signal.observed_pass_rate; }},
   };

@@ -704,14 +704,82 @@ class Loader {
 
     if (YAML::Node rw = Reader::Child(n, "reward"); rw.IsDefined()) {
       const std::string rp = "environment.reward";
-      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s", "noise"})) {
+      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s", "noise", "verifier"})) {
         r_.Enum(rw, "type", rp, e.reward.type, &RewardTypeFromString, AcceptedNames<RewardType>());
         r_.Int(rw, "credited_steps", rp, e.reward.credited_steps, 1);
         ReadDist(rw, "verify_s", rp, e.reward.verify_s, kSecondsRules);
         ReadRewardNoise(rw, e.reward.noise);
+        ReadVerifier(rw, e);
       }
     }
     ReadPassRate(n, e.pass_rate);
+  }
+
+  // environment.reward.verifier: {kind, model, input_tokens, output_tokens,
+  // calls_per_rollout, gpus: shared | N}; the model is a catalog id.
+  void ReadVerifier(const YAML::Node& reward, EnvironmentSpec& e) {
+    const std::string path = "environment.reward.verifier";
+    YAML::Node n = Reader::Child(reward, "verifier");
+    if (!n.IsDefined()) return;
+    auto& v = e.reward.verifier;
+    if (n.IsScalar()) {  // `verifier: rule`
+      r_.Enum(reward, "verifier", "environment.reward", v.kind, &VerifierKindFromString,
+              AcceptedNames<VerifierKind>());
+    } else {
+      if (!r_.CheckKeys(n, path, {"kind", "model", "input_tokens", "output_tokens", "calls_per_rollout", "gpus"}))
+        return;
+      if (!Reader::Child(n, "kind").IsDefined()) {
+        r_.Add(n, Join(path, "kind"), "missing; expected " + AcceptedNames<VerifierKind>());
+        return;
+      }
+      if (!r_.Enum(n, "kind", path, v.kind, &VerifierKindFromString, AcceptedNames<VerifierKind>())) return;
+    }
+    const bool on_gpu = v.kind == VerifierKind::kLlmJudge || v.kind == VerifierKind::kRewardModel;
+    if (!on_gpu) {
+      for (const char* k : {"model", "input_tokens", "output_tokens", "calls_per_rollout", "gpus"}) {
+        if (n.IsMap() && Reader::Child(n, k).IsDefined())
+          r_.Add(Reader::Child(n, k), Join(path, k),
+                 fmt::format("only used by kind llm-judge or reward-model (this verifier is '{}')", ToString(v.kind)));
+      }
+      if (v.kind == VerifierKind::kTests && !e.sandbox)
+        r_.Add(n, Join(path, "kind"),
+               "tests run in the trajectory's sandbox; expected an environment.sandbox block");
+      return;
+    }
+    if (!n.IsMap()) {
+      r_.Add(n, path, fmt::format("'{}' needs a model; expected {{kind: {}, model: <catalog id>, ...}}",
+                                  ToString(v.kind), ToString(v.kind)));
+      return;
+    }
+    YAML::Node m = Reader::Child(n, "model");
+    if (!m.IsDefined()) {
+      r_.Add(n, Join(path, "model"), "missing; expected a catalog model id (" + JoinIds(catalog_.ModelIds()) + ")");
+    } else if (auto id = r_.AsString(m, Join(path, "model"))) {
+      if (const ModelSpec* spec = catalog_.FindModel(*id)) {
+        v.model = *spec;
+        v.model_id = *id;
+      } else {
+        r_.Add(m, Join(path, "model"), UnknownId("model", *id, catalog_.ModelIds()));
+      }
+    }
+    r_.Double(n, "input_tokens", path, v.input_tokens, {.min = 0.0});
+    r_.Double(n, "calls_per_rollout", path, v.calls_per_rollout, {.min = 0.0, .min_exclusive = true});
+    if (v.kind == VerifierKind::kLlmJudge) {
+      if (!Reader::Child(n, "output_tokens").IsDefined())
+        r_.Add(n, Join(path, "output_tokens"), "missing; expected the tokens an llm-judge writes per call (>= 1)");
+      r_.Double(n, "output_tokens", path, v.output_tokens, {.min = 1.0});
+    } else if (Reader::Child(n, "output_tokens").IsDefined()) {
+      r_.Double(n, "output_tokens", path, v.output_tokens, {.min = 0.0, .max = 0.0});
+    }
+    if (YAML::Node g = Reader::Child(n, "gpus"); g.IsDefined()) {
+      if (g.IsScalar() && g.Scalar() == "shared") {
+        v.gpus = 0;
+      } else if (auto k = r_.AsInt(g, Join(path, "gpus")); k && (*k < 1 || *k > 1'000'000)) {
+        r_.Add(g, Join(path, "gpus"), fmt::format("{}; expected 'shared' or a number of GPUs >= 1", *k));
+      } else if (k) {
+        v.gpus = static_cast<int>(*k);
+      }
+    }
   }
 
   // environment.reward.noise: {false_positive, false_negative}, each in [0, 1)

@@ -1,5 +1,7 @@
 // The environment priced whole: a noisy verifier in the signal model
-// (docs/model.md, "Noisy rewards"), checked against an independent quadrature.
+// (docs/model.md, "Noisy rewards"), checked against an independent quadrature;
+// model verifiers as GPU work (docs/model.md, "Verifiers"); the example
+// scenarios of scenarios/ load, estimate and simulate.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -7,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "rlcost/estimate.h"
+#include "rlcost/perf.h"
 #include "rlcost/signal.h"
 #include "support.h"
 
@@ -126,6 +129,129 @@ TEST(RewardNoise, BadRatesNameTheField) {
   auto r = signal::Analyze(s);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().ToString().find("environment.reward.noise"), std::string::npos);
+}
+
+const std::string kRepo = std::string(RLCOST_SOURCE_DIR) + "/scenarios/";
+
+TEST(Verifier, SharedJudgeAddsItsPhaseToTheStep) {
+  const Scenario s = test::LoadFile(kRepo + "llm-judge.yaml");
+  ASSERT_EQ(s.environment.reward.verifier.kind, VerifierKind::kLlmJudge);
+  ASSERT_EQ(s.environment.reward.verifier.model_id, "qwen3-8b");
+  auto w = perf::VerifierCost(s, 1024);
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_TRUE(w->shared);
+  EXPECT_EQ(w->gpus, 8);
+  EXPECT_DOUBLE_EQ(w->calls, 1024);
+  EXPECT_NEAR(w->time_s, w->prefill_s + w->decode_s + w->weight_load_s, 1e-12);
+  // Weights of qwen3-8b in bf16 over tp 1, in from host memory at 25 GB/s.
+  EXPECT_NEAR(w->weight_load_s, perf::WeightBytes(s.environment.reward.verifier.model, Precision::kBf16) / 1e9 / 25.0,
+              1e-9);
+  // Prefill, by the same roofline the policy's rollouts use: 1024 / 8 calls of 1500 tokens per engine.
+  perf::EngineConfig e{&s.environment.reward.verifier.model, &s.hardware.gpu, s.hardware.gpu.efficiency, w->tp,
+                       Precision::kBf16, Precision::kBf16};
+  EXPECT_NEAR(w->prefill_s, perf::Prefill(e, 128 * 1500.0, 0, 128).time_s, 1e-12);
+
+  Scenario none = s;
+  none.environment.reward.verifier = {};
+  auto base = EstimateAnalytic(none);
+  auto judged = EstimateAnalytic(s);
+  ASSERT_TRUE(base && judged);
+  EXPECT_NEAR(judged->step.reward_s - base->step.reward_s, w->time_s, 1e-9);
+  EXPECT_NEAR(judged->step.time_s - base->step.time_s, w->time_s, 1e-9);
+  EXPECT_NEAR(judged->step.gpu_s_reward, w->time_s * 8, 1e-9);
+  EXPECT_NEAR(judged->usd_verifier_per_step, w->time_s * 8 / 3600.0 * s.hardware.price_per_gpu_hour, 1e-12);
+  EXPECT_NEAR(judged->usd_per_step - base->usd_per_step, judged->usd_verifier_per_step, 1e-9);
+  // The four GPU-time parts still add up to the step's GPU-seconds.
+  const auto& t = judged->step;
+  EXPECT_NEAR(t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle, t.time_s * 8, 1e-6);
+}
+
+TEST(Verifier, DedicatedJudgeGpusOverlapGenerationAndAreBilled) {
+  const Scenario shared = test::LoadFile(kRepo + "llm-judge.yaml");
+  const Scenario own = test::LoadFile(kRepo + "llm-judge.yaml", {{"environment.reward.verifier.gpus", "8"}});
+  auto a = EstimateAnalytic(shared);
+  auto b = EstimateAnalytic(own);
+  ASSERT_TRUE(a && b);
+  auto w = perf::VerifierCost(own, 1024);
+  ASSERT_TRUE(w);
+  EXPECT_FALSE(w->shared);
+  EXPECT_EQ(b->step.verifier_gpus, 8);
+  // The judge's 9.9 s of work fits inside generation: the step waits for one call alone.
+  ASSERT_LT(w->time_s, b->step.rollout_busy_s);
+  EXPECT_NEAR(b->step.reward_s, w->last_call_s, 1e-9);
+  EXPECT_LT(b->step.time_s, a->step.time_s);
+  // 16 GPUs held all step.
+  EXPECT_NEAR(b->usd_gpu_per_step, b->step.time_s * 16 / 3600.0 * own.hardware.price_per_gpu_hour, 1e-9);
+  EXPECT_NEAR(b->usd_verifier_per_step, b->step.time_s * 8 / 3600.0 * own.hardware.price_per_gpu_hour, 1e-9);
+  EXPECT_NEAR(b->gpu_hours, b->wall_time_h * 16, 1e-9);
+  const auto& t = b->step;
+  EXPECT_NEAR(t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle, t.time_s * 16, 1e-6);
+}
+
+TEST(Verifier, RewardModelIsOnePrefill) {
+  const Scenario s = test::LoadFile(
+      kRepo + "llm-judge.yaml",
+      {{"environment.reward.verifier", "{kind: reward-model, model: qwen3-8b, input_tokens: 1300, gpus: 2}"}});
+  auto w = perf::VerifierCost(s, 1024);
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_EQ(w->decode_s, 0);
+  EXPECT_EQ(w->weight_load_s, 0);
+  perf::EngineConfig e{&s.environment.reward.verifier.model, &s.hardware.gpu, s.hardware.gpu.efficiency, 1,
+                       Precision::kBf16, Precision::kBf16};
+  EXPECT_NEAR(w->time_s, perf::Prefill(e, 512 * 1300.0, 0, 512).time_s, 1e-12);
+}
+
+TEST(Verifier, SimulatorRunsTheSamePhase) {
+  const Scenario s = test::LoadFile(kRepo + "llm-judge.yaml");
+  sim::Options opt;
+  opt.steps = 2;
+  auto r = EstimateSimulated(s, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  auto w = perf::VerifierCost(s, r->sim->mean_step.rollouts_generated);
+  ASSERT_TRUE(w);
+  EXPECT_NEAR(r->step.reward_s - r->sim->mean_step.reward_s, w->time_s, 1e-9);
+  EXPECT_GT(r->usd_verifier_per_step, 0);
+}
+
+std::string LoadError(const std::string& file, const std::vector<Override>& ov) {
+  auto s = LoadScenarioFile(file, test::Cat(), ov);
+  return s ? std::string() : s.error().ToString();
+}
+
+TEST(Verifier, BadInputNamesTheField) {
+  const std::string judge = kRepo + "llm-judge.yaml";
+  // A judge that does not fit: DeepSeek-V3 (~1.3 TB of bf16 weights) on the policy's 8 H100s.
+  Scenario big = test::LoadFile(judge, {{"environment.reward.verifier.model", "deepseek-v3"}});
+  auto e = EstimateAnalytic(big);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, ErrorCode::kDoesNotFit);
+  EXPECT_NE(e.error().ToString().find("environment.reward.verifier.model"), std::string::npos) << e.error().ToString();
+  std::string m = LoadError(judge, {{"environment.reward.verifier.kind", "oracle"}});
+  EXPECT_NE(m.find("environment.reward.verifier.kind"), std::string::npos) << m;
+  m = LoadError(judge, {{"environment.reward.verifier.model", "gpt-9"}});
+  EXPECT_NE(m.find("environment.reward.verifier.model"), std::string::npos) << m;
+  m = LoadError(judge, {{"environment.reward.verifier.gpus", "0"}});
+  EXPECT_NE(m.find("environment.reward.verifier.gpus"), std::string::npos) << m;
+  m = LoadError(judge, {{"environment.reward.verifier", "{kind: llm-judge, model: qwen3-8b}"}});
+  EXPECT_NE(m.find("environment.reward.verifier.output_tokens"), std::string::npos) << m;
+  m = LoadError(kShared + "default.yaml", {{"environment.reward.verifier", "{kind: tests}"}});
+  EXPECT_NE(m.find("environment.reward.verifier.kind"), std::string::npos) << m;
+  EXPECT_NE(m.find("sandbox"), std::string::npos) << m;
+}
+
+TEST(ExampleScenarios, LoadEstimateAndSimulate) {
+  for (const char* f : {"harbor-swe-tests.yaml", "llm-judge.yaml"}) {
+    SCOPED_TRACE(f);
+    const Scenario s = test::LoadFile(kRepo + f);
+    auto a = EstimateAnalytic(s);
+    ASSERT_TRUE(a) << a.error().ToString();
+    EXPECT_GT(a->usd_per_useful_sample, 0);
+    sim::Options opt;
+    opt.steps = 1;
+    auto r = EstimateSimulated(s, opt);
+    ASSERT_TRUE(r) << r.error().ToString();
+    EXPECT_GT(r->step.time_s, 0);
+  }
 }
 
 }  // namespace
