@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build run test bench docs clean
+.PHONY: deps build run test bench docs clean fuzz
 
 deps:
 	@scripts/install-deps.sh --with-browser
@@ -26,6 +26,15 @@ docs: build
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --markdown docs/validation.md --report-only >/dev/null
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts validation/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
 	@echo "wrote docs/validation.md and docs/validation-source-facts.md"
+
+# libFuzzer targets (clang-14): build with the fuzz preset, run each
+# FUZZ_SECONDS (default 60) on the seed corpus; see fuzz/run.sh.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-deps.sh --with-fuzz
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	@fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlcost needs to build and test, only those missing.
-# Usage: scripts/install-deps.sh [--with-browser]
+# Usage: scripts/install-deps.sh [--with-browser | --with-fuzz]
 set -euo pipefail
 pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev python3
       libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
@@ -11,6 +11,10 @@ if [[ "${1:-}" == "--with-browser" ]]; then
   # node + npm drive Chromium in the web test (playwright-core); any install will do.
   command -v node >/dev/null || pkgs+=(nodejs)
   command -v npm >/dev/null || pkgs+=(npm)
+fi
+# `make fuzz`: clang with libFuzzer and the sanitizer runtimes.
+if [[ "${1:-}" == "--with-fuzz" ]]; then
+  pkgs+=(clang-14 libclang-rt-14-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -7,7 +7,7 @@ random bytes, truncation), runs `rlcost estimate FILE --json` and
 `rlcost simulate FILE --json --steps 2` on each with a time limit, and counts:
 
   abort        killed by a signal, or rlcost's "internal error" line (exit 3)
-  timeout      still running after --timeout seconds
+  timeout      more than --timeout CPU seconds (or 10x that in wall time)
   bad_json     exit 0 but stdout is not one JSON document
   bad_value    exit 0 but a value is null or not a finite number
   unnamed      an error whose problems name neither a field path nor file:line
@@ -27,6 +27,7 @@ import os
 import random
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -88,10 +89,17 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     return b"\n".join(lines)
 
 
-def limit_memory():
+CPU_LIMIT_S = 20
+
+
+def limit_resources():
     # 4 GiB of address space: a runaway allocation fails inside rlcost (and
-    # must be reported cleanly) instead of starving the machine.
+    # must be reported cleanly) instead of starving the machine. The time
+    # limit is CPU seconds (SIGXCPU), so that a loaded shared machine does not
+    # turn a 0.1 s run into a "timeout"; a blocked read uses no CPU and is
+    # caught by the wall-clock limit (10x) instead.
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT_S, CPU_LIMIT_S + 1))
 
 
 def bad_numbers(j, at="", out=None):
@@ -112,6 +120,8 @@ def bad_numbers(j, at="", out=None):
 def classify(proc, timed_out):
     if timed_out:
         return "timeout", ""
+    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return "timeout", f"CPU time limit (signal {-proc.returncode})"
     if proc.returncode < 0:
         return "abort", f"signal {-proc.returncode}"
     err = proc.stderr.decode("utf-8", "replace")
@@ -137,8 +147,8 @@ def classify(proc, timed_out):
 
 def run_one(binary, path, args, timeout):
     try:
-        proc = subprocess.run([binary, args[0], path] + args[1:], capture_output=True, timeout=timeout,
-                              preexec_fn=limit_memory)
+        proc = subprocess.run([binary, args[0], path] + args[1:], capture_output=True, timeout=max(10 * timeout, 120),
+                              preexec_fn=limit_resources)
         return classify(proc, False)
     except subprocess.TimeoutExpired:
         return classify(None, True)
@@ -152,9 +162,11 @@ def main():
     ap.add_argument("-n", type=int, default=200, help="mutants (default 200)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per run (default 20)")
+    ap.add_argument("--timeout", type=int, default=20, help="CPU seconds per run (default 20; wall clock 10x)")
     ap.add_argument("--out", default="", help="folder for the mutants of a bad class and summary.json")
     a = ap.parse_args()
+    global CPU_LIMIT_S
+    CPU_LIMIT_S = a.timeout
 
     sources = []
     for sub in ("scenarios", "validation"):

@@ -55,7 +55,7 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SimulateArgs>();
   auto* sub = app.add_subcommand("simulate", "discrete-event simulation of the RL loop");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
-  sub->add_option("--seed", args->seed, "random seed (same seed, same result)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", args->seed, "random seed (same seed, same result)")->check(SeedValidator());
   sub->add_option("--steps", args->steps, "steps to simulate (default: the scenario's algorithm.steps)")
       ->check(CLI::Range(1, 1'000'000'000));
   sub->add_option("--trace", args->trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");

@@ -67,7 +67,7 @@ void RegisterReport(CLI::App& app, int& exit_code) {
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   sub->add_option("-o,--output", args->out, "HTML file to write");
   sub->add_flag("--simulate", args->simulate, "also run the discrete-event simulator (timeline of one simulated step)");
-  sub->add_option("--seed", args->seed, "simulation seed")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", args->seed, "simulation seed")->check(SeedValidator());
   AddLeverOptions(sub, args->levers);
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] {

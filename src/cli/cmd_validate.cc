@@ -86,7 +86,7 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
   sub->add_option("--facts", args->facts,
                   "YAML of facts the published sources state but the case files leave out (engine, critic, "
                   "placement), each with its source; applied per case and listed in the report");
-  sub->add_option("--seed", args->seed, "random seed of the simulated path")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", args->seed, "random seed of the simulated path")->check(SeedValidator());
   sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)")
       ->check(CLI::Range(0, 1'000'000'000));
   sub->add_flag("--intervals", args->intervals,

@@ -39,6 +39,17 @@ int PrintError(const Error& e, bool json);
 // aborting the program.
 std::string Dump(const nlohmann::json& j);
 
+// --seed: digits only. CLI11 would read "-1" into a uint64_t as 2^64 - 1.
+inline CLI::Validator SeedValidator() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
+          return "expected a whole number >= 0, got '" + v + "'";
+        return {};
+      },
+      "SEED >= 0", "seed");
+}
+
 // Each subcommand registers itself; `exit_code` receives its result.
 void RegisterEstimate(CLI::App& app, int& exit_code);
 void RegisterSimulate(CLI::App& app, int& exit_code);
