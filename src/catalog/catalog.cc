@@ -117,7 +117,7 @@ void AddProblem(std::vector<Problem>& problems, std::string path, std::string me
 
 }  // namespace
 
-Result<Catalog> Catalog::Builtin() {
+Result<Catalog> Catalog::BuiltinFromYaml() {
   Catalog cat;
   for (const char* name : {"gpus.yaml", "models.yaml", "efficiency.yaml"}) {
     auto text = EmbeddedFile(name);
