@@ -233,8 +233,8 @@ TEST(SweepCli, CtrlCLeavesAValidDatabaseWithTheFinishedPoints) {
   if (!HaveSqliteShell()) GTEST_SKIP() << "the sqlite3 shell is not installed";
   if (Shell("command -v timeout").code != 0) GTEST_SKIP() << "coreutils timeout is not installed";
   const std::string db = TempName("interrupted.db");
-  // A million points take minutes; SIGINT after one second stops it.
-  CmdResult r = Shell("timeout -s INT 1 " + std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+  // A million points take minutes; SIGINT after two seconds stops it.
+  CmdResult r = Shell("timeout -s INT 2 " + std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
                       " --vary algorithm.group_size=1..1000 --vary algorithm.prompts_per_step=1..1000 -o " + db);
   EXPECT_NE(r.out.find("interrupted:"), std::string::npos) << r.out;
   ASSERT_TRUE(fs::exists(db)) << r.out;
