@@ -23,6 +23,7 @@ int Main(int argc, char** argv) {
   RegisterValidate(app, exit_code);
   RegisterCalibrate(app, exit_code);
   RegisterSweep(app, exit_code);
+  RegisterOptimize(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -49,5 +49,6 @@ void RegisterReport(CLI::App& app, int& exit_code);
 void RegisterValidate(CLI::App& app, int& exit_code);
 void RegisterCalibrate(CLI::App& app, int& exit_code);
 void RegisterSweep(CLI::App& app, int& exit_code);
+void RegisterOptimize(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "explore/design.h"
 #include "explore/sweep.h"
 #include "spec/document.h"
@@ -206,6 +208,46 @@ TEST(SweepCli, TheDatabaseOpensInTheSqliteShellWithOneRowPerPoint) {
   EXPECT_EQ(usd.out, "1\n");
   fs::remove(db);
   fs::remove(csv);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SweepCli, ASampleRepeatsWithItsSeedAndKeepsPointsThatDoNotFit) {
+  const std::string a = TempName("a.jsonl"), b = TempName("b.jsonl");
+  const std::string cmd = std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                          " --vary model=qwen3-8b,qwen3-235b-a22b --vary hardware.gpus=2..8:2 --sample 6 --seed 3"
+                          " --metric run.usd --jsonl ";
+  CmdResult r = Shell(cmd + a);
+  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(Shell(cmd + b + " --jobs 1").code, 0);
+  const std::string rows = ReadAll(a);
+  EXPECT_EQ(rows, ReadAll(b));  // same seed, same rows, whatever the threads
+  std::istringstream lines(rows);
+  std::string line;
+  int n = 0, no_fit = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["point"], n - 1);
+    if (j["model"] == "qwen3-235b-a22b") {  // 235B of weights and optimizer state on <= 8 H100s
+      EXPECT_EQ(j["status"], "does not fit") << line;
+      EXPECT_NE(j["reason"].get<std::string>().find("does not fit"), std::string::npos) << line;
+      EXPECT_TRUE(j["run.usd"].is_null());
+      ++no_fit;
+    } else {
+      EXPECT_EQ(j["status"], "ok") << line;
+      EXPECT_GT(j["run.usd"].get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(n, 6);
+  EXPECT_EQ(no_fit, 3);  // a list of two in six points: three each
+  fs::remove(a);
+  fs::remove(b);
 }
 
 TEST(SweepCli, BadInputFailsBeforeAnyWork) {
