@@ -1,6 +1,7 @@
 // rlcost_catalog_gen OUT.cc: parses the built-in catalog's YAML and writes it
 // as C++ (see catalog/codegen.h). Run by the build, not by users.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string tmp = std::string(argv[1]) + ".tmp";
+  std::error_code ec;
+  if (auto dir = std::filesystem::path(argv[1]).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << rlcost::catalog_internal::CatalogToCpp(*cat);
