@@ -179,7 +179,7 @@ void CheckNamesUnique(const std::map<std::string, Spec>& entries, const std::str
 
 }  // namespace
 
-Result<Catalog> Catalog::Builtin() {
+Result<Catalog> Catalog::BuiltinFromYaml() {
   Catalog cat;
   for (const char* name : {"gpus.yaml", "models.yaml", "efficiency.yaml"}) {
     auto text = EmbeddedFile(name);

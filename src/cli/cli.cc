@@ -28,6 +28,7 @@ int Main(int argc, char** argv) {
   RegisterImport(app, exit_code);
   RegisterSweep(app, exit_code);
   RegisterServe(app, exit_code);
+  RegisterOptimize(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,5 @@
 // The `rlcost` command line: subcommands estimate, simulate, catalog, compare,
-// waterfall, price, report, validate, calibrate, sweep.
+// waterfall, price, report, validate, calibrate, sweep, optimize.
 #pragma once
 namespace rlcost::cli {
 int Main(int argc, char** argv);

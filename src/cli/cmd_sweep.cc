@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <memory>
 
@@ -39,7 +40,23 @@ struct SweepArgs {
 };
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
+std::atomic<long long> g_first_interrupt_ns{0};
+// The first Ctrl-C asks the sweep to stop; one more, a second or more later,
+// ends the process at once. (Closer repeats are the same signal delivered twice,
+// e.g. `timeout` signals the command and then its process group.)
+extern "C" void OnInterrupt(int sig) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  const long long now = static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+  if (!g_interrupted.exchange(true)) {
+    g_first_interrupt_ns.store(now);
+    return;
+  }
+  if (now - g_first_interrupt_ns.load() > 1'000'000'000LL) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+}
 
 std::string Clock(double s) {
   if (!(s >= 0) || s > 359999) return "--:--";
@@ -62,7 +79,29 @@ std::string CommandLine(const SweepArgs& a) {
   return out;
 }
 
+// Ctrl-C (or SIGTERM) from here on stops the sweep cleanly; a second one ends
+// the process at once. Restored when the command returns.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted.store(false);
+    struct sigaction act{};
+    act.sa_handler = OnInterrupt;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGINT, &act, &old_int_);
+    sigaction(SIGTERM, &act, &old_term_);
+  }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_{}, old_term_{};
+};
+
 int Run(const SweepArgs& a) {
+  InterruptGuard guard;
   // Everything that can be wrong with the command is found before any point runs.
   Error bad;
   auto add_problems = [&](const Error& e) {
@@ -148,14 +187,6 @@ int Run(const SweepArgs& a) {
     };
   }
 
-  g_interrupted.store(false);
-  struct sigaction act{}, old_int{}, old_term{};
-  act.sa_handler = OnInterrupt;
-  act.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the process at once
-  sigemptyset(&act.sa_mask);
-  sigaction(SIGINT, &act, &old_int);
-  sigaction(SIGTERM, &act, &old_term);
-
   std::optional<Error> write_error;
   uint64_t counts[4] = {0, 0, 0, 0};
   const uint64_t done = explore::RunSweep(*doc, *catalog, *design, opt, [&](explore::PointRow&& row) {
@@ -169,8 +200,6 @@ int Run(const SweepArgs& a) {
       }
     }
   });
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
   if (tty) std::fprintf(stderr, "\r\033[K");
   const bool complete = done == total && !write_error;
   for (auto& [path, w] : writers) {

@@ -63,5 +63,6 @@ void RegisterCalibrate(CLI::App& app, int& exit_code);
 void RegisterImport(CLI::App& app, int& exit_code);
 void RegisterSweep(CLI::App& app, int& exit_code);
 void RegisterServe(CLI::App& app, int& exit_code);
+void RegisterOptimize(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "explore/design.h"
 #include "explore/sweep.h"
 #include "spec/document.h"
@@ -208,6 +210,46 @@ TEST(SweepCli, TheDatabaseOpensInTheSqliteShellWithOneRowPerPoint) {
   fs::remove(csv);
 }
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SweepCli, ASampleRepeatsWithItsSeedAndKeepsPointsThatDoNotFit) {
+  const std::string a = TempName("a.jsonl"), b = TempName("b.jsonl");
+  const std::string cmd = std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                          " --vary model=qwen3-8b,qwen3-235b-a22b --vary hardware.gpus=2..8:2 --sample 6 --seed 3"
+                          " --metric run.usd --jsonl ";
+  CmdResult r = Shell(cmd + a);
+  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(Shell(cmd + b + " --jobs 1").code, 0);
+  const std::string rows = ReadAll(a);
+  EXPECT_EQ(rows, ReadAll(b));  // same seed, same rows, whatever the threads
+  std::istringstream lines(rows);
+  std::string line;
+  int n = 0, no_fit = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["point"], n - 1);
+    if (j["model"] == "qwen3-235b-a22b") {  // 235B of weights and optimizer state on <= 8 H100s
+      EXPECT_EQ(j["status"], "does not fit") << line;
+      EXPECT_NE(j["reason"].get<std::string>().find("does not fit"), std::string::npos) << line;
+      EXPECT_TRUE(j["run.usd"].is_null());
+      ++no_fit;
+    } else {
+      EXPECT_EQ(j["status"], "ok") << line;
+      EXPECT_GT(j["run.usd"].get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(n, 6);
+  EXPECT_EQ(no_fit, 3);  // a list of two in six points: three each
+  fs::remove(a);
+  fs::remove(b);
+}
+
 TEST(SweepCli, BadInputFailsBeforeAnyWork) {
   const std::string db = TempName("bad.db");
   const std::string bin = std::string(RLCOST_BINARY) + " sweep " + DefaultYaml();
@@ -233,8 +275,8 @@ TEST(SweepCli, CtrlCLeavesAValidDatabaseWithTheFinishedPoints) {
   if (!HaveSqliteShell()) GTEST_SKIP() << "the sqlite3 shell is not installed";
   if (Shell("command -v timeout").code != 0) GTEST_SKIP() << "coreutils timeout is not installed";
   const std::string db = TempName("interrupted.db");
-  // A million points take minutes; SIGINT after one second stops it.
-  CmdResult r = Shell("timeout -s INT 1 " + std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+  // A million points take minutes; SIGINT after two seconds stops it.
+  CmdResult r = Shell("timeout -s INT 2 " + std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
                       " --vary algorithm.group_size=1..1000 --vary algorithm.prompts_per_step=1..1000 -o " + db);
   EXPECT_NE(r.out.find("interrupted:"), std::string::npos) << r.out;
   ASSERT_TRUE(fs::exists(db)) << r.out;

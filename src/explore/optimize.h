@@ -1,0 +1,61 @@
+// explore/optimize: the best configurations of a scenario over a search space,
+// under constraints on any metric, with what binds and the Pareto front of the
+// objective against wall time. The search is the sweep's exhaustive grid (every
+// point a full estimate, all cores), so the answer is the grid's true optimum.
+//
+//   auto c = explore::ParseConstraint("run.wall_time_h<=24");
+//   explore::OptimizeOptions o;  o.objective = FindMetric("goal.usd");  o.constraints = {*c};
+//   auto r = explore::Optimize(doc, catalog, design, o);   // r->best, r->binding, r->front
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "explore/sweep.h"
+
+namespace rlcost::explore {
+
+enum class Op { kLe, kLt, kGe, kGt };
+
+struct Constraint {
+  const MetricDef* metric = nullptr;
+  Op op = Op::kLe;
+  double limit = 0;
+  std::string text;  // as written, for messages
+  bool Holds(double v) const;
+};
+
+// "run.wall_time_h<=168" (<=, <, >=, >; spaces allowed). An unknown metric or a
+// malformed operator is an error naming --subject-to.
+Result<Constraint> ParseConstraint(std::string_view text);
+
+// The default search space over `catalog`'s GPUs when --over is absent.
+std::vector<std::string> DefaultSpace(const Catalog& catalog);
+
+struct OptimizeOptions {
+  const MetricDef* objective = nullptr;  // minimised
+  std::vector<Constraint> constraints;
+  size_t top = 5;
+  SweepOptions sweep;                    // threads, fixed --set values
+};
+
+struct Candidate {
+  PointRow row;       // metrics: objective, run.wall_time_h, then the constraints' metrics
+  double objective = 0;
+  double wall_time_h = 0;
+};
+
+struct OptimizeResult {
+  uint64_t points = 0, feasible = 0, ran = 0;  // in the space, meeting every constraint, that ran at all
+  std::vector<Candidate> best;                 // up to `top`, best first
+  // Constraints that bind: without each, the optimum would be lower.
+  std::vector<std::string> binding;
+  // Numeric axes whose best value is the first or last of its list: the space itself may bind.
+  std::vector<std::string> at_edge;
+  std::vector<Candidate> front;  // feasible points no other beats on both objective and wall time, by wall time
+};
+
+Result<OptimizeResult> Optimize(const spec_internal::ScenarioDocument& doc, const Catalog& catalog,
+                                const Design& design, const OptimizeOptions& opt);
+
+}  // namespace rlcost::explore
