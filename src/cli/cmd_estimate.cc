@@ -25,10 +25,7 @@ struct SimulateArgs {
 
 int Print(const Scenario& s, const Estimate& e, bool json) {
   if (json) {
-    nlohmann::json j = report::EstimateToJson(s, e);
-    j["interval"] = report::IntervalsToJson(e);
-    j["interval_source"] = report::IntervalSource(e);
-    std::cout << Dump(j) << "\n";
+    std::cout << Dump(report::EstimateToJson(s, e)) << "\n";
   } else {
     std::cout << report::EstimateToTable(s, e) << report::IntervalsToTable(e);
   }

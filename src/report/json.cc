@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "report/intervals.h"
 #include "report/report.h"
 #include "report/sim_json.h"
 
@@ -75,6 +76,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   if (e.sim) j["sim"] = SimExtrasToJson(*e.sim);
   j["notes"] = e.step.notes;
   j["assumptions"] = e.assumptions;
+  // The likely range of the headline figures: part of every estimate's JSON
+  // (command line, `rlcost serve`, Python) from this one place.
+  j["interval"] = IntervalsToJson(e);
+  j["interval_source"] = IntervalSource(e);
   return j;
 }
 

@@ -370,12 +370,13 @@ TEST_F(Serve, ThousandConcurrentConnections) {
 }
 
 TEST_F(Serve, SimulationPastItsTimeIs504) {
-  // 20 steps of 2,048 prompts x 64 rollouts: 2.6 million simulated
-  // trajectories, far more than this server's 2 s allow (a 16k-trajectory
-  // step takes ~0.1 s). The answer comes at the limit, not when it ends.
+  // 20 steps of 16,384 prompts x 64 rollouts: 21 million simulated
+  // trajectories, far more than this server's 2 s allow (`rlcost simulate`
+  // takes ~15 s for them on an idle core). The answer comes at the limit,
+  // not when it ends.
   auto t0 = Clock::now();
   auto [status, j] = Post("/v1/simulate",
-                          R"({"steps": 20, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 2048, "group_size": 64}}})");
+                          R"({"steps": 20, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 16384, "group_size": 64}}})");
   EXPECT_EQ(status, 504) << j.dump().substr(0, 300);
   EXPECT_EQ(j["error"]["code"], "too_slow");
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
