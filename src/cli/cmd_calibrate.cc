@@ -9,7 +9,7 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/validate_render.h"
-#include "econ/calibrate.h"
+#include "fit/calibrate.h"
 #include "ingest/training_log.h"
 
 namespace rlcost::cli {

@@ -7,8 +7,8 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/validate_render.h"
-#include "econ/interval.h"
-#include "econ/validate.h"
+#include "fit/interval.h"
+#include "fit/validate.h"
 #include "rlcost/calibration.h"
 
 namespace rlcost::cli {

@@ -8,7 +8,7 @@
 #include "catalog/format.h"
 #include "cli/validate_render.h"
 #include "econ/levers.h"
-#include "econ/validate.h"
+#include "fit/validate.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 #include "report/report.h"

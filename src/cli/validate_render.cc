@@ -1,6 +1,6 @@
 #include "cli/validate_render.h"
 
-#include "econ/interval.h"
+#include "fit/interval.h"
 
 #include <algorithm>
 #include <cmath>

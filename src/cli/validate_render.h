@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "econ/calibrate.h"
-#include "econ/validate.h"
+#include "fit/calibrate.h"
+#include "fit/validate.h"
 
 namespace rlcost::cli {
 

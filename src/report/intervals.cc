@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "econ/interval.h"
+#include "fit/interval.h"
 #include "report/report.h"
 
 namespace rlcost::report {

@@ -1,6 +1,6 @@
 #include "report/levers_table.h"
 
-#include "econ/interval.h"
+#include "fit/interval.h"
 #include "report/intervals.h"
 
 #include <cmath>

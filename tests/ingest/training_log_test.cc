@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "econ/calibrate.h"
+#include "fit/calibrate.h"
 #include "ingest/training_log.h"
 #include "support.h"
 

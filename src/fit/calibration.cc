@@ -11,7 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/file.h"
-#include "econ/calibrate.h"
+#include "fit/calibrate.h"
 
 namespace rlcost {
 namespace {

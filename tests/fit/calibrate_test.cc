@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "econ/calibrate.h"
+#include "fit/calibrate.h"
 #include "ingest/training_log.h"
 #include "rlcost/calibration.h"
 #include "rlcost/catalog.h"

@@ -4,7 +4,7 @@
 //   r_i = predicted_i(x) / logged_i - 1
 // over the logged steps, each step predicted by the analytic model with that
 // step's logged mean prompt and response lengths.
-#include "econ/calibrate.h"
+#include "fit/calibrate.h"
 
 #include <algorithm>
 #include <cmath>

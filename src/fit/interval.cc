@@ -1,4 +1,4 @@
-#include "econ/interval.h"
+#include "fit/interval.h"
 
 #include <algorithm>
 #include <cmath>

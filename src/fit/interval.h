@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "econ/validate.h"
+#include "fit/validate.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
 

@@ -1,4 +1,4 @@
-#include "econ/validate.h"
+#include "fit/validate.h"
 
 #include <algorithm>
 #include <filesystem>

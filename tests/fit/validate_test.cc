@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli/validate_render.h"
-#include "econ/validate.h"
+#include "fit/validate.h"
 #include "rlcost/embedded.h"
 #include "rlcost/estimate.h"
 

@@ -1,7 +1,7 @@
 // Likely ranges from the validation residuals (econ/interval.h): the
 // percentile rule worked by hand, ranges around an estimate, bad band files,
 // and catalog/intervals.yaml recomputed from the published runs.
-#include "econ/interval.h"
+#include "fit/interval.h"
 
 #include <filesystem>
 #include <fstream>
