@@ -2,6 +2,10 @@
 // scenario with them.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
+#include <system_error>
+
 #include <string>
 #include <vector>
 
@@ -39,12 +43,16 @@ int PrintError(const Error& e, bool json);
 // aborting the program.
 std::string Dump(const nlohmann::json& j);
 
-// --seed: digits only. CLI11 would read "-1" into a uint64_t as 2^64 - 1.
+// --seed: digits only, and within uint64_t. CLI11 would read "-1" into a
+// uint64_t as 2^64 - 1, and 2^64 silently as 0.
 inline CLI::Validator SeedValidator() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
-        if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
-          return "expected a whole number >= 0, got '" + v + "'";
+        uint64_t seed = 0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() ||
+            end != v.data() + v.size())
+          return "expected a whole number from 0 to 18446744073709551615, got '" + v + "'";
         return {};
       },
       "SEED >= 0", "seed");
