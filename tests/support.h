@@ -1,9 +1,17 @@
 // Helpers shared by the test binaries: the built-in catalog, scenario loading
-// that reports its problems through GoogleTest, and the shared scenario files.
+// that reports its problems through GoogleTest, the shared scenario files, and
+// running the built binary as a user would.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,6 +52,44 @@ inline std::vector<std::string> SharedScenarioFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// A command line's exit code (-1 when it did not exit normally), standard
+// output and standard error.
+struct CmdResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `cmd` through the shell. Standard error goes to a temporary file read
+// back into `err`, or with merge_stderr into `out` with standard output.
+inline CmdResult RunCommand(const std::string& cmd, bool merge_stderr = false) {
+  static int counter = 0;
+  const std::filesystem::path err_file =
+      std::filesystem::temp_directory_path() /
+      ("rlcost_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  CmdResult r;
+  FILE* p = popen((cmd + (merge_stderr ? " 2>&1" : " 2>" + err_file.string())).c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (!merge_stderr) {
+    std::stringstream ss;
+    ss << std::ifstream(err_file).rdbuf();
+    r.err = ss.str();
+    std::filesystem::remove(err_file);
+  }
+  return r;
+}
+
+// Runs the built rlcost binary with `args`; with timeout_s > 0 under
+// `timeout`, so that a hang shows as exit 124 instead of a stuck test.
+inline CmdResult Rlcost(const std::string& args, int timeout_s = 0) {
+  const std::string prefix = timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "";
+  return RunCommand(prefix + RLCOST_BINARY + " " + args);
 }
 
 }  // namespace rlcost::test

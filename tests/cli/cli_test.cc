@@ -10,34 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support.h"
+
 namespace {
 
-struct CmdResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-CmdResult Rlcost(const std::string& args) {
-  static int counter = 0;
-  std::string err_file = std::filesystem::temp_directory_path() /
-                         ("rlcost_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string cmd = std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file;
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream f(err_file);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove(err_file);
-  return r;
-}
+using rlcost::test::CmdResult;
+using rlcost::test::Rlcost;
 
 std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/" + rel; }
 std::string Shared(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/../shared/" + rel; }

@@ -3,6 +3,8 @@
 // Each must now end quickly with a clear error naming the field (or the
 // option, or file:line), or with a stated result ("n/a" with its reason).
 #include <gtest/gtest.h>
+
+#include "support.h"
 #include <sys/stat.h>
 
 #include <array>
@@ -19,33 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using rlcost::test::CmdResult;
 
 // Runs the binary under `timeout 60`: a hang shows as exit 124, not a stuck test.
-CmdResult Rlcost(const std::string& args) {
-  static int counter = 0;
-  std::string err_file = fs::temp_directory_path() /
-                         ("rlcost_hard_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string cmd = "timeout 60 " + std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file;
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream f(err_file);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  r.err = ss.str();
-  fs::remove(err_file);
-  return r;
-}
+CmdResult Rlcost(const std::string& args) { return rlcost::test::Rlcost(args, 60); }
 
 std::string Shared(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/../shared/" + rel; }
 std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/" + rel; }

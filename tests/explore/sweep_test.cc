@@ -155,22 +155,10 @@ TEST(Sweep, AnUnknownKeyIsFoundBeforeAnyPointRuns) {
 
 // ---- the command line -------------------------------------------------------
 
-struct CmdResult {
-  int code = -1;
-  std::string out;
-};
+using test::CmdResult;
 
-CmdResult Shell(const std::string& cmd) {
-  CmdResult r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+// Output and error merged: the checks read what a user would see.
+CmdResult Shell(const std::string& cmd) { return test::RunCommand(cmd, /*merge_stderr=*/true); }
 
 std::string TempName(const std::string& stem) {
   return (fs::temp_directory_path() / ("rlcost_sweep_" + std::to_string(::getpid()) + "_" + stem)).string();

@@ -1,6 +1,8 @@
 // `rlcost import ...` as a user runs it: -o written only on success, exit codes.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,28 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdRun {
-  int code = -1;
-  std::string out, err;
-};
-
-CmdRun Rlcost(const std::string& args) {
-  static int n = 0;
-  const fs::path err_file = fs::temp_directory_path() / ("rlcost_import_cli_" + std::to_string(::getpid()) + "_" +
-                                                         std::to_string(n++));
-  CmdRun r;
-  FILE* p = popen((std::string(RLCOST_BINARY) + " " + args + " 2>" + err_file.string()).c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  for (size_t got; (got = fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), got);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::stringstream ss;
-  ss << std::ifstream(err_file).rdbuf();
-  r.err = ss.str();
-  fs::remove(err_file);
-  return r;
-}
+using CmdRun = rlcost::test::CmdResult;
+using rlcost::test::Rlcost;
 
 std::string Data(const std::string& rel) { return std::string(RLCOST_SOURCE_DIR) + "/tests/data/ingest/" + rel; }
 
