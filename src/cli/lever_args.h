@@ -5,18 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/ops.h"
 #include "econ/levers.h"
 
 namespace rlcost::cli {
 
-struct LeverArgs {
-  std::string order = "async,fp8,hardware,grpo2,lora,moe";
-  std::string gpu = "b200";
-  int tenants = 0;
-  int rank = 0;
-  std::string moe_model = "qwen3-30b-a3b";
-  std::string dense_model;
-};
+// The command line's lever flags fill the same knobs as a request does.
+using LeverArgs = ops::LeverInput;
 
 inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--order", a.order, "levers in the order applied: async,fp8,hardware,grpo2,lora,moe (any subset)");
@@ -30,19 +25,6 @@ inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--dense-model", a.dense_model, "dense baseline model when the scenario's model is MoE (default: by rule)");
 }
 
-inline Result<levers::Options> ToOptions(const LeverArgs& a) {
-  auto order = levers::ParseLeverList(a.order, "--order");
-  if (!order) return Fail(order.error());
-  if (a.tenants < 0) return Fail(ErrorCode::kInvalidInput, "--tenants", "must be >= 1");
-  if (a.rank < 0) return Fail(ErrorCode::kInvalidInput, "--rank", "must be >= 1");
-  levers::Options o;
-  o.order = *order;
-  o.gpu_id = a.gpu;
-  o.tenants = a.tenants;
-  o.lora_rank = a.rank;
-  o.moe_model = a.moe_model;
-  o.dense_model = a.dense_model;
-  return o;
-}
+inline Result<levers::Options> ToOptions(const LeverArgs& a) { return ops::ToOptions(a, "--"); }
 
 }  // namespace rlcost::cli

@@ -39,21 +39,6 @@ Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) {
   return LoadScenarioText(in.text, cat, in.origin, in.allow_files ? "." : std::string(kNoFileAccess), overrides);
 }
 
-Result<levers::Options> ToOptions(const LeverInput& a) {
-  auto order = levers::ParseLeverList(a.order, "order");
-  if (!order) return Fail(order.error());
-  if (a.tenants < 0) return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(a.tenants));
-  if (a.rank < 0) return Fail(ErrorCode::kInvalidInput, "rank", "must be >= 1, got " + std::to_string(a.rank));
-  levers::Options o;
-  o.order = *order;
-  o.gpu_id = a.gpu;
-  o.tenants = a.tenants;
-  o.lora_rank = a.rank;
-  o.moe_model = a.moe_model;
-  o.dense_model = a.dense_model;
-  return o;
-}
-
 // A YAML node as JSON: plain scalars become numbers, booleans and null where
 // YAML 1.2's core schema reads them so; quoted ones stay strings.
 nlohmann::json YamlToJson(const YAML::Node& n) {
@@ -86,6 +71,25 @@ nlohmann::json YamlToJson(const YAML::Node& n) {
 }
 
 }  // namespace
+
+Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_prefix) {
+  auto order = levers::ParseLeverList(a.order, field_prefix + "order");
+  if (!order) return Fail(order.error());
+  if (a.tenants < 0) {
+    return Fail(ErrorCode::kInvalidInput, field_prefix + "tenants", "must be >= 1, got " + std::to_string(a.tenants));
+  }
+  if (a.rank < 0) {
+    return Fail(ErrorCode::kInvalidInput, field_prefix + "rank", "must be >= 1, got " + std::to_string(a.rank));
+  }
+  levers::Options o;
+  o.order = *order;
+  o.gpu_id = a.gpu;
+  o.tenants = a.tenants;
+  o.lora_rank = a.rank;
+  o.moe_model = a.moe_model;
+  o.dense_model = a.dense_model;
+  return o;
+}
 
 Result<const rlcost::Catalog*> BuiltinCatalog() {
   static const Result<rlcost::Catalog> cat = rlcost::Catalog::Builtin();  // thread-safe static init
@@ -122,7 +126,7 @@ Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) 
   if (!cat) return Fail(cat.error());
   auto s = Load(in, **cat);
   if (!s) return Fail(s.error());
-  auto opt = ToOptions(lv);
+  auto opt = ToOptions(lv, "");
   if (!opt) return Fail(opt.error());
   auto wf = levers::BuildWaterfall(*s, **cat, *opt);
   if (!wf) return Fail(wf.error());
@@ -164,7 +168,7 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   report::HtmlInput h;
   h.scenario = &*s;
   h.estimate = &*e;
-  auto opt = ToOptions(LeverInput{});
+  auto opt = ToOptions(LeverInput{}, "");
   if (!opt) return Fail(opt.error());
   auto wf = levers::BuildWaterfall(*s, **cat, *opt);
   if (wf) {

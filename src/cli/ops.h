@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "econ/levers.h"
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 
@@ -40,6 +41,9 @@ struct LeverInput {
   std::string moe_model = "qwen3-30b-a3b";
   std::string dense_model;
 };
+// The lever options of these knobs; errors name `field_prefix` + the knob
+// ("--" on the command line, "" in an HTTP or Python request).
+Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_prefix);
 
 struct PriceInput {
   std::vector<std::string> models;   // empty = the scenario's
