@@ -97,47 +97,59 @@ Result<const rlcost::Catalog*> BuiltinCatalog() {
   return &*cat;
 }
 
-Result<nlohmann::json> Estimate(const ScenarioInput& in) {
+// The built-in catalog and the request's scenario loaded against it: where
+// every operation on a scenario starts.
+struct Loaded {
+  const rlcost::Catalog* cat;
+  Scenario s;
+};
+Result<Loaded> LoadOnBuiltin(const ScenarioInput& in) {
   auto cat = BuiltinCatalog();
   if (!cat) return Fail(cat.error());
   auto s = Load(in, **cat);
   if (!s) return Fail(s.error());
-  auto e = EstimateAnalytic(*s);
+  return Loaded{*cat, std::move(*s)};
+}
+
+Result<nlohmann::json> Estimate(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const Scenario& s = loaded->s;
+  auto e = EstimateAnalytic(s);
   if (!e) return Fail(e.error());
-  return report::EstimateToJson(*s, *e);
+  return report::EstimateToJson(s, *e);
 }
 
 Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps) {
   if (steps < 0) return Fail(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(steps));
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  auto s = Load(in, **cat);
-  if (!s) return Fail(s.error());
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const Scenario& s = loaded->s;
   sim::Options opt;
   opt.seed = seed;
   opt.steps = steps;
-  auto e = EstimateSimulated(*s, opt);
+  auto e = EstimateSimulated(s, opt);
   if (!e) return Fail(e.error());
-  return report::EstimateToJson(*s, *e);
+  return report::EstimateToJson(s, *e);
 }
 
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) {
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  auto s = Load(in, **cat);
-  if (!s) return Fail(s.error());
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const Scenario& s = loaded->s;
+  const rlcost::Catalog& cat = *loaded->cat;
   auto opt = ToOptions(lv, "");
   if (!opt) return Fail(opt.error());
-  auto wf = levers::BuildWaterfall(*s, **cat, *opt);
+  auto wf = levers::BuildWaterfall(s, cat, *opt);
   if (!wf) return Fail(wf.error());
   return report::WaterfallToJson(*wf);
 }
 
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  auto s = Load(in, **cat);
-  if (!s) return Fail(s.error());
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const Scenario& s = loaded->s;
+  const rlcost::Catalog& cat = *loaded->cat;
   std::vector<levers::Lever> stack;
   if (!p.stack.empty()) {
     auto st = levers::ParseLeverList(p.stack, "stack");
@@ -147,7 +159,7 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   if (p.tenants < 0) return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(p.tenants));
   levers::Options opt;
   opt.tenants = p.tenants;
-  auto card = levers::BuildPriceCard(*s, **cat, p.models, p.gpus, stack, opt);
+  auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
   return report::PriceCardToJson(*card);
 }
@@ -159,18 +171,18 @@ Result<nlohmann::json> Catalog() {
 }
 
 Result<std::string> HtmlReport(const ScenarioInput& in) {
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  auto s = Load(in, **cat);
-  if (!s) return Fail(s.error());
-  auto e = EstimateAnalytic(*s);
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const Scenario& s = loaded->s;
+  const rlcost::Catalog& cat = *loaded->cat;
+  auto e = EstimateAnalytic(s);
   if (!e) return Fail(e.error());
   report::HtmlInput h;
-  h.scenario = &*s;
+  h.scenario = &s;
   h.estimate = &*e;
   auto opt = ToOptions(LeverInput{}, "");
   if (!opt) return Fail(opt.error());
-  auto wf = levers::BuildWaterfall(*s, **cat, *opt);
+  auto wf = levers::BuildWaterfall(s, cat, *opt);
   if (wf) {
     h.waterfall = &*wf;
   } else {
@@ -178,7 +190,7 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   }
   std::vector<double> ps;
   for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
-  h.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
+  h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
   return report::RenderHtml(h);
 }
 
