@@ -53,7 +53,10 @@ PYBIND11_MODULE(_rlcost, m) {
   });
   m.def("waterfall", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
                         const std::string& order, const std::string& gpu, int tenants, int rank,
-                        const std::string& moe_model, const std::string& dense_model) {
+                        const std::string& moe_model, const std::string& dense_model,
+                        std::optional<double> moe_pass_rate, std::optional<double> dense_pass_rate,
+                        std::optional<double> staleness_discount, std::optional<double> fp8_discount,
+                        std::optional<double> fp4_discount) {
     rlcost::ops::LeverInput lv;
     lv.order = order;
     lv.gpu = gpu;
@@ -61,6 +64,11 @@ PYBIND11_MODULE(_rlcost, m) {
     lv.rank = rank;
     lv.moe_model = moe_model;
     lv.dense_model = dense_model;
+    lv.moe_pass_rate = moe_pass_rate;
+    lv.dense_pass_rate = dense_pass_rate;
+    lv.staleness_discount = staleness_discount;
+    lv.fp8_discount = fp8_discount;
+    lv.fp4_discount = fp4_discount;
     return Call([&] { return rlcost::ops::Waterfall(Input(file, text, sets), lv); });
   });
   m.def("price", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,

@@ -98,13 +98,21 @@ def simulate(scenario=None, steps=0, seed=1, overrides=None):
     return _result(_rlcost.simulate(*_scenario(scenario), _sets(overrides), int(seed), int(steps)))
 
 
-def waterfall(scenario=None, order="async,fp8,hardware,grpo2,lora,moe", gpu="b200", tenants=0, rank=0,
-              moe_model="qwen3-30b-a3b", dense_model="", overrides=None):
-    """The cost levers applied one at a time to a naive baseline (like `rlcost waterfall --json`)."""
+def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe", gpu="b200", tenants=0, rank=0,
+              moe_model="", dense_model="", overrides=None, moe_pass_rate=None, dense_pass_rate=None,
+              staleness_discount=None, fp8_discount=None, fp4_discount=None):
+    """The cost levers applied one at a time to a naive baseline (like `rlcost waterfall --json`).
+
+    moe_model="" takes the catalog MoE paired with the scenario's model by quality; the *_pass_rate
+    arguments give each model its own mean pass rate; the *_discount arguments (fractions in [0, 1))
+    replace the labelled default quality discounts; None keeps the defaults.
+    """
     if not isinstance(order, str):
         order = ",".join(order)
+    opt = lambda v: None if v is None else float(v)
     return _result(_rlcost.waterfall(*_scenario(scenario), _sets(overrides), order, gpu, int(tenants), int(rank),
-                                     moe_model, dense_model))
+                                     moe_model, dense_model, opt(moe_pass_rate), opt(dense_pass_rate),
+                                     opt(staleness_discount), opt(fp8_discount), opt(fp4_discount)))
 
 
 def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None):

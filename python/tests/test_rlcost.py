@@ -94,6 +94,12 @@ def test_waterfall_and_price_match_cli():
     with pytest.raises(rlcost.ScenarioError) as e:
         rlcost.waterfall(DEFAULT, order="async,warp-drive")
     assert e.value.problems[0]["path"] == "order"
+    # A quality discount given in Python is the command line's flag, and out of [0, 1) it names the field.
+    assert rlcost.waterfall(DEFAULT, order="async", staleness_discount=0.1) == cli_json(
+        "waterfall", str(DEFAULT), "--order", "async", "--staleness-discount", "0.1")
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.waterfall(DEFAULT, fp4_discount=-0.5)
+    assert e.value.problems[0]["path"] == "fp4_discount"
 
 
 def test_catalog():

@@ -2,7 +2,8 @@
 //
 //   POST /v1/estimate   {"scenario": {...} | "yaml text", "set": ["key=value"]}
 //   POST /v1/simulate   ... + "steps" (1..20, default 3), "seed"
-//   POST /v1/waterfall  ... + "order", "gpu", "tenants", "rank", "moe_model", "dense_model"
+//   POST /v1/waterfall  ... + "order", "gpu", "tenants", "rank", "moe_model", "dense_model",
+//                       "moe_pass_rate", "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"
 //   POST /v1/price      ... + "models", "gpus", "stack", "tenants"
 //   POST /v1/report     the HTML report of `rlcost report` (text/html)
 //   GET  /v1/catalog, /v1/health, /v1/default (the built-in scenario as JSON)
@@ -321,6 +322,13 @@ Result<std::string> Str(const nlohmann::json& f, const char* key, std::string de
   return f.at(key).get<std::string>();
 }
 
+// A number that may be left out (nullopt); its range is checked where it is used.
+Result<std::optional<double>> OptNumber(const nlohmann::json& f, const char* key) {
+  if (!f.contains(key) || f.at(key).is_null()) return std::optional<double>();
+  if (!f.at(key).is_number()) return Fail(ErrorCode::kInvalidInput, key, "expected a number, got " + Compact(f.at(key)));
+  return std::optional<double>(f.at(key).get<double>());
+}
+
 Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* key) {
   std::vector<std::string> out;
   if (!f.contains(key)) return out;
@@ -375,7 +383,8 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     Send(res, fut.get());
   });
   svr.Post("/v1/waterfall", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
-    RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model"}));
+    RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model", "moe_pass_rate",
+                                  "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::LeverInput lv;
     RLCOST_TRY(order, Str(p->fields, "order", lv.order));
     RLCOST_TRY(gpu, Str(p->fields, "gpu", lv.gpu));
@@ -389,6 +398,12 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     lv.rank = static_cast<int>(*rank);
     lv.moe_model = *moe;
     lv.dense_model = *dense;
+    for (auto [key, dst] : {std::pair{"moe_pass_rate", &lv.moe_pass_rate}, std::pair{"dense_pass_rate", &lv.dense_pass_rate},
+                            std::pair{"staleness_discount", &lv.staleness_discount},
+                            std::pair{"fp8_discount", &lv.fp8_discount}, std::pair{"fp4_discount", &lv.fp4_discount}}) {
+      RLCOST_TRY(v, OptNumber(p->fields, key));
+      *dst = *v;
+    }
     Send(res, ops::Waterfall(p->in, lv));
   }));
   svr.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {

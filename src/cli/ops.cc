@@ -1,8 +1,10 @@
 #include "cli/ops.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/format.h"
@@ -81,6 +83,27 @@ Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_
   if (a.rank < 0) {
     return Fail(ErrorCode::kInvalidInput, field_prefix + "rank", "must be >= 1, got " + std::to_string(a.rank));
   }
+  // A knob's name as the caller spells it: "--fp8-discount" on the command
+  // line, "fp8_discount" in a request.
+  auto field = [&](std::string name) {
+    if (field_prefix == "--") std::replace(name.begin(), name.end(), '_', '-');
+    return field_prefix + name;
+  };
+  Error bad;
+  for (auto [v, name] : {std::pair{&a.staleness_discount, "staleness_discount"}, std::pair{&a.fp8_discount, "fp8_discount"},
+                         std::pair{&a.fp4_discount, "fp4_discount"}}) {
+    if (!*v) continue;
+    if (auto r = levers::CheckDiscount(**v, field(name)); !r) bad.problems.push_back(r.error().problems.front());
+  }
+  for (auto [v, name] : {std::pair{&a.moe_pass_rate, "moe_pass_rate"}, std::pair{&a.dense_pass_rate, "dense_pass_rate"}}) {
+    if (*v && !(**v > 0 && **v < 1)) {
+      bad.problems.push_back({field(name), fmt::format("{}: a mean pass rate is a number in (0, 1)", **v)});
+    }
+  }
+  if (!bad.problems.empty()) {
+    bad.code = ErrorCode::kInvalidInput;
+    return Fail(bad);
+  }
   levers::Options o;
   o.order = *order;
   o.gpu_id = a.gpu;
@@ -88,6 +111,11 @@ Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_
   o.lora_rank = a.rank;
   o.moe_model = a.moe_model;
   o.dense_model = a.dense_model;
+  o.moe_pass_rate = a.moe_pass_rate;
+  o.dense_pass_rate = a.dense_pass_rate;
+  o.discounts.staleness = a.staleness_discount;
+  o.discounts.fp8 = a.fp8_discount;
+  o.discounts.fp4 = a.fp4_discount;
   return o;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,17 @@ struct ScenarioInput {
 
 // Knobs of the lever views; the defaults are those of the command line.
 struct LeverInput {
-  std::string order = "async,fp8,hardware,grpo2,lora,moe";
+  std::string order = "async,fp8,hardware,fp4,grpo2,batch,lora,moe";
   std::string gpu = "b200";
   int tenants = 0;
   int rank = 0;
-  std::string moe_model = "qwen3-30b-a3b";
+  std::string moe_model;             // "" = the catalog MoE paired with the scenario's model
   std::string dense_model;
+  std::optional<double> moe_pass_rate;       // each model's own mean pass rate; unset = the scenario's
+  std::optional<double> dense_pass_rate;
+  std::optional<double> staleness_discount;  // quality discounts in [0, 1); unset = labelled default
+  std::optional<double> fp8_discount;
+  std::optional<double> fp4_discount;
 };
 // The lever options of these knobs; errors name `field_prefix` + the knob
 // ("--" on the command line, "" in an HTTP or Python request).
@@ -48,7 +54,7 @@ Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_
 struct PriceInput {
   std::vector<std::string> models;   // empty = the scenario's
   std::vector<std::string> gpus;     // empty = the scenario's
-  std::string stack;                 // "async,fp8,grpo2,lora"; empty = none
+  std::string stack;                 // "async,fp8,grpo2,batch,lora"; empty = none
   int tenants = 0;
 };
 

@@ -546,7 +546,9 @@ std::string WaterfallTable(const levers::Waterfall& wf) {
       if (factors && c.factor_base[i]) cell += " <small>(" + FormatFactor(c.factor_prev[i]) + " / " + FormatFactor(c.factor_base[i]) + ")</small>";
       h += "<td>" + (factors ? cell : HtmlEscape(cell)) + "</td>";
     }
-    h += fmt::format("<td style=\"text-align:left\">{}</td></tr>", HtmlEscape(c.detail));
+    std::string what = c.detail;
+    if (!c.discounts.empty()) what += (what.empty() ? "" : "; ") + WorthLine(c);
+    h += fmt::format("<td style=\"text-align:left\">{}</td></tr>", HtmlEscape(what));
   };
   row(wf.baseline, false);
   for (const auto& st : wf.stages) row(st, true);
@@ -597,7 +599,13 @@ std::string RenderHtml(const HtmlInput& in) {
             "green bars are savings, red bars are costs.</p>";
     body += "<div class=\"verdict\">" + HtmlEscape(wf.verdict_summary) + "</div>";
     body += WaterfallChart(wf, levers::kUsdPerUsefulSample, "chart-waterfall");
-    body += WaterfallChart(wf, levers::kUsdPerStep, "chart-waterfall-step");
+    // The verdict's two metrics (like for like); $ per step is in the table,
+    // and charted only when the scenario sets no reachable goal.
+    if (wf.baseline.ok && wf.baseline.values[levers::kUsdToGoal]) {
+      body += WaterfallChart(wf, levers::kUsdToGoal, "chart-waterfall-goal");
+    } else {
+      body += WaterfallChart(wf, levers::kUsdPerStep, "chart-waterfall-step");
+    }
     body += WaterfallTable(wf);
     body += fmt::format("<div class=\"claim\">2-GRPO: a group of {} is informative with E[2p(1−p)] = {:.4f}, a group of {} with "
                         "E[1 − p^{} − (1−p)^{}] = {:.4f} over this pass-rate distribution. <b>Claim, not model:</b> {}. "
@@ -608,6 +616,25 @@ std::string RenderHtml(const HtmlInput& in) {
     body += "<p class=\"note\"><b>Rules:</b></p><ul class=\"note\">";
     for (const auto& r : wf.rules) body += "<li>" + HtmlEscape(r) + "</li>";
     body += "</ul>";
+    // Each quality discount once, with where its value comes from.
+    std::vector<const levers::Discount*> seen;
+    for (const auto* list : {&wf.stages, &wf.solo}) {
+      for (const auto& c : *list) {
+        for (const auto& d : c.discounts) {
+          bool dup = false;
+          for (const auto* x : seen) dup = dup || (x->id == d.id && x->label == d.label);
+          if (!dup) seen.push_back(&d);
+        }
+      }
+    }
+    if (!seen.empty()) {
+      body += "<p class=\"note\" id=\"quality-discounts\"><b>Quality discounts</b> (what a rollout is worth; they divide "
+              "$ per useful sample, per reward bit and to goal):</p><ul class=\"note\">";
+      for (const auto* d : seen) {
+        body += fmt::format("<li>{}: {:.3g}. {}</li>", HtmlEscape(d->label), d->value, HtmlEscape(d->source));
+      }
+      body += "</ul>";
+    }
   } else {
     body += "<p class=\"note\">Waterfall not available: " + HtmlEscape(in.waterfall_error) + "</p>";
   }

@@ -41,6 +41,12 @@ nlohmann::json ConfigJson(const Config& c) {
   j["gpu"] = c.scenario.hardware.gpu.id;
   j["gpus"] = c.scenario.hardware.gpus;
   j["tenants"] = c.tenants;
+  j["worth"] = c.worth;
+  j["discounts"] = nlohmann::json::array();
+  for (const auto& d : c.discounts) {
+    j["discounts"].push_back({{"id", d.id}, {"label", d.label}, {"value", d.value}, {"user_set", d.user_set},
+                              {"assumed", d.assumed}, {"source", d.source}});
+  }
   j["placement"] = std::string(ToString(c.scenario.placement.mode));
   if (c.scenario.placement.mode == PlacementMode::kDisaggregated) {
     j["rollout_gpus"] = c.scenario.placement.rollout_gpus;
@@ -92,6 +98,7 @@ void StageRows(std::string& out, const Config& c, bool show_prev) {
   if (show_prev) out += fmt::format("  {:<32}{}\n", "    x vs previous", fp);
   out += fmt::format("  {:<32}{}\n", "    x vs baseline", fb);
   if (std::string r = RangeLine(c); !r.empty()) out += fmt::format("      likely range: {}\n", r);
+  if (!c.discounts.empty()) out += fmt::format("      {}\n", WorthLine(c));
   if (!c.detail.empty()) out += fmt::format("      ({})\n", c.detail);
 }
 
@@ -111,6 +118,16 @@ std::string FormatFactor(const std::optional<double>& f) {
   return fmt::format("{:.2f}x", *f);
 }
 
+// "a rollout is worth 0.931 of an on-policy bf16 one: staleness 1 (async) -5% (ASSUMPTION), ..."
+std::string WorthLine(const levers::Config& c) {
+  std::string parts;
+  for (const auto& d : c.discounts) {
+    parts += fmt::format("{}{} -{:.3g}% ({})", parts.empty() ? "" : ", ", d.label, d.value * 100,
+                         d.user_set ? "yours" : d.assumed ? "ASSUMPTION" : "sourced");
+  }
+  return fmt::format("a rollout is worth {:.3f} of an on-policy bf16 one: {}", c.worth, parts);
+}
+
 std::string ConfigError(const levers::Config& c) {
   if (c.ok) return "";
   std::string msg;
@@ -128,10 +145,12 @@ std::string ConfigError(const levers::Config& c) {
 std::string WaterfallToTable(const levers::Waterfall& wf) {
   std::string out;
   out += fmt::format("rlcost waterfall — {}\n", wf.scenario_name);
-  out += "  the cost levers (async RL, fp8 rollout, newer GPUs, 2-GRPO, LoRA tenancy, MoE) applied one at a time,\n"
-         "  cumulatively, to a naive baseline: this model (for an MoE, a dense one of matching quality) on H100 with\n"
-         "  synchronous, colocated veRL-style RL\n";
-  out += "  columns: step time; dollars per step, per useful sample, per reward bit, to the goal, per run\n\n";
+  out += "  the cost levers (async RL, fp8 rollout, newer GPUs, fp4 rollout, 2-GRPO, bigger batch, LoRA tenancy, MoE)\n"
+         "  applied one at a time, cumulatively, to a naive baseline: this model (for an MoE, a dense one of matching\n"
+         "  quality) on H100 with synchronous, colocated veRL-style RL, bf16, G = 16\n";
+  out += "  columns: step time; dollars per step, per useful sample, per reward bit, to the goal, per run\n";
+  out += "  like for like: $ per useful sample and $ to goal (what the money buys); per step and per run are shown\n"
+         "  but count a step with fewer or worse rollouts as a saving\n\n";
   out += HeaderRow();
   StageRows(out, wf.baseline, false);
   for (const auto& st : wf.stages) StageRows(out, st, true);
@@ -169,6 +188,23 @@ std::string WaterfallToTable(const levers::Waterfall& wf) {
     }
   }
 
+  // Each quality discount once, with where its value comes from.
+  std::vector<const levers::Discount*> seen;
+  auto note = [&](const Config& c) {
+    for (const auto& d : c.discounts) {
+      bool dup = false;
+      for (const auto* x : seen) dup = dup || (x->id == d.id && x->label == d.label);
+      if (!dup) seen.push_back(&d);
+    }
+  };
+  note(wf.baseline);
+  for (const auto& st : wf.stages) note(st);
+  for (const auto& so : wf.solo) note(so);
+  if (!seen.empty()) {
+    out += "\n  quality discounts (what a rollout is worth; divide $ per useful sample, per reward bit and to goal):\n";
+    for (const auto* d : seen) out += fmt::format("    - {}: {:.3g}. {}\n", d->label, d->value, d->source);
+  }
+
   out += "\n  " + interval::BandSentence(interval::BandFor("analytic"), "analytic") + "\n";
   out += "\n  verdict: " + wf.verdict_summary + "\n";
   out += "\n  rules:\n";
@@ -195,13 +231,16 @@ nlohmann::json WaterfallToJson(const levers::Waterfall& wf) {
   for (const auto& so : wf.solo) j["solo"].push_back(ConfigJson(so));
   for (size_t i = 0; i < Headlines().size(); ++i) j["solo_product"][std::string(Headlines()[i].id)] = Num(wf.solo_product[i]);
   j["claim"]["range"] = {20, 50};
+  j["claim"]["judged_on"] = {"usd_per_useful_sample", "usd_to_goal"};
+  j["claim"]["verdict"] = wf.verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(wf.verdict);
   j["claim"]["summary"] = wf.verdict_summary;
   j["claim"]["verdicts"] = nlohmann::json::array();
   for (const auto& v : wf.verdicts) {
     j["claim"]["verdicts"].push_back({{"metric", v.metric_id},
                                       {"combined_factor", Num(v.combined_factor)},
                                       {"solo_product", Num(v.solo_product)},
-                                      {"verdict", v.verdict}});
+                                      {"verdict", v.verdict},
+                                      {"like_for_like", v.like_for_like}});
   }
   j["grpo2"] = {{"group_large", wf.grpo2.group_large},
                 {"group_small", wf.grpo2.group_small},
@@ -210,6 +249,13 @@ nlohmann::json WaterfallToJson(const levers::Waterfall& wf) {
                 {"claim_quality", wf.grpo2.claim_quality},
                 {"claim_rollout_share", wf.grpo2.claim_rollout_share},
                 {"claim_source", wf.grpo2.claim_source}};
+  j["quality_discounts"] = {
+      {"staleness", {{"value", wf.options.discounts.staleness.value_or(levers::kDefaultStalenessDiscount)},
+                     {"per", "policy version of lag"}, {"user_set", wf.options.discounts.staleness.has_value()}}},
+      {"fp8_mismatch", {{"value", wf.options.discounts.fp8.value_or(levers::kDefaultFp8Discount)},
+                        {"user_set", wf.options.discounts.fp8.has_value()}}},
+      {"fp4_mismatch", {{"value", wf.options.discounts.fp4.value_or(levers::kDefaultFp4Discount)},
+                        {"user_set", wf.options.discounts.fp4.has_value()}}}};
   j["rules"] = wf.rules;
   return j;
 }

@@ -24,6 +24,8 @@ nlohmann::json ComparisonToJson(const levers::Comparison& cmp);
 
 // "12.3x" / "n/a".
 std::string FormatFactor(const std::optional<double>& f);
+// "a rollout is worth 0.931 of an on-policy bf16 one: staleness 1 (async) -5% (ASSUMPTION), ...".
+std::string WorthLine(const levers::Config& c);
 // One line saying why a configuration has no numbers ("does not fit: ...").
 std::string ConfigError(const levers::Config& c);
 

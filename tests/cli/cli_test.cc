@@ -175,6 +175,17 @@ TEST(Cli, BadPriceFlagsAreClearErrors) {
   EXPECT_NE(shape.err.find("expected GPU=USD"), std::string::npos) << shape.err;
 }
 
+TEST(Cli, WaterfallQualityDiscountOutsideZeroToOneIsAClearError) {
+  CmdResult neg = Rlcost("waterfall --fp8-discount=-0.1");
+  EXPECT_EQ(neg.code, 2);
+  EXPECT_NE(neg.err.find("--fp8-discount"), std::string::npos) << neg.err;
+  EXPECT_NE(neg.err.find("[0, 1)"), std::string::npos) << neg.err;
+  EXPECT_TRUE(neg.out.empty());
+  CmdResult one = Rlcost("waterfall --staleness-discount 1");
+  EXPECT_EQ(one.code, 2);
+  EXPECT_NE(one.err.find("--staleness-discount"), std::string::npos) << one.err;
+}
+
 TEST(Cli, DoesNotFitShowsNeededAndAvailable) {
   CmdResult r = Rlcost("estimate --set model=deepseek-v3");
   EXPECT_EQ(r.code, 3);

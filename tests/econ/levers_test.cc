@@ -4,6 +4,7 @@
 #include "econ/levers.h"
 
 #include <cmath>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -45,12 +46,17 @@ TEST(Grpo2, InformativeProbabilitiesOverBetaByHand) {
 // --- Names ----------------------------------------------------------------------
 
 TEST(Levers, ParseListKeepsOrderAndRejectsUnknownAndRepeats) {
-  auto l = ParseLeverList("moe, fp4,async", "--order");
+  // fp4 is its own lever (it used to be fp8's alias): the fp4 gain shows apart
+  // from the newer GPU that enables it.
+  auto l = ParseLeverList("moe, fp4,async,quant,batch", "--order");
   ASSERT_TRUE(l.has_value());
-  ASSERT_EQ(l->size(), 3u);
+  ASSERT_EQ(l->size(), 5u);
   EXPECT_EQ((*l)[0], Lever::kMoe);
-  EXPECT_EQ((*l)[1], Lever::kQuantize);
+  EXPECT_EQ((*l)[1], Lever::kFp4);
   EXPECT_EQ((*l)[2], Lever::kAsync);
+  EXPECT_EQ((*l)[3], Lever::kQuantize);
+  EXPECT_EQ((*l)[4], Lever::kBatch);
+  EXPECT_EQ(AllLeversCsv(), "async,fp8,hardware,fp4,grpo2,batch,lora,moe");
   auto bad = ParseLeverList("async,warp,async", "--order");
   ASSERT_FALSE(bad.has_value());
   ASSERT_EQ(bad.error().problems.size(), 2u);  // one unknown, one repeated
@@ -102,6 +108,48 @@ TEST(Baseline, DenseCounterpartOfMoeBySqrtRule) {
   auto d = DenseCounterpart(*c.FindModel("qwen3-30b-a3b"), c);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(*d, "qwen3-8b");
+}
+
+TEST(Baseline, PairedMoeIsTheMoeWhoseDenseCounterpartIsTheModel) {
+  // qwen3-30b-a3b's dense counterpart is qwen3-8b (test above), so the MoE
+  // lever on a qwen3-8b run takes qwen3-30b-a3b; nothing pairs with qwen3-32b.
+  Catalog c = HandCatalog();
+  auto m = PairedMoe("qwen3-8b", c);
+  ASSERT_TRUE(m.has_value()) << m.error().ToString();
+  EXPECT_EQ(*m, "qwen3-30b-a3b");
+  auto none = PairedMoe("qwen3-32b", c);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().problems[0].path, "--moe-model");
+  EXPECT_NE(none.error().problems[0].message.find("qwen3-32b"), std::string::npos);
+}
+
+TEST(Baseline, WithMeanPassRateKeepsABetasConcentration) {
+  PassRateSpec beta;
+  beta.a = 0.7;
+  beta.b = 1.3;  // mean 0.35, concentration 2
+  auto moved = WithMeanPassRate(beta, 0.5);
+  EXPECT_NEAR(moved.a, 1.0, 1e-12);
+  EXPECT_NEAR(moved.b, 1.0, 1e-12);
+  // Histogram {0.2: 0.5, 0.6: 0.5}: mean 0.4, variance 0.04, so the Beta of the
+  // same variance has concentration 0.4 * 0.6 / 0.04 - 1 = 5; moved to 0.3: a = 1.5, b = 3.5.
+  PassRateSpec h;
+  h.kind = PassRateSpec::Kind::kHistogram;
+  h.histogram = {{0.2, 0.5}, {0.6, 0.5}};
+  auto mh = WithMeanPassRate(h, 0.3);
+  EXPECT_EQ(mh.kind, PassRateSpec::Kind::kBeta);
+  EXPECT_NEAR(mh.a, 1.5, 1e-9);
+  EXPECT_NEAR(mh.b, 3.5, 1e-9);
+}
+
+TEST(Discounts, OutsideZeroToOneIsAnErrorNamingTheField) {
+  EXPECT_TRUE(CheckDiscount(0, "--fp8-discount").has_value());
+  EXPECT_TRUE(CheckDiscount(0.5, "--fp8-discount").has_value());
+  for (double v : {-0.1, 1.0, 1.5, std::nan("")}) {
+    auto r = CheckDiscount(v, "--fp8-discount");
+    ASSERT_FALSE(r.has_value()) << v;
+    EXPECT_EQ(r.error().problems[0].path, "--fp8-discount");
+    EXPECT_NE(r.error().problems[0].message.find("[0, 1)"), std::string::npos);
+  }
 }
 
 TEST(Baseline, IsTheSeedsNaiveH100SyncRun) {
@@ -221,8 +269,9 @@ class Engine : public ::testing::Test {
 TEST_F(Engine, WaterfallFactorsChainAndSoloProductMultiplies) {
   auto wf = BuildWaterfall(s_, cat_, Options{});
   ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
-  ASSERT_EQ(wf->stages.size(), 6u);
-  ASSERT_EQ(wf->solo.size(), 6u);
+  // Eight levers since fp4 and the batch size have rows of their own.
+  ASSERT_EQ(wf->stages.size(), 8u);
+  ASSERT_EQ(wf->solo.size(), 8u);
   for (int i = 0; i < kHeadlineCount; ++i) {
     // baseline / last = product over stages of previous / this (telescoping).
     double chain = 1;
@@ -252,6 +301,150 @@ TEST_F(Engine, WaterfallFactorsChainAndSoloProductMultiplies) {
   }
   EXPECT_NE(wf->verdict_summary.find("20-50x"), std::string::npos);
   EXPECT_FALSE(wf->verdicts.empty());
+  // The verdict is judged on $ per useful sample and $ to goal only, and it is
+  // the one those two give (both agree, or "mixed").
+  std::set<std::string> fair;
+  for (const auto& v : wf->verdicts) {
+    const bool expect = v.metric_id == "usd_per_useful_sample" || v.metric_id == "usd_to_goal";
+    EXPECT_EQ(v.like_for_like, expect) << v.metric_id;
+    if (v.like_for_like) fair.insert(v.verdict);
+  }
+  ASSERT_FALSE(fair.empty());
+  EXPECT_EQ(wf->verdict, fair.size() == 1 ? *fair.begin() : std::string("mixed"));
+  EXPECT_NE(wf->verdict_summary.find("$ per useful sample"), std::string::npos);
+  EXPECT_NE(wf->verdict_summary.find("Not judged on $ per step"), std::string::npos);
+}
+
+TEST_F(Engine, BatchSizeAndTenancyAreSeparateRows) {
+  // LoRA tenancy at 4x prompts was one row; now the batch (4x prompts, one
+  // fully fine-tuned model) and the tenancy (4 LoRA tenants sharing that batch)
+  // are two, and their product is the old bundle.
+  Options o;
+  o.order = {Lever::kBatch, Lever::kLora};
+  o.tenants = 4;
+  auto wf = BuildWaterfall(s_, cat_, o);
+  ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
+  const auto& batch = wf->stages[0];
+  const auto& lora = wf->stages[1];
+  ASSERT_TRUE(batch.ok) << batch.error.ToString();
+  ASSERT_TRUE(lora.ok) << lora.error.ToString();
+  const int p0 = wf->baseline.scenario.algorithm.prompts_per_step;
+  EXPECT_EQ(batch.scenario.algorithm.prompts_per_step, 4 * p0);
+  EXPECT_FALSE(batch.scenario.algorithm.lora.has_value());
+  EXPECT_EQ(batch.tenants, 1);
+  EXPECT_EQ(lora.scenario.algorithm.prompts_per_step, 4 * p0);
+  ASSERT_TRUE(lora.scenario.algorithm.lora.has_value());
+  EXPECT_EQ(lora.scenario.algorithm.lora->tenants, 4);
+  EXPECT_EQ(lora.tenants, 4);
+  ASSERT_TRUE(lora.values[kUsdPerStep].has_value());
+  EXPECT_NEAR(*lora.values[kUsdPerStep], lora.estimate.usd_per_step / 4, 1e-9 * lora.estimate.usd_per_step);
+  // Tenancy alone keeps the batch: the step's prompts are shared out.
+  const auto& solo_lora = wf->solo[1];
+  ASSERT_TRUE(solo_lora.ok) << solo_lora.error.ToString();
+  EXPECT_EQ(solo_lora.scenario.algorithm.prompts_per_step, p0);
+  EXPECT_EQ(solo_lora.tenants, 4);
+}
+
+TEST_F(Engine, Fp4IsItsOwnRowAfterTheNewerGpu) {
+  auto wf = BuildWaterfall(s_, cat_, Options{});
+  ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
+  const Config* hw = nullptr;
+  const Config* fp4 = nullptr;
+  for (const auto& st : wf->stages) {
+    if (st.id == "hardware") hw = &st;
+    if (st.id == "fp4") fp4 = &st;
+  }
+  ASSERT_TRUE(hw && hw->ok && fp4 && fp4->ok);
+  EXPECT_EQ(hw->scenario.hardware.gpu.id, "b200");
+  EXPECT_EQ(hw->scenario.precision.rollout, Precision::kFp8);  // the GPU change keeps fp8
+  EXPECT_EQ(fp4->scenario.precision.rollout, Precision::kFp4);
+  // fp4 alone on the H100 baseline: no FP4 tensor cores, so no change at all.
+  for (const auto& so : wf->solo) {
+    if (so.id != "solo:fp4") continue;
+    ASSERT_TRUE(so.ok);
+    EXPECT_EQ(so.scenario.precision.rollout, Precision::kBf16);
+    EXPECT_NE(so.detail.find("no FP4 tensor cores"), std::string::npos) << so.detail;
+    ASSERT_TRUE(so.factor_base[kUsdPerUsefulSample].has_value());
+    EXPECT_NEAR(*so.factor_base[kUsdPerUsefulSample], 1.0, 1e-12);
+  }
+}
+
+TEST_F(Engine, QualityDiscountsAreLabelledAndDivideWhatTheMoneyBuys) {
+  Options o;
+  o.order = {Lever::kAsync, Lever::kQuantize};
+  auto wf = BuildWaterfall(s_, cat_, o);
+  ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
+  EXPECT_TRUE(wf->baseline.discounts.empty());
+  EXPECT_DOUBLE_EQ(wf->baseline.worth, 1.0);
+  const auto& async = wf->stages[0];
+  ASSERT_TRUE(async.ok);
+  ASSERT_EQ(async.discounts.size(), 1u);
+  EXPECT_EQ(async.discounts[0].id, "staleness");
+  EXPECT_TRUE(async.discounts[0].assumed);
+  EXPECT_NE(async.discounts[0].source.find("ASSUMPTION"), std::string::npos);
+  // Staleness 1: d = 1 - (1 - 0.05)^1.
+  EXPECT_NEAR(async.worth, 1 - kDefaultStalenessDiscount, 1e-12);
+  const auto& both = wf->stages[1];
+  ASSERT_TRUE(both.ok);
+  ASSERT_EQ(both.discounts.size(), 2u);
+  EXPECT_EQ(both.discounts[1].id, "fp8_mismatch");
+  EXPECT_NEAR(both.worth, (1 - kDefaultStalenessDiscount) * (1 - kDefaultFp8Discount), 1e-12);
+  ASSERT_TRUE(both.values[kUsdPerUsefulSample] && both.values[kUsdPerStep]);
+  EXPECT_NEAR(*both.values[kUsdPerUsefulSample], both.estimate.usd_per_useful_sample / both.worth,
+              1e-9 * both.estimate.usd_per_useful_sample);
+  EXPECT_NEAR(*both.values[kUsdPerStep], both.estimate.usd_per_step, 1e-9 * both.estimate.usd_per_step);  // not per step
+  // A user's value replaces the default and says so; 0 is allowed when given.
+  o.discounts.staleness = 0.0;
+  o.discounts.fp8 = 0.1;
+  auto mine = BuildWaterfall(s_, cat_, o);
+  ASSERT_TRUE(mine.has_value());
+  const auto& m = mine->stages[1];
+  ASSERT_EQ(m.discounts.size(), 2u);
+  EXPECT_TRUE(m.discounts[0].user_set);
+  EXPECT_FALSE(m.discounts[0].assumed);
+  EXPECT_NEAR(m.worth, 0.9, 1e-12);
+  // Out of [0, 1): an error naming the field.
+  o.discounts.fp8 = -0.1;
+  auto bad = BuildWaterfall(s_, cat_, o);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().problems[0].path, "--fp8-discount");
+  o.discounts.fp8.reset();
+  o.discounts.staleness = 1.0;
+  auto bad2 = BuildWaterfall(s_, cat_, o);
+  ASSERT_FALSE(bad2.has_value());
+  EXPECT_EQ(bad2.error().problems[0].path, "--staleness-discount");
+}
+
+TEST_F(Engine, MoeLeverTakesThePairedModelAndItsOwnPassRate) {
+  Options o;
+  o.order = {Lever::kMoe};
+  auto wf = BuildWaterfall(s_, cat_, o);
+  ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
+  const auto& moe = wf->stages[0];
+  ASSERT_TRUE(moe.ok) << moe.error.ToString();
+  EXPECT_TRUE(moe.scenario.model.is_moe());
+  auto paired = PairedMoe(s_.model_id, cat_);
+  ASSERT_TRUE(paired.has_value());
+  EXPECT_EQ(moe.scenario.model_id, *paired);
+  EXPECT_NEAR(moe.scenario.environment.pass_rate.mean(), s_.environment.pass_rate.mean(), 1e-9);
+  bool labelled = false;  // the same pass rates for both models is said to be an assumption
+  for (const auto& r : wf->rules) labelled = labelled || r.find("ASSUMPTION that matching quality") != std::string::npos;
+  EXPECT_TRUE(labelled);
+  EXPECT_NE(moe.detail.find("MoE MFU"), std::string::npos) << moe.detail;
+  // Its own pass rate: a more capable model has more informative groups at this mean.
+  o.moe_pass_rate = 0.5;
+  auto own = BuildWaterfall(s_, cat_, o);
+  ASSERT_TRUE(own.has_value()) << own.error().ToString();
+  ASSERT_TRUE(own->stages[0].ok);
+  EXPECT_NEAR(own->stages[0].scenario.environment.pass_rate.mean(), 0.5, 1e-9);
+  EXPECT_NEAR(wf->baseline.scenario.environment.pass_rate.mean(), own->baseline.scenario.environment.pass_rate.mean(),
+              1e-12);  // the dense baseline keeps the scenario's
+  // --dense-pass-rate belongs to an MoE scenario.
+  Options d;
+  d.dense_pass_rate = 0.4;
+  auto bad = BuildWaterfall(s_, cat_, d);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().problems[0].path, "--dense-pass-rate");
 }
 
 TEST_F(Engine, Grpo2KeepsPromptsAndCutsRolloutsEightfold) {
@@ -273,6 +466,8 @@ TEST_F(Engine, Grpo2KeepsPromptsAndCutsRolloutsEightfold) {
 }
 
 TEST_F(Engine, LoraSplitsStepCostOverTenants) {
+  // LoRA alone is the tenancy at the same batch: the step's prompts are shared
+  // out over the tenants (the bigger batch is the `batch` lever's row).
   Options o;
   o.order = {Lever::kLora};
   o.tenants = 4;
@@ -281,7 +476,7 @@ TEST_F(Engine, LoraSplitsStepCostOverTenants) {
   const auto& st = wf->stages[0];
   ASSERT_TRUE(st.ok) << st.error.ToString();
   EXPECT_EQ(st.tenants, 4);
-  EXPECT_EQ(st.scenario.algorithm.prompts_per_step, 4 * wf->baseline.scenario.algorithm.prompts_per_step);
+  EXPECT_EQ(st.scenario.algorithm.prompts_per_step, wf->baseline.scenario.algorithm.prompts_per_step);
   ASSERT_TRUE(st.scenario.algorithm.lora.has_value());
   EXPECT_EQ(st.scenario.algorithm.lora->tenants, 4);
   ASSERT_TRUE(st.values[kUsdPerStep].has_value());

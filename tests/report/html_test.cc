@@ -117,6 +117,28 @@ TEST(Html, IsSelfContainedWithSixCharts) {
   EXPECT_NE(html.find("rollout: 60.0 s (60.0% of the step)"), std::string::npos);
 }
 
+TEST(Html, WaterfallChartsWhatTheMoneyBuysAndLabelsDiscounts) {
+  // With a goal, the second waterfall chart is $ to goal (the verdict's
+  // metric), not $ per step; each quality discount is listed with its source.
+  Fixture f;
+  for (auto* c : {&f.wf.baseline, &f.wf.stages[0], &f.wf.stages[1]}) c->values[levers::kUsdToGoal] = 700 * c->values[0].value() / 100;
+  levers::Discount d;
+  d.id = "staleness";
+  d.label = "staleness 1 (async)";
+  d.value = 0.05;
+  d.assumed = true;
+  d.source = "ASSUMPTION (not measured): hand-made";
+  f.wf.stages[0].discounts = {d};
+  f.wf.stages[0].worth = 0.95;
+  std::string html = RenderHtml(f.in);
+  EXPECT_NE(html.find("id=\"chart-waterfall-goal\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"chart-waterfall-step\""), std::string::npos);
+  EXPECT_NE(html.find("a rollout is worth 0.950 of an on-policy bf16 one: staleness 1 (async) -5% (ASSUMPTION)"),
+            std::string::npos);
+  EXPECT_NE(html.find("id=\"quality-discounts\""), std::string::npos);
+  EXPECT_NE(html.find("ASSUMPTION (not measured): hand-made"), std::string::npos);
+}
+
 // --- Bar geometry as written in the SVG -------------------------------------------
 
 double Attr(const std::string& tag, const std::string& name) {

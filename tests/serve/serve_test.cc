@@ -157,6 +157,10 @@ TEST_F(Serve, OtherEndpoints) {
   EXPECT_GT(sim["cost"]["usd_per_step"].get<double>(), 0);
   auto [s2, wf] = Post("/v1/waterfall", R"({"order": "async,fp8"})");
   EXPECT_EQ(s2, 200) << wf.dump();
+  // A quality discount outside [0, 1) names the request's field.
+  auto [s2b, bad_wf] = Post("/v1/waterfall", R"({"order": "async", "staleness_discount": 1.5})");
+  EXPECT_EQ(s2b, 400) << bad_wf.dump();
+  EXPECT_EQ(Paths(bad_wf), std::vector<std::string>{"staleness_discount"});
   auto [s3, price] = Post("/v1/price", R"({"gpus": ["h100-sxm", "b200"]})");
   EXPECT_EQ(s3, 200) << price.dump();
   auto cat = Client().Get("/v1/catalog");
