@@ -77,6 +77,40 @@ PYBIND11_MODULE(_rlcost, m) {
     rlcost::ops::PriceInput p{models, gpus, stack, tenants};
     return Call([&] { return rlcost::ops::Price(Input(file, text, sets), p); });
   });
+  m.def("sweep", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
+                    const std::string& vary_json, uint64_t sample, uint64_t seed, const std::vector<std::string>& metrics,
+                    bool simulate, int steps, unsigned jobs, uint64_t max_points, double max_seconds) {
+    rlcost::ops::SweepInput sw;
+    sw.sample = sample;
+    sw.seed = seed;
+    sw.metrics = metrics;
+    sw.simulate = simulate;
+    sw.steps = steps;
+    sw.threads = jobs;
+    sw.max_points = max_points;
+    sw.max_seconds = max_seconds;
+    // Ctrl-C in the notebook stops the sweep (the handler raises KeyboardInterrupt below).
+    sw.cancel = [] {
+      py::gil_scoped_acquire gil;
+      return PyErr_CheckSignals() != 0;
+    };
+    std::string stopped;
+    py::tuple r = Call([&]() -> rlcost::Result<nlohmann::json> {
+      nlohmann::json vary;
+      try {
+        vary = nlohmann::json::parse(vary_json);
+      } catch (const nlohmann::json::exception& e) {
+        return rlcost::Fail(rlcost::ErrorCode::kInvalidInput, "vary", std::string("not JSON: ") + e.what());
+      }
+      auto args = rlcost::ops::VaryArgs(vary, "vary");
+      if (!args) return rlcost::Fail(args.error());
+      sw.vary = *args;
+      return rlcost::ops::Sweep(Input(file, text, sets), sw, &stopped);
+    });
+    if (PyErr_Occurred()) throw py::error_already_set();
+    if (stopped == "time") return py::make_tuple("too_slow", r[1]);
+    return r;
+  });
   m.def("catalog", [] { return Call([] { return rlcost::ops::Catalog(); }); });
   m.def("validate", [](const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {
     return Call([&] { return rlcost::ops::Validate(dir, path, seed, sim_steps); });

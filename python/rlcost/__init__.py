@@ -8,6 +8,8 @@ which lever cuts it most.
     rlcost.waterfall("run.yaml")["levers"]
     rlcost.price("run.yaml", gpus=["h100", "b200"])
     rlcost.catalog()["gpus"].keys()
+    sw = rlcost.sweep("run.yaml", vary={"hardware.gpu": ["h100-sxm", "b200"], "algorithm.group_size": "4..16:4"})
+    sw["rows"][0]["run.usd"]                    # the rows of `rlcost sweep --jsonl`
 
 Every result is a dict with the keys `rlcost <command> --json` prints
 (SCENARIO.md). Bad input raises ScenarioError, whose `problems` lists each
@@ -80,6 +82,8 @@ def _result(pair):
         raise DoesNotFitError(code, problems)
     if code == "not_implemented":
         raise NotYetError("; ".join(p.get("message", "") for p in problems))
+    if code == "too_slow":
+        raise TimeoutError("; ".join(p.get("message", "") for p in problems))
     if code == "internal":
         raise RuntimeError("rlcost internal error: " + "; ".join(p.get("message", "") for p in problems))
     raise ScenarioError(code, problems)
@@ -138,6 +142,53 @@ def sensitivity(*args, **kwargs):
     raise NotYetError("sensitivity analysis is not yet available in this build of rlcost")
 
 
-def sweep(*args, **kwargs):
-    """Not yet: rlcost has no sweep in this build."""
-    raise NotYetError("sweeps are not yet available in this build of rlcost")
+def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=False, steps=0, overrides=None,
+          max_points=100_000, timeout=None, jobs=0, frame=False):
+    """A full estimate at every point of a grid of scenario fields, or of a
+    Latin-hypercube sample of it (`sample` points): `rlcost sweep` from Python.
+
+    vary maps a field path to its values, a list or a range text:
+        {"hardware.gpu": ["h100-sxm", "b200"], "algorithm.group_size": "4..16:4"}
+    (a list of "KEY=V1,V2,..." strings, as for --vary, works too). `overrides`
+    fixes fields at every point, like --set; `metrics` picks the columns (JSON
+    keys such as "run.usd"; default: the main ones); `simulate` runs the
+    simulator at every point (`steps` each; 0 = the scenario's).
+
+    Returns {"engine", "keys", "metrics", "points", "rows"}: the rows are those
+    of `rlcost sweep --jsonl`, in point order (a point that does not fit is a
+    row with its status and reason). frame=True returns the rows as a pandas
+    DataFrame instead (pandas is then needed).
+
+    Bounded: a design of more than `max_points` points is refused before it
+    runs; one still running after `timeout` seconds (None: no limit) raises
+    TimeoutError; Ctrl-C stops it (KeyboardInterrupt).
+    """
+    if vary is None:
+        raise ScenarioError("invalid_input", [{"path": "vary", "message": "nothing to vary; expected e.g. "
+                                               "vary={\"hardware.gpu\": [\"h100-sxm\", \"b200\"]}"}])
+    if isinstance(vary, str):
+        vary = [vary]
+    # A dict's order is the sweep's (the first key varies slowest): sent as pairs.
+    vary = [[k, v] for k, v in vary.items()] if isinstance(vary, dict) else list(vary)
+    if int(sample) < 0:
+        raise ValueError(f"sample must be >= 0 (0 = the whole grid), got {sample}")
+    if int(max_points) < 1:
+        raise ValueError(f"max_points must be >= 1, got {max_points}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a number of seconds > 0 or None, got {timeout}")
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0, got {steps}")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    result = _result(_rlcost.sweep(*_scenario(scenario), _sets(overrides), _json.dumps(vary, allow_nan=False),
+                                   int(sample), int(seed), list(metrics or ()), bool(simulate), int(steps),
+                                   int(jobs), int(max_points), float(timeout or 0)))
+    if not frame:
+        return result
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("frame=True needs pandas (Debian: python3-pandas); without it, use the "
+                          "result's \"rows\"") from e
+    columns = ["point", *result["keys"], "status", "reason", *(m["key"] for m in result["metrics"])]
+    return pandas.DataFrame(result["rows"], columns=columns)

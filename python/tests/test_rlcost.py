@@ -108,13 +108,96 @@ def test_catalog():
     assert "h100-sxm" in cat["gpus"]
 
 
-def test_sweep_over_gpus():
-    """A sweep as a notebook does it: one estimate per GPU, cheapest first."""
-    gpus = [g for g in ("h100-sxm", "h200", "b200") if g in rlcost.catalog()["gpus"]]
-    rows = [(g, rlcost.estimate(DEFAULT, overrides={"hardware.gpu": g})["cost"]["usd_per_step"]) for g in gpus]
-    assert len({round(usd, 9) for _, usd in rows}) == len(rows)  # the lever moves the number
-    with pytest.raises(rlcost.NotYetError):
+def cli_jsonl(tmp_path, *args):
+    out = tmp_path / "rows.jsonl"
+    subprocess.run([str(BINARY), "sweep", *args, "--jsonl", str(out)], capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_sweep_grid_equals_cli(tmp_path):
+    sw = rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["h100-sxm", "b200"], "algorithm.group_size": "4..8:4"})
+    assert sw["engine"] == "analytic"
+    assert sw["keys"] == ["hardware.gpu", "algorithm.group_size"]
+    assert sw["points"] == len(sw["rows"]) == 4
+    assert sw["rows"] == cli_jsonl(tmp_path, str(DEFAULT), "--vary", "hardware.gpu=h100-sxm,b200",
+                                   "--vary", "algorithm.group_size=4..8:4")
+    assert [r["point"] for r in sw["rows"]] == [0, 1, 2, 3]
+    usd = {(r["hardware.gpu"], r["algorithm.group_size"]): r["run.usd"] for r in sw["rows"]}
+    assert usd[("h100-sxm", 4)] != usd[("b200", 4)]  # the lever moves the number
+    assert {m["key"] for m in sw["metrics"]} >= {"run.usd", "step.time_s"}
+
+
+def test_sweep_sample_metrics_and_overrides_equal_cli(tmp_path):
+    sw = rlcost.sweep(DEFAULT, vary=["algorithm.group_size=2..64", "hardware.gpu=h100-sxm,b200"], sample=6, seed=3,
+                      metrics=["step.time_s", "run.usd"], overrides={"hardware.gpus": 16})
+    assert len(sw["rows"]) == 6
+    assert sw["rows"] == cli_jsonl(tmp_path, str(DEFAULT), "--vary", "algorithm.group_size=2..64",
+                                   "--vary", "hardware.gpu=h100-sxm,b200", "--sample", "6", "--seed", "3",
+                                   "--metric", "step.time_s", "--metric", "run.usd", "--set", "hardware.gpus=16")
+    assert set(sw["rows"][0]) == {"point", "algorithm.group_size", "hardware.gpu", "status", "reason",
+                                  "step.time_s", "run.usd"}
+    # Same seed, same points; the dict scenario route gives the same rows.
+    assert rlcost.sweep(DEFAULT.read_text(), vary=["algorithm.group_size=2..64", "hardware.gpu=h100-sxm,b200"],
+                        sample=6, seed=3, metrics=["step.time_s", "run.usd"],
+                        overrides={"hardware.gpus": 16})["rows"] == sw["rows"]
+
+
+def test_sweep_point_that_does_not_fit_is_a_row():
+    sw = rlcost.sweep({"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}},
+                      vary={"model": ["qwen3-8b", "deepseek-v3"], "hardware.gpus": [1]})
+    status = {r["model"]: r["status"] for r in sw["rows"]}
+    assert status["qwen3-8b"] == "ok"
+    assert status["deepseek-v3"] == "does not fit"
+    bad = [r for r in sw["rows"] if r["model"] == "deepseek-v3"][0]
+    assert bad["reason"] and bad["run.usd"] is None
+
+
+def test_sweep_errors_name_the_field():
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sweep(DEFAULT, vary={"hardware.gpux": ["b200"]})
+    assert [p["path"] for p in e.value.problems] == ["hardware.gpux"]
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, metrics=["run.dollars"])
+    assert e.value.problems[0]["path"] == "run.dollars"
+    with pytest.raises(rlcost.ScenarioError) as e:
         rlcost.sweep(DEFAULT)
+    assert e.value.problems[0]["path"] == "vary"
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sweep(DEFAULT, vary={"hardware.gpu": [None]})
+    assert e.value.problems[0]["path"] == "vary.hardware.gpu[0]"
+
+
+def test_sweep_is_bounded():
+    # More points than max_points: refused before any runs.
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sweep(DEFAULT, vary={"algorithm.group_size": "1..1000"}, max_points=100)
+    assert e.value.problems[0]["path"] == "vary"
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sweep(DEFAULT, vary={"algorithm.group_size": "1..1000"}, sample=101, max_points=100)
+    assert e.value.problems[0]["path"] == "sample"
+    # Past the time limit: TimeoutError after the point under way (each point
+    # simulates 2 steps of 4,096 prompts x 64 rollouts, well over 0.1 s).
+    big = {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8},
+           "algorithm": {"prompts_per_step": 4096, "group_size": 64}}
+    with pytest.raises(TimeoutError):
+        rlcost.sweep(big, vary={"algorithm.group_size": [64, 65, 66, 67]},
+                     simulate=True, steps=2, timeout=0.1, jobs=1)
+    with pytest.raises(ValueError):
+        rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, timeout=0)
+
+
+def test_sweep_frame():
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, frame=True)
+        return
+    df = rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["h100-sxm", "b200"]}, frame=True)
+    assert list(df["hardware.gpu"]) == ["h100-sxm", "b200"]
+
+
+def test_sensitivity_not_yet():
     with pytest.raises(rlcost.NotYetError):
         rlcost.sensitivity(DEFAULT)
 

@@ -5,6 +5,8 @@
 //   POST /v1/waterfall  ... + "order", "gpu", "tenants", "rank", "moe_model", "dense_model",
 //                       "moe_pass_rate", "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"
 //   POST /v1/price      ... + "models", "gpus", "stack", "tenants"
+//   POST /v1/sweep      ... + "vary" {"KEY": [V1, V2, ...] | "LO..HI[:STEP]"}, "sample", "seed",
+//                       "metrics", "simulate", "steps": the rows of `rlcost sweep --jsonl`
 //   POST /v1/report     the HTML report of `rlcost report` (text/html)
 //   GET  /v1/catalog, /v1/health, /v1/default (the built-in scenario as JSON)
 //   GET  /              the web calculator (web/index.html, compiled in)
@@ -46,6 +48,8 @@ struct ServeArgs {
   int queue = 256;           // connections waiting for a worker; beyond it: 503
   int sim_timeout_ms = 10000;
   int cache_mib = 64;        // answers kept for repeated requests; 0 = none
+  int sweep_max_points = 10000;
+  int sweep_timeout_ms = 10000;
 };
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
@@ -53,6 +57,7 @@ constexpr int kMaxJsonDepth = 64;        // a scenario nests 4 deep; 64 leaves r
 constexpr int kMaxSimSteps = 20;
 constexpr int kDefaultSimSteps = 3;
 constexpr int kMaxSimsRunning = 4;       // simulations in flight, those past their 504 included
+constexpr int kMaxSweepsRunning = 2;     // sweeps in flight; each computes on one thread
 constexpr int kListenBacklog = 1024;     // cpp-httplib 0.11 compiles in 5
 
 // Set on the threads that answer every request with 503 (queue full).
@@ -119,6 +124,7 @@ class BoundedPool : public httplib::TaskQueue {
 };
 
 std::atomic<int> g_sims_running{0};
+std::atomic<int> g_sweeps_running{0};
 
 // Answers of the deterministic endpoints (estimate, waterfall, price), keyed
 // by endpoint, content type and body: the same request always gets the same
@@ -267,7 +273,8 @@ Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std:
   for (auto& [key, value] : body.items()) {
     if (key == "scenario") {
       if (value.is_object()) {
-        p.in.text = Compact(value);
+        // Loaded as it is, not printed and parsed again as YAML (spec/json_scenario.h).
+      p.in.json = std::make_shared<const nlohmann::json>(std::move(value));
       } else if (value.is_string()) {
         p.in.text = value.get<std::string>();
         if (int d = ops::JsonDepth(p.in.text); d > kMaxJsonDepth) {
@@ -327,6 +334,12 @@ Result<std::optional<double>> OptNumber(const nlohmann::json& f, const char* key
   if (!f.contains(key) || f.at(key).is_null()) return std::optional<double>();
   if (!f.at(key).is_number()) return Fail(ErrorCode::kInvalidInput, key, "expected a number, got " + Compact(f.at(key)));
   return std::optional<double>(f.at(key).get<double>());
+}
+
+Result<bool> Bool(const nlohmann::json& f, const char* key, bool def) {
+  if (!f.contains(key)) return def;
+  if (!f.at(key).is_boolean()) return Fail(ErrorCode::kInvalidInput, key, "expected true or false, got " + Compact(f.at(key)));
+  return f.at(key).get<bool>();
 }
 
 Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* key) {
@@ -435,9 +448,73 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     if (!page) return SendError(res, 500, ErrorCode::kInternal, "", "the web page is not compiled in");
     res.set_content(std::string(*page), "text/html; charset=utf-8");
   });
-  svr.Post("/v1/sweep", [](const httplib::Request&, httplib::Response& res) {
-    SendError(res, 501, ErrorCode::kNotImplemented, "", "sweeps are not yet available in this build of rlcost");
-  });
+  // A sweep computes on one thread, at most kMaxSweepsRunning at once (503
+  // beyond), and stops at --sweep-timeout-ms (504); a design of more than
+  // --sweep-max-points points is refused before it runs (400).
+  svr.Post("/v1/sweep", Cached(cache, [a](const httplib::Request& req, httplib::Response& res) {
+    RLCOST_TRY(p, ParseBody(req, {"vary", "sample", "seed", "metrics", "simulate", "steps"}));
+    const auto& f = p->fields;
+    if (!f.contains("vary")) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, "vary",
+                       "missing; expected {\"KEY\": [V1, V2, ...] or \"LO..HI[:STEP]\", ...}, e.g. "
+                       "{\"hardware.gpu\": [\"h100-sxm\", \"b200\"], \"algorithm.group_size\": \"4..16:4\"}");
+    }
+    ops::SweepInput sw;
+    RLCOST_TRY(vary, ops::VaryArgs(f.at("vary"), "vary"));
+    RLCOST_TRY(sample, Int(f, "sample", 0, 0, a.sweep_max_points));
+    RLCOST_TRY(seed, Int(f, "seed", 1, 0, std::numeric_limits<long long>::max()));
+    RLCOST_TRY(simulate, Bool(f, "simulate", false));
+    RLCOST_TRY(steps, Int(f, "steps", kDefaultSimSteps, 1, kMaxSimSteps));
+    if (f.contains("metrics")) {
+      const auto& m = f.at("metrics");
+      if (!m.is_array()) return SendError(res, 400, ErrorCode::kInvalidInput, "metrics", "expected a list of metric keys such as \"run.usd\"");
+      for (size_t i = 0; i < m.size(); ++i) {
+        if (!m[i].is_string()) {
+          return SendError(res, 400, ErrorCode::kInvalidInput, "metrics[" + std::to_string(i) + "]", "expected a metric key such as \"run.usd\"");
+        }
+        sw.metrics.push_back(m[i].get<std::string>());
+      }
+    }
+    sw.vary = *vary;
+    sw.sample = static_cast<uint64_t>(*sample);
+    sw.seed = static_cast<uint64_t>(*seed);
+    sw.simulate = *simulate;
+    sw.steps = *simulate ? static_cast<int>(*steps) : 0;
+    sw.threads = 1;
+    sw.max_points = static_cast<uint64_t>(a.sweep_max_points);
+    sw.max_seconds = a.sweep_timeout_ms / 1000.0;
+    if (g_sweeps_running.fetch_add(1) >= kMaxSweepsRunning) {
+      g_sweeps_running.fetch_sub(1);
+      res.set_header("Retry-After", "5");
+      return SendHttpError(res, 503, "busy", "", "busy: " + std::to_string(kMaxSweepsRunning) + " sweeps are running; retry later");
+    }
+    // As for a simulation: the sweep runs on its own thread and stops itself
+    // at the limit after the point under way; the request waits no longer
+    // than the limit (a point of the simulator can take seconds).
+    struct Outcome {
+      Result<nlohmann::json> r;
+      std::string stopped;
+    };
+    auto task = std::make_shared<std::packaged_task<Outcome()>>([in = p->in, sw] {
+      Outcome o{Fail(ErrorCode::kInternal, "", "not run"), ""};
+      o.r = ops::Sweep(in, sw, &o.stopped);
+      return o;
+    });
+    auto fut = task->get_future();
+    std::thread([task] {
+      (*task)();
+      g_sweeps_running.fetch_sub(1);
+    }).detach();
+    auto too_slow = [&] {
+      SendHttpError(res, 504, "too_slow", "",
+                    "the sweep took longer than " + std::to_string(a.sweep_timeout_ms / 1000.0).substr(0, 4) +
+                        " s; ask for fewer points" + (sw.simulate ? ", fewer steps or the closed form (no \"simulate\")" : ""));
+    };
+    if (fut.wait_for(std::chrono::milliseconds(a.sweep_timeout_ms + 250)) != std::future_status::ready) return too_slow();
+    Outcome o = fut.get();
+    if (!o.r && !o.stopped.empty()) return too_slow();
+    Send(res, o.r);
+  }));
   // The catalog never changes while the server runs: rendered once.
   auto catalog = std::make_shared<std::string>();
   if (auto c = ops::Catalog()) *catalog = Compact(*c);
@@ -449,6 +526,7 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     nlohmann::json j = {{"status", "ok"},
                         {"version", "0.1.0"},
                         {"simulations_running", g_sims_running.load()},
+                        {"sweeps_running", g_sweeps_running.load()},
                         {"connections_queued", BoundedPool::Queued()}};
     if (cache) j["cache"] = cache->Stats();
     res.set_content(Compact(j), "application/json");
@@ -535,7 +613,7 @@ int Serve(const ServeArgs& a) {
 
 void RegisterServe(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ServeArgs>();
-  auto* sub = app.add_subcommand("serve", "JSON HTTP API: POST /v1/estimate, /v1/simulate, /v1/waterfall, /v1/price; GET /v1/catalog, /v1/health");
+  auto* sub = app.add_subcommand("serve", "JSON HTTP API: POST /v1/estimate, /v1/simulate, /v1/waterfall, /v1/price, /v1/sweep; GET /v1/catalog, /v1/health");
   sub->add_option("--host", args->host, "address to listen on (default 127.0.0.1: this machine only)");
   sub->add_option("--port", args->port, "TCP port (default 8080; 0 = any free port, printed on start)");
   sub->add_option("--threads", args->threads, "worker threads; each open connection holds one (default 64)");
@@ -543,6 +621,10 @@ void RegisterServe(CLI::App& app, int& exit_code) {
   sub->add_option("--cache-mib", args->cache_mib,
                   "memory for answers to repeated estimate/waterfall/price requests (default 64; 0 = compute every time)")
       ->check(CLI::Range(0, 4096));
+  sub->add_option("--sweep-max-points", args->sweep_max_points, "most points one /v1/sweep request may have (default 10000)")
+      ->check(CLI::Range(1, 10000000));
+  sub->add_option("--sweep-timeout-ms", args->sweep_timeout_ms, "longest a /v1/sweep request computes before 504 (default 10000)")
+      ->check(CLI::Range(100, 600000));
   sub->add_option("--sim-timeout-ms", args->sim_timeout_ms, "longest a /v1/simulate request waits before 504 (default 10000)")
       ->check(CLI::Range(100, 600000));
   sub->callback([args, &exit_code] { exit_code = Serve(*args); });

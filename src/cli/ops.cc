@@ -1,7 +1,9 @@
 #include "cli/ops.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +12,9 @@
 #include "catalog/format.h"
 #include "cli/validate_render.h"
 #include "econ/levers.h"
+#include "explore/design.h"
+#include "explore/store.h"
+#include "explore/sweep.h"
 #include "fit/validate.h"
 #include "report/html.h"
 #include "report/levers_table.h"
@@ -17,6 +22,8 @@
 #include "rlcost/estimate.h"
 #include "rlcost/embedded.h"
 #include "rlcost/scenario.h"
+#include "spec/document.h"
+#include "spec/json_scenario.h"
 
 namespace rlcost::ops {
 namespace {
@@ -37,8 +44,10 @@ Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) {
     if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
     return LoadScenarioFile(in.file, cat, overrides);
   }
-  if (in.text.empty()) return DefaultScenario(cat, overrides);
-  return LoadScenarioText(in.text, cat, in.origin, in.allow_files ? "." : std::string(kNoFileAccess), overrides);
+  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
+  if (!in.text.empty()) return LoadScenarioText(in.text, cat, in.origin, base_dir, overrides);
+  if (in.json) return spec_internal::LoadScenarioJson(*in.json, cat, in.origin, base_dir, overrides);
+  return DefaultScenario(cat, overrides);
 }
 
 // A YAML node as JSON: plain scalars become numbers, booleans and null where
@@ -228,6 +237,10 @@ Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in) {
   auto s = Load(in, **cat);  // refuses what does not load, with its field paths
   if (!s) return Fail(s.error());
   if (!in.file.empty()) return Fail(ErrorCode::kNotImplemented, "", "not yet: a scenario file as a document");
+  if (in.text.empty() && in.json) {
+    if (!in.sets.empty()) return Fail(ErrorCode::kNotImplemented, "set", "not yet: overrides on a scenario document");
+    return *in.json;
+  }
   std::string text = in.text;
   if (text.empty()) {
     auto d = EmbeddedFile("default.yaml");
@@ -256,6 +269,220 @@ Result<nlohmann::json> Validate(const std::string& dir, const std::string& path,
   auto rep = validate::ValidateDir(dir, **cat, opt);
   if (!rep) return Fail(rep.error());
   return cli::ValidationToJson(*rep);
+}
+
+namespace {
+
+// A JSON value as one value of a --vary list: numbers and booleans as JSON
+// spells them, lists and mappings as YAML flow (JSON is), text as it is unless
+// a comma, bracket or quote in it would split or change it (then quoted).
+Result<std::string> VaryValue(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.empty() || s.find_first_of(",[]{}\"'") != std::string::npos || s.front() == ' ' || s.back() == ' ') {
+      return v.dump();
+    }
+    return s;
+  }
+  if (v.is_null()) return Fail(ErrorCode::kInvalidInput, path, "null is not a value to vary; expected a value of the field");
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The rows are flat objects of scalars: copied key by key, in their order.
+nlohmann::json Unordered(const nlohmann::ordered_json& o) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : o.items()) {
+    switch (v.type()) {
+      case nlohmann::json::value_t::number_integer: out[k] = v.get<int64_t>(); break;
+      case nlohmann::json::value_t::number_unsigned: out[k] = v.get<uint64_t>(); break;
+      case nlohmann::json::value_t::number_float: out[k] = v.get<double>(); break;
+      case nlohmann::json::value_t::boolean: out[k] = v.get<bool>(); break;
+      case nlohmann::json::value_t::string: out[k] = v.get<std::string>(); break;
+      default: out[k] = nullptr; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std::string& field) {
+  std::vector<std::string> out;
+  Error bad;
+  // One field and its values: a list, or a text as --vary takes it ("LO..HI[:STEP]", "V1,V2").
+  auto one = [&](const std::string& key, const nlohmann::json& values, const std::string& at) {
+    if (values.is_string()) {
+      out.push_back(key + "=" + values.get<std::string>());
+      return;
+    }
+    if (!values.is_array() || values.empty()) {
+      bad.problems.push_back({at, "expected a list of values or a range \"LO..HI[:STEP]\", got " + values.dump()});
+      return;
+    }
+    std::string list;
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto v = VaryValue(values[i], at + "[" + std::to_string(i) + "]");
+      if (!v) {
+        for (auto& p : v.error().problems) bad.problems.push_back(p);
+        return;
+      }
+      list += (i ? "," : "") + *v;
+    }
+    out.push_back(key + "=" + list);
+  };
+  if (vary.is_array()) {
+    // In order: "KEY=..." texts or [KEY, values] pairs (the Python module keeps a dict's order so).
+    for (size_t i = 0; i < vary.size(); ++i) {
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      if (vary[i].is_string()) {
+        out.push_back(vary[i].get<std::string>());
+      } else if (vary[i].is_array() && vary[i].size() == 2 && vary[i][0].is_string()) {
+        one(vary[i][0].get<std::string>(), vary[i][1], field + "." + vary[i][0].get<std::string>());
+      } else {
+        bad.problems.push_back({at, "expected \"KEY=V1,V2,...\" or \"KEY=LO..HI[:STEP]\", got " + vary[i].dump()});
+      }
+    }
+  } else if (vary.is_object()) {
+    for (const auto& [key, values] : vary.items()) one(key, values, field + "." + key);  // keys sorted (JSON objects have no order)
+  } else {
+    bad.problems.push_back({field, "expected {\"KEY\": [V1, V2, ...] or \"LO..HI[:STEP]\", ...}, got " +
+                                       std::string(vary.type_name())});
+  }
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+  return out;
+}
+
+Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped) {
+  // Everything that can be wrong is found before any point runs, as `rlcost sweep` does.
+  Error bad;
+  auto add = [&](const Error& e) {
+    if (bad.problems.empty()) bad.code = e.code;
+    for (auto p : e.problems) {
+      if (p.file == "--vary") p.file.clear();  // the request's field, named by the path
+      bad.problems.push_back(std::move(p));
+    }
+  };
+  std::vector<explore::Axis> axes;
+  for (const auto& v : sw.vary) {
+    auto axis = explore::ParseAxis(v, sw.sample > 0);
+    if (!axis) {
+      add(axis.error());
+      continue;
+    }
+    for (const auto& prev : axes) {
+      if (prev.key == axis->key) add(Error(ErrorCode::kInvalidInput, axis->key, "varied twice; give each key one set of values"));
+    }
+    axes.push_back(std::move(*axis));
+  }
+  if (sw.vary.empty()) add(Error(ErrorCode::kInvalidInput, "vary", "nothing to vary; expected at least one field with its values"));
+  std::vector<Override> fixed;
+  for (const auto& s : in.sets) {
+    auto o = ParseOverride(s);
+    if (!o) add(o.error()); else fixed.push_back(*o);
+  }
+  explore::SweepOptions opt;
+  for (const auto& m : sw.metrics) {
+    auto def = explore::MetricByName(m, "metrics");
+    if (!def) add(def.error()); else opt.metrics.push_back(*def);
+  }
+  if (opt.metrics.empty()) opt.metrics = explore::DefaultMetrics();
+  if (sw.steps < 0) add(Error(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(sw.steps)));
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+
+  // The point limit, before a sample allocates its points.
+  if (sw.sample > 0) {
+    if (sw.sample > sw.max_points) {
+      return Fail(ErrorCode::kInvalidInput, "sample",
+                  std::to_string(sw.sample) + " points; at most " + std::to_string(sw.max_points) + " in one sweep here");
+    }
+  } else {
+    uint64_t n = 1;
+    for (const auto& a : axes) {
+      if (a.values.empty()) continue;  // a range without a step: Design::Grid says so
+      if (n > sw.max_points / a.values.size()) {
+        return Fail(ErrorCode::kInvalidInput, "vary",
+                    "the grid has more than " + std::to_string(sw.max_points) +
+                        " points, the most one sweep may have here; vary fewer values or ask for a sample");
+      }
+      n *= a.values.size();
+    }
+  }
+  auto design = sw.sample ? explore::Design::Sample(axes, sw.sample, sw.seed) : explore::Design::Grid(axes);
+  if (!design) {
+    add(design.error());
+    return Fail(std::move(bad));
+  }
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
+  Result<spec_internal::ScenarioDocument> doc = Fail(ErrorCode::kInternal, "", "no scenario");
+  if (!in.file.empty()) {
+    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
+    doc = spec_internal::ScenarioDocument::FromFile(in.file);
+  } else if (!in.text.empty()) {
+    doc = spec_internal::ScenarioDocument::FromText(in.text, in.origin, base_dir, "");
+  } else if (in.json) {
+    // Each sweep thread parses its own copy of the text (yaml-cpp nodes are not shared).
+    doc = spec_internal::ScenarioDocument::FromText(in.json->dump(), in.origin, base_dir, "");
+  } else {
+    doc = spec_internal::ScenarioDocument::FromFile("");
+  }
+  if (!doc) return Fail(doc.error());
+  // The scenario itself must load (at the first point) before the sweep is
+  // worth running; an unknown varied key is named as such.
+  if (auto ok = explore::Check(*doc, **cat, *design, fixed); !ok) {
+    add(ok.error());
+    return Fail(std::move(bad));
+  }
+
+  opt.fixed = fixed;
+  opt.simulate = sw.simulate;
+  opt.sim.seed = sw.seed;
+  opt.sim.steps = sw.steps;
+  opt.threads = sw.threads;
+  std::atomic<bool> stop{false};
+  std::string why;
+  opt.stop = &stop;
+  const auto start = std::chrono::steady_clock::now();
+  opt.progress = [&](uint64_t) {
+    if (stop.load()) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (sw.max_seconds > 0 && s > sw.max_seconds) {
+      why = "time";
+      stop.store(true);
+    } else if (sw.cancel && sw.cancel()) {
+      why = "cancelled";
+      stop.store(true);
+    }
+  };
+  std::vector<std::string> keys;
+  for (const auto& a : design->axes()) keys.push_back(a.key);
+  nlohmann::json rows = nlohmann::json::array();
+  const uint64_t planned = design->size();
+  const uint64_t done = explore::RunSweep(*doc, **cat, *design, opt, [&](explore::PointRow&& row) {
+    rows.push_back(Unordered(explore::RowToJson(keys, opt.metrics, row)));
+  });
+  if (done < planned) {
+    if (why.empty()) why = "time";
+    if (stopped) *stopped = why;
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%g", sw.max_seconds);
+    return Fail(ErrorCode::kInvalidInput, "",
+                why == "time" ? "the sweep took longer than " + std::string(secs) + " s (" + std::to_string(done) +
+                                    " of " + std::to_string(planned) + " points done); ask for fewer points" +
+                                    (sw.simulate ? ", fewer steps or the closed form" : "")
+                              : "the sweep was interrupted (" + std::to_string(done) + " of " +
+                                    std::to_string(planned) + " points done)");
+  }
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto* m : opt.metrics) {
+    metrics.push_back({{"key", std::string(m->key)}, {"unit", std::string(m->unit)}, {"description", std::string(m->description)}});
+  }
+  return nlohmann::json{{"engine", sw.simulate ? "simulator" : "analytic"},
+                        {"keys", keys},
+                        {"metrics", std::move(metrics)},
+                        {"points", done},
+                        {"rows", std::move(rows)}};
 }
 
 int JsonDepth(std::string_view text) {

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,10 @@ namespace rlcost::ops {
 struct ScenarioInput {
   std::string file;
   std::string text;
-  std::string origin = "<text>";     // names `text` in messages
+  // Else, when set, the scenario as parsed JSON (an HTTP request's object):
+  // loaded without going through YAML text (spec/json_scenario.h).
+  std::shared_ptr<const nlohmann::json> json;
+  std::string origin = "<text>";     // names `text` / `json` in messages
   std::vector<std::string> sets;     // "key=value" overrides, like --set
   // false (the HTTP server): the scenario may not name files (pass-rate CSVs,
   // expect.relative_to), so a request can never make rlcost read a file.
@@ -58,6 +63,25 @@ struct PriceInput {
   int tenants = 0;
 };
 
+// A sweep as `rlcost sweep` runs it (explore/sweep.h), bounded for a request:
+// at most `max_points` points and `max_seconds` of computing.
+struct SweepInput {
+  std::vector<std::string> vary;     // "KEY=V1,V2,..." or "KEY=LO..HI[:STEP]", as --vary
+  uint64_t sample = 0;               // > 0: a Latin-hypercube sample of this many points
+  uint64_t seed = 1;                 // of the sample and the simulator
+  std::vector<std::string> metrics;  // columns (JSON keys such as run.usd); empty = the main ones
+  bool simulate = false;
+  int steps = 0;                     // simulated steps per point; 0 = the scenario's
+  unsigned threads = 0;              // 0 = every core
+  uint64_t max_points = 100000;
+  double max_seconds = 0;            // 0 = no time limit
+  std::function<bool()> cancel;      // polled about ten times a second; true stops the sweep
+};
+// A request's "vary" as --vary arguments: {"KEY": [V1, V2, ...] | "LO..HI[:STEP]" | "V1,V2"}
+// (keys in sorted order: a JSON object has none) or, in the order given, a list
+// of "KEY=..." texts and [KEY, values] pairs. Errors name `field` and the key.
+Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std::string& field);
+
 // The built-in catalog, parsed once and shared (read-only) by every call.
 Result<const Catalog*> BuiltinCatalog();
 
@@ -66,6 +90,11 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv);
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p);
 Result<nlohmann::json> Catalog();
+// {"engine", "keys", "metrics": [{"key", "unit", "description"}], "points",
+//  "rows": [the rows of `rlcost sweep --jsonl`, in point order]}. A sweep
+// past max_seconds (or cancelled) is an error and sets *stopped (when given)
+// to "time" (or "cancelled"); one over max_points is refused before it starts.
+Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped = nullptr);
 // The HTML report of `rlcost report` (analytic path, waterfall with the
 // default levers) as one self-contained page.
 Result<std::string> HtmlReport(const ScenarioInput& in);

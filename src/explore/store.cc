@@ -272,21 +272,7 @@ class TextWriter : public RowWriter {
       }
       out_ << "\n";
     } else {
-      nlohmann::ordered_json j;
-      j["point"] = row.index;
-      for (size_t k = 0; k < row.values.size(); ++k) {
-        const Cell c = Classify(row.values[k]);
-        auto& cell = j[header_.keys[k]];
-        if (c.kind == Cell::kInt) cell = c.i;
-        else if (c.kind == Cell::kReal) cell = c.d;
-        else cell = row.values[k];
-      }
-      j["status"] = ToString(row.status);
-      j["reason"] = row.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.reason);
-      for (size_t m = 0; m < row.metrics.size(); ++m) {
-        auto v = Finite(row.metrics[m]);
-        j[std::string(header_.metrics[m]->key)] = v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-      }
+      nlohmann::ordered_json j = RowToJson(header_.keys, header_.metrics, row);
       out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     if (!out_) return Fail(WriteError(flag_, path_, std::strerror(errno)));
@@ -313,6 +299,26 @@ class TextWriter : public RowWriter {
 };
 
 }  // namespace
+
+nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std::vector<const MetricDef*>& metrics,
+                                 const PointRow& row) {
+  nlohmann::ordered_json j;
+  j["point"] = row.index;
+  for (size_t k = 0; k < row.values.size(); ++k) {
+    const Cell c = Classify(row.values[k]);
+    auto& cell = j[keys[k]];
+    if (c.kind == Cell::kInt) cell = c.i;
+    else if (c.kind == Cell::kReal) cell = c.d;
+    else cell = row.values[k];
+  }
+  j["status"] = ToString(row.status);
+  j["reason"] = row.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.reason);
+  for (size_t m = 0; m < row.metrics.size(); ++m) {
+    auto v = Finite(row.metrics[m]);
+    j[std::string(metrics[m]->key)] = v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  }
+  return j;
+}
 
 Result<std::unique_ptr<RowWriter>> OpenWriter(StoreFormat format, const std::string& path, const StoreHeader& header,
                                               const std::string& flag) {

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "explore/sweep.h"
 
 namespace rlcost::explore {
@@ -42,6 +44,12 @@ class RowWriter {
   // to the end, and moves the file into place.
   virtual Result<void> Close(bool complete) = 0;
 };
+
+// One row as `--jsonl` writes it: {"point", "<varied key>"... (numbers typed),
+// "status", "reason", "<metric>"... (null = not applicable)}. The HTTP API's
+// /v1/sweep and the Python module's sweep() return the same rows.
+nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std::vector<const MetricDef*>& metrics,
+                                 const PointRow& row);
 
 // Creates the temporary file and writes the header / schema. Errors name the
 // path and `flag` (-o, --csv, --jsonl).

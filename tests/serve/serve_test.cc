@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -46,7 +47,8 @@ class Serve : public ::testing::Test {
       close(out[0]);
       close(out[1]);
       execl(RLCOST_BINARY, RLCOST_BINARY, "serve", "--port", "0", "--threads", "8", "--queue", "16",
-            "--sim-timeout-ms", "2000", static_cast<char*>(nullptr));
+            "--sim-timeout-ms", "2000", "--sweep-timeout-ms", "2000", "--sweep-max-points", "500",
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     close(out[1]);
@@ -170,7 +172,8 @@ TEST_F(Serve, OtherEndpoints) {
   EXPECT_EQ(s4, 400);
   EXPECT_EQ(Paths(too_many), std::vector<std::string>{"steps"});
   auto [s5, sweep] = Post("/v1/sweep", "{}");
-  EXPECT_EQ(s5, 501);
+  EXPECT_EQ(s5, 400);
+  EXPECT_EQ(Paths(sweep), std::vector<std::string>{"vary"}) << sweep.dump();
   auto nf = Client().Get("/v1/nothing");
   ASSERT_TRUE(nf);
   EXPECT_EQ(nf->status, 404);
@@ -385,6 +388,87 @@ TEST_F(Serve, SimulationPastItsTimeIs504) {
   EXPECT_EQ(j["error"]["code"], "too_slow");
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
   ExpectHealthy();
+}
+
+TEST_F(Serve, SweepMatchesTheCommandLine) {
+  auto [status, j] = Post("/v1/sweep",
+                          R"({"vary": {"hardware.gpu": ["h100-sxm", "b200"], "algorithm.group_size": "4..8:4"}})");
+  ASSERT_EQ(status, 200) << j.dump().substr(0, 300);
+  EXPECT_EQ(j["engine"], "analytic");
+  EXPECT_EQ(j["keys"], Json::parse(R"(["algorithm.group_size", "hardware.gpu"])"));
+  ASSERT_EQ(j["rows"].size(), 4u);
+  // The same sweep by `rlcost sweep --jsonl`: the same rows.
+  const std::string jsonl = ::testing::TempDir() + "serve_sweep.jsonl";
+  const std::string cmd = std::string(RLCOST_BINARY) +
+                          " sweep --vary algorithm.group_size=4..8:4 --vary hardware.gpu=h100-sxm,b200 --jsonl " + jsonl +
+                          " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(jsonl);
+  std::string line;
+  std::vector<Json> cli;
+  while (std::getline(in, line)) cli.push_back(Json::parse(line));
+  ASSERT_EQ(cli.size(), 4u);
+  for (size_t i = 0; i < cli.size(); ++i) EXPECT_EQ(j["rows"][i], cli[i]) << i;
+  EXPECT_GT(j["rows"][0]["run.usd"].get<double>(), 0);
+  // A sample, and the list form of "vary" (--vary's own spelling).
+  auto [s2, j2] = Post("/v1/sweep", R"({"vary": ["algorithm.group_size=2..64"], "sample": 5, "seed": 3,
+                                        "metrics": ["step.time_s"]})");
+  ASSERT_EQ(s2, 200) << j2.dump().substr(0, 300);
+  EXPECT_EQ(j2["rows"].size(), 5u);
+  EXPECT_TRUE(j2["rows"][0].contains("step.time_s"));
+  EXPECT_FALSE(j2["rows"][0].contains("run.usd"));
+}
+
+TEST_F(Serve, SweepIsBounded) {
+  // More points than --sweep-max-points (500): refused before any runs.
+  auto [s1, j1] = Post("/v1/sweep", R"({"vary": {"algorithm.group_size": "1..1000"}})");
+  EXPECT_EQ(s1, 400) << j1.dump();
+  EXPECT_EQ(Paths(j1), std::vector<std::string>{"vary"}) << j1.dump();
+  auto [s2, j2] = Post("/v1/sweep", R"({"vary": {"algorithm.group_size": "1..1000"}, "sample": 100000})");
+  EXPECT_EQ(s2, 400) << j2.dump();
+  EXPECT_EQ(Paths(j2), std::vector<std::string>{"sample"}) << j2.dump();
+  // A field that is not a scenario field, and a value that is not one.
+  auto [s3, j3] = Post("/v1/sweep", R"({"vary": {"hardware.gpux": ["b200"]}})");
+  EXPECT_EQ(s3, 400) << j3.dump();
+  EXPECT_EQ(Paths(j3), std::vector<std::string>{"hardware.gpux"}) << j3.dump();
+  auto [s4, j4] = Post("/v1/sweep", R"({"vary": {"hardware.gpu": [null]}})");
+  EXPECT_EQ(s4, 400) << j4.dump();
+  EXPECT_EQ(Paths(j4), std::vector<std::string>{"vary.hardware.gpu[0]"}) << j4.dump();
+  // Past --sweep-timeout-ms (2 s): the answer comes at the limit. Each point
+  // simulates 20 steps of 16,384 prompts x 64 rollouts (~15 s on an idle core).
+  auto t0 = Clock::now();
+  auto [s5, j5] = Post("/v1/sweep",
+                       R"({"simulate": true, "steps": 20, "vary": {"algorithm.group_size": [64, 65]},
+                           "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8},
+                                        "algorithm": {"prompts_per_step": 16384}}})");
+  EXPECT_EQ(s5, 504) << j5.dump().substr(0, 300);
+  EXPECT_EQ(j5["error"]["code"], "too_slow");
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+  ExpectHealthy();
+}
+
+TEST_F(Serve, JsonScenarioSameAsItsText) {
+  // The object is loaded as it is, the text through YAML: the same estimate,
+  // and the same errors with the same field paths.
+  const std::string obj =
+      R"({"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"group_size": 16, "lora": {"rank": 32}}, "name": "8"})";
+  auto [s1, a] = Post("/v1/estimate", R"({"scenario": )" + obj + "}");
+  auto [s2, b] = Post("/v1/estimate", Json({{"scenario", obj}}).dump());
+  ASSERT_EQ(s1, 200) << a.dump().substr(0, 300);
+  EXPECT_EQ(s2, 200);
+  EXPECT_EQ(a, b);
+  for (const std::string bad : {R"({"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": "8x"}, "modle": null})",
+                                R"({"model": ["qwen3-8b"], "hardware": {"gpu": true, "gpus": 1.5}})",
+                                R"({"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"group_size": "null"}})"}) {
+    auto [t1, e1] = Post("/v1/estimate", R"({"scenario": )" + bad + "}");
+    auto [t2, e2] = Post("/v1/estimate", Json({{"scenario", Json::parse(bad).dump()}}).dump());
+    EXPECT_EQ(t1, 400) << bad;
+    EXPECT_EQ(t1, t2) << bad;
+    EXPECT_EQ(Paths(e1), Paths(e2)) << e1.dump() << "\n" << e2.dump();
+    for (size_t i = 0; i < std::min(e1["error"]["problems"].size(), e2["error"]["problems"].size()); ++i) {
+      EXPECT_EQ(e1["error"]["problems"][i]["message"], e2["error"]["problems"][i]["message"]) << bad;
+    }
+  }
 }
 
 }  // namespace

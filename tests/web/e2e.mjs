@@ -46,6 +46,18 @@ try {
   const usd = () => page.textContent('b[data-kpi="1"]');
   const before = await usd();
   check(/^\$[0-9.,]+$/.test(before), `page shows $ per step (${before})`);
+  // Likely ranges (error bars) beside the figures that have one, each holding
+  // its figure, with the range's source said under them.
+  const ranges = await page.$$eval(".kpi .range", (r) => r.map((x) => ({
+    i: x.dataset.range, low: Number(x.dataset.low), high: Number(x.dataset.high), value: Number(x.dataset.value),
+    text: x.textContent, bar: x.querySelectorAll("svg line").length, title: x.title })));
+  check(ranges.length >= 4, `likely ranges shown (${ranges.length}: ${ranges.map((r) => r.text).join("; ")})`);
+  check(ranges.every((r) => r.low < r.high && r.low <= r.value && r.value <= r.high && /^likely .+ – .+/.test(r.text)),
+        "each range holds its figure");
+  check(ranges.every((r) => r.bar === 3 && r.title.length > 0), "each range drawn as an error bar, its source on hover");
+  const source = await page.textContent("#range_source");
+  check(source.length > 20 && ranges.every((r) => r.title === source),
+        `the ranges' source is stated once under the figures (${source.slice(0, 60)}...)`);
   const bars = await page.$$eval("#waterfall rect", (r) => r.map((x) => Number(x.getAttribute("height"))));
   check(bars.length >= 2 && bars.every((h) => h >= 0), `waterfall drawn (${bars.length} bars)`);
 
@@ -54,6 +66,8 @@ try {
   await page.waitForFunction(() => document.body.dataset.updates === "2", null, { timeout: 20000 });
   const after = await usd();
   check(after !== before, `changing the GPU to B200 changes $ per step (${before} -> ${after})`);
+  const range2 = await page.textContent('.range[data-range="4"]');
+  check(range2 !== ranges.find((r) => r.i === "4").text, `and the likely range of $ per run redraws (${range2})`);
   // Lever: group size; the step breakdown redraws.
   const stepBefore = await page.textContent("#breakdown text:last-of-type");
   await page.fill("#group_size", "4");
