@@ -63,9 +63,18 @@ struct PlacementSpec {
   // sequence of mean length per micro-batch for the bubble, and the expert
   // GEMMs' M is not tile-quantised.
   int train_micro_batch_tokens = 0;
-  // bucketed: tensors packed into buckets, one collective per bucket (a
-  // checkpoint engine, veRL fully-async's default); per-tensor: one per tensor.
-  WeightSyncMethod weight_sync = WeightSyncMethod::kBucketed;
+  // pipelined (default): tensors packed into two alternating buffers, the
+  // trainer gathers the next bucket while the last one is broadcast (NeMo RL's
+  // packed_broadcast_producer, veRL's NCCL checkpoint engine); bucketed: one
+  // collective per bucket, gather and broadcast one after the other (veRL
+  // fully-async's checkpoint engine as its ablation measured it); per-tensor:
+  // one collective per tensor.
+  WeightSyncMethod weight_sync = WeightSyncMethod::kPipelined;
+  // Colocated: how the vLLM engine sleeps while the trainer owns the GPU.
+  // 1 (vLLM's default, LLM.sleep(level=1), NeMo RL's): its weights are copied
+  // to host memory and back on waking, every step; 2 (veRL with vLLM >=
+  // 0.8.5): discarded, the sync rewrites them. docs/model.md, "Engine sleep".
+  int engine_sleep_level = 1;
   // Training state moved to host memory between phases (veRL
   // actor.fsdp_config.param_offload / optimizer_offload), beyond what PlanMemory
   // offloads because it does not fit. docs/model.md, "Offload".

@@ -16,7 +16,10 @@ struct WeightSyncParts {
   double load_s = 0;       // each engine GPU copies its tensor-parallel shard into its weights
   double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
   double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
-  double total_s = 0;      // the sum: generation is paused for all of it
+  // pipelined: of gather and transfer, the time hidden by running the two at
+  // once (bucket i is broadcast while bucket i + 1 is gathered); 0 otherwise.
+  double overlap_s = 0;
+  double total_s = 0;      // the parts less overlap_s: generation is paused for all of it
   double bytes = 0;        // bytes moved (the full weights), one copy
   double tensors = 0;      // tensors in the checkpoint
   double collectives = 0;  // collective calls per sync

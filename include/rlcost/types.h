@@ -20,9 +20,11 @@ enum class Algorithm { kGrpo, kDapo, kRloo, kPpo };
 // The inference engine that generates rollouts: it sets the fixed cost of a
 // decode iteration (docs/model.md, catalog section).
 enum class InferenceEngine { kVllm, kVllmAsync, kSglang, kTrtllm };
-// How a weight sync moves tensors: one collective per tensor, or packed into
-// buckets (a checkpoint engine). docs/model.md, "Weight sync".
-enum class WeightSyncMethod { kBucketed, kPerTensor };
+// How a weight sync moves tensors: one collective per tensor, packed into
+// buckets sent one after the other, or packed into two buffers so that the
+// trainer gathers the next bucket while the last one is broadcast (pipelined).
+// docs/model.md, "Weight sync".
+enum class WeightSyncMethod { kBucketed, kPerTensor, kPipelined };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a

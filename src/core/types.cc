@@ -22,8 +22,9 @@ constexpr Names<DistKind, 6> kDist{{{DistKind::kFixed, "fixed"}, {DistKind::kLog
 
 constexpr Names<InferenceEngine, 4> kEngine{{{InferenceEngine::kVllm, "vllm"}, {InferenceEngine::kVllmAsync, "vllm-async"},
                                              {InferenceEngine::kSglang, "sglang"}, {InferenceEngine::kTrtllm, "trtllm"}}};
-constexpr Names<WeightSyncMethod, 2> kWeightSync{{{WeightSyncMethod::kBucketed, "bucketed"},
-                                                  {WeightSyncMethod::kPerTensor, "per-tensor"}}};
+constexpr Names<WeightSyncMethod, 3> kWeightSync{{{WeightSyncMethod::kBucketed, "bucketed"},
+                                                  {WeightSyncMethod::kPerTensor, "per-tensor"},
+                                                  {WeightSyncMethod::kPipelined, "pipelined"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {

@@ -32,6 +32,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"weight_sync.load_s", "s", "one weight sync: engines copy their shards into their weights", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.load_s; }},
     {"weight_sync.calls_s", "s", "one weight sync: fixed cost of its collective calls (per tensor or per bucket)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.calls_s; }},
     {"weight_sync.engine_s", "s", "one weight sync: colocated engine wake-up and sleep", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.engine_s; }},
+    {"weight_sync.overlap_s", "s", "one weight sync: of the gather and the broadcast, time hidden by running both at once (pipelined buckets); subtracted from the parts", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.overlap_s; }},
     {"rollout_fraction", "", "share of GPU time spent generating", true, [](const Estimate& e) -> Opt { return e.rollout_fraction; }},
     {"mfu.rollout", "", "model FLOPs utilisation while generating (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_rollout; }},
     {"mfu.train", "", "model FLOPs utilisation of the policy update (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_train; }},

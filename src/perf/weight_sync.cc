@@ -109,6 +109,16 @@ WeightSyncParts WeightSync(const Scenario& s) {
     // Same GPU: the engine maps the trainer's tensors by CUDA IPC, no copy
     // between GPUs; it sleeps while training and is woken for the sync.
     p.engine_s = kEngineWakeSleepS;
+    const bool vllm = s.placement.engine == InferenceEngine::kVllm || s.placement.engine == InferenceEngine::kVllmAsync;
+    if (vllm && s.placement.engine_sleep_level == 1) {
+      // Sleep level 1 (vLLM's default; NeMo RL's vllm_worker.py sleep(level=1)
+      // @ c339070) copies the engine's weights to host memory when it goes to
+      // sleep and back when it wakes (the sync then overwrites them): each
+      // GPU moves its shard of the rollout weights over PCIe twice a step.
+      // Level 2 (veRL) discards them. docs/model.md, "Engine sleep".
+      const double shard_gb = WeightBytes(s.model, s.precision.rollout) / tp / kGB;
+      p.engine_s += 2.0 * shard_gb / kHostLinkGbPerS;
+    }
   }
   // Each engine GPU copies its shard into its weights: read + write in HBM.
   p.load_s = 2.0 * p.bytes / tp / (g.hbm_tb_per_s * 1e12 * g.efficiency.decode_bw);
@@ -116,7 +126,21 @@ WeightSyncParts WeightSync(const Scenario& s) {
                       ? p.tensors
                       : std::max(1.0, std::ceil(p.bytes / kBucketBytes));
   p.calls_s = p.collectives * kCollectiveCallS;
-  p.total_s = p.gather_s + p.transfer_s + p.load_s + p.calls_s + p.engine_s;
+  if (s.placement.weight_sync == WeightSyncMethod::kPipelined && p.transfer_s > 0 && p.gather_s > 0) {
+    // Two buffers: the trainer gathers (exports) bucket i + 1 on one CUDA
+    // stream while bucket i is broadcast on the other, so with c buckets of
+    // gather g/c and broadcast t/c the two-stage pipeline takes
+    // g/c + t/c + (c - 1) max(g, t)/c = max(g, t) + min(g, t)/c.
+    // NeMo RL nemo_rl/utils/packed_tensor.py packed_broadcast_producer @
+    // c339070 (r0.6.0; NRL_REFIT_NUM_BUFFERS default 2, the export iterator
+    // runs inside the next buffer's stream); veRL
+    // verl/checkpoint_engine/nccl_checkpoint_engine.py send_weights @ 29f3865
+    // (fills the next bucket while the last broadcast is in flight).
+    const double c = std::max(1.0, p.collectives);
+    const double lo = std::min(p.gather_s, p.transfer_s);
+    p.overlap_s = lo - lo / c;
+  }
+  p.total_s = p.gather_s + p.transfer_s + p.load_s + p.calls_s + p.engine_s - p.overlap_s;
   return p;
 }
 
@@ -128,9 +152,15 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
       "weight sync {:.2f} s ({}, {:.1f} GB in {:.0f} tensors): trainer gather {:.2f} s", p.total_s,
       ToString(s.placement.weight_sync), p.bytes / kGB, p.tensors, p.gather_s);
   if (!colocated) out += fmt::format(" + broadcast to the engines {:.2f} s", p.transfer_s);
+  if (p.overlap_s > 0) out += fmt::format(" - {:.2f} s of the two hidden by pipelining the buckets", p.overlap_s);
   out += fmt::format(" + engine load {:.2f} s + {:.0f} collective calls {:.2f} s", p.load_s, p.collectives,
                      p.calls_s);
-  if (colocated) out += fmt::format(" + engine wake/sleep {:.2f} s (assumed, vLLM sleep mode)", p.engine_s);
+  if (colocated) {
+    out += fmt::format(" + engine wake/sleep {:.2f} s (vLLM sleep level {}{})", p.engine_s,
+                       s.placement.engine_sleep_level,
+                       p.engine_s > kEngineWakeSleepS ? ": its weights to host memory and back over PCIe"
+                                                           : ": weights discarded");
+  }
   return out;
 }
 

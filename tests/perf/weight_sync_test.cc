@@ -5,6 +5,7 @@
 // sleep-mode measurements, the links from the GPU catalog.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -106,6 +107,8 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
                                 "/../shared/validation/verl-onestepoff-qwen25math7b-16xh20-colocate.yaml",
                             Cat());
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  // veRL sleeps its engine at level 2 (weights discarded; validation/source-facts.yaml).
+  s->placement.engine_sleep_level = 2;
   auto p = WeightSync(*s);
   EXPECT_NEAR(p.gather_s, 0.3480, 1e-3);
   EXPECT_EQ(p.transfer_s, 0.0);
@@ -120,7 +123,7 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
   EXPECT_NEAR(e->step.sync_parts.gather_s + e->step.sync_parts.load_s + e->step.sync_parts.calls_s + e->step.sync_parts.engine_s,
               e->step.weight_sync_s, 1e-9);
   bool noted = false;
-  for (const auto& n : e->step.notes) noted |= n.rfind("weight sync 0.61 s (bucketed", 0) == 0;
+  for (const auto& n : e->step.notes) noted |= n.rfind("weight sync 0.61 s (pipelined", 0) == 0 && n.find("sleep level 2: weights discarded") != std::string::npos;
   EXPECT_TRUE(noted);
   ASSERT_NE(FindMetric("weight_sync.engine_s"), nullptr);
   EXPECT_NEAR(*FindMetric("weight_sync.engine_s")->get(*e), 0.25, 1e-12);
@@ -176,13 +179,107 @@ TEST(WeightSync, MegatronExportGathersEveryTensorOnEveryRank) {
   EXPECT_NEAR(dp.gather_s, dp.bytes / 4 * 0.5 / (50e9 * eff) + dp.bytes * 0.75 / (450e9 * eff), 1e-6);
 }
 
+// NeMo RL's refit of a disaggregated engine (nemo_rl/utils/packed_tensor.py
+// packed_broadcast_producer @ c339070, r0.6.0): two buffers on two CUDA
+// streams, the export (the trainer's gather) of bucket i + 1 runs while bucket
+// i is broadcast. The NeMo RL v0.6 DeepSeek-V3 one-step-off case as written
+// (ZeRO-3 trainer on 256 H100, 256 rollout GPUs at TP 32):
+//   gather   1342e9 x 255/256 / 41e9            = 32.604 s
+//   transfer 1342e9 / 41e9                       = 32.732 s
+//   buckets  ceil(1342e9 / 4096 MiB)             = 313
+//   load 0.0345 s, calls 313 x 0.906 ms          = 0.2836 s
+//   one after the other (bucketed)               = 65.65 s
+//   pipelined: max(g, t) + min(g, t) / 313        = 32.836 s, + load + calls = 33.15 s
+TEST(WeightSync, PipelinedBucketsHideTheGatherUnderTheBroadcast) {
+  auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
+                                "/../shared/validation/nemo-v06-dsv3-512xh100-1stepoff.yaml",
+                            Cat());
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPipelined);  // the default
+  const WeightSyncParts p = WeightSync(*s);
+  EXPECT_NEAR(p.gather_s, 32.604, 2e-3);
+  EXPECT_NEAR(p.transfer_s, 32.732, 2e-3);
+  EXPECT_DOUBLE_EQ(p.collectives, 313.0);
+  EXPECT_NEAR(p.overlap_s, p.gather_s - p.gather_s / 313.0, 1e-9);
+  EXPECT_NEAR(p.total_s,
+              std::max(p.gather_s, p.transfer_s) + std::min(p.gather_s, p.transfer_s) / 313.0 + p.load_s + p.calls_s,
+              1e-9);
+  EXPECT_NEAR(p.total_s, 33.15, 0.01);
+  Scenario serial = *s;
+  serial.placement.weight_sync = WeightSyncMethod::kBucketed;
+  const WeightSyncParts q = WeightSync(serial);
+  EXPECT_EQ(q.overlap_s, 0.0);
+  EXPECT_NEAR(q.total_s, 65.65, 0.01);
+  // The one-step-off step pays the sync once (generation pauses for it):
+  // pipelining takes the gather off it.
+  auto piped = EstimateAnalytic(*s), one_by_one = EstimateAnalytic(serial);
+  ASSERT_TRUE(piped.has_value() && one_by_one.has_value());
+  EXPECT_NEAR(one_by_one->step.time_s - piped->step.time_s, q.total_s - p.total_s, 1e-6);
+  EXPECT_NEAR(piped->step.sync_parts.overlap_s, p.overlap_s, 1e-9);
+  ASSERT_NE(FindMetric("weight_sync.overlap_s"), nullptr);
+  // Colocated there is no broadcast to hide behind: pipelined = bucketed.
+  auto colo = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
+                                   "/../shared/validation/nemo-v06-dsv3-512xh100-onpolicy.yaml",
+                               Cat());
+  ASSERT_TRUE(colo.has_value());
+  Scenario colo_serial = *colo;
+  colo_serial.placement.weight_sync = WeightSyncMethod::kBucketed;
+  EXPECT_EQ(WeightSync(*colo).overlap_s, 0.0);
+  EXPECT_DOUBLE_EQ(WeightSync(*colo).total_s, WeightSync(colo_serial).total_s);
+}
+
+// vLLM's sleep level 1 (its default, NeMo RL's) copies the engine's weights
+// to host memory on sleep and back on wake-up, every colocated step:
+// 2 x (rollout weights / rollout_tp) over PCIe (25 GB/s) on top of the 0.25 s
+// wake/sleep. Qwen3-235B bf16 at TP 16 (the NeMo RL v0.6 256-GPU case):
+// 2 x 470e9 / 16 / 25e9 = 2.35 s. Level 2 (veRL) discards them: 0.25 s.
+TEST(WeightSync, SleepLevelOneCopiesTheEngineWeightsToTheHostAndBack) {
+  auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
+                                "/../shared/validation/nemo-v06-qwen3-235b-256xh100-onpolicy.yaml",
+                            Cat());
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);  // vLLM's default
+  const WeightSyncParts l1 = WeightSync(*s);
+  const double shard = WeightBytes(s->model, s->precision.rollout) / 16;
+  EXPECT_NEAR(l1.engine_s, 0.25 + 2.0 * shard / 25e9, 1e-9);
+  EXPECT_NEAR(l1.engine_s, 2.60, 0.02);
+  Scenario two = *s;
+  two.placement.engine_sleep_level = 2;
+  const WeightSyncParts l2 = WeightSync(two);
+  EXPECT_NEAR(l2.engine_s, 0.25, 1e-12);
+  EXPECT_NEAR(l1.total_s - l2.total_s, 2.0 * shard / 25e9, 1e-9);
+  // The on-policy step pays it once.
+  auto e1 = EstimateAnalytic(*s), e2 = EstimateAnalytic(two);
+  ASSERT_TRUE(e1.has_value() && e2.has_value());
+  EXPECT_NEAR(e1->step.time_s - e2->step.time_s, l1.total_s - l2.total_s, 1e-6);
+  // Not a vLLM engine: no vLLM sleep.
+  Scenario sg = *s;
+  sg.placement.engine = InferenceEngine::kSglang;
+  EXPECT_NEAR(WeightSync(sg).engine_s, 0.25, 1e-12);
+  // Disaggregated engines do not sleep.
+  auto d = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
+                                "/../shared/validation/nemo-v06-qwen3-235b-256xh100-1stepoff.yaml",
+                            Cat());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(WeightSync(*d).engine_s, 0.0);
+}
+
+TEST(WeightSync, BadSleepLevelNamesTheField) {
+  auto s = LoadScenarioText(
+      "model: qwen3-8b\nhardware: {gpu: h100-sxm}\nplacement: {engine_sleep_level: 3}\n", Cat());
+  ASSERT_FALSE(s.has_value());
+  const std::string msg = s.error().ToString();
+  EXPECT_NE(msg.find("placement.engine_sleep_level"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected at most 2"), std::string::npos) << msg;
+}
+
 TEST(WeightSync, BadMethodNamesTheField) {
   auto s = LoadScenarioText("model: qwen3-8b\nhardware: {gpu: h100-sxm}\nplacement: {weight_sync: per-layer}\n",
                             Cat());
   ASSERT_FALSE(s.has_value());
   const std::string msg = s.error().ToString();
   EXPECT_NE(msg.find("placement.weight_sync"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("expected bucketed | per-tensor"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected bucketed | per-tensor | pipelined"), std::string::npos) << msg;
 }
 
 // veRL's colocated recipes set actor.fsdp_config.param_offload and
