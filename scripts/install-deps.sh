@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(g++ cmake make ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev python3
       libfmt-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
       libsqlite3-dev sqlite3
-      pybind11-dev python3-dev python3-pytest libcpp-httplib-dev wrk
+      pybind11-dev python3-dev python3-pytest libcpp-httplib-dev wrk libtomlplusplus-dev
       libopenmpi-dev openmpi-bin)
 if [[ "${1:-}" == "--with-browser" ]]; then
   pkgs+=(chromium)

@@ -82,6 +82,10 @@ struct Estimate {
   // GPU dollars per step of a model verifier: its share of the policy's GPUs
   // (shared) or its own GPUs for the whole step (dedicated); in usd_gpu_per_step.
   double usd_verifier_per_step = 0;
+  // environment.failures: rollout GPU-seconds and dollars (GPU and sandbox)
+  // spent per step on trajectories whose environment failed; part of the above.
+  double wasted_gpu_s = 0;
+  double usd_wasted_per_step = 0;
   double usd_per_step = 0;
   double usd_per_useful_sample = 0;
   double usd_per_reward_bit = 0;

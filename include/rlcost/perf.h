@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
@@ -189,9 +190,15 @@ struct VerifierWork {
   double time_s = 0;        // prefill + decode (+ weight load when shared): wall time on its GPUs
   double last_call_s = 0;   // one call alone, batch 1 (what a step waits for at least on dedicated GPUs)
   double flops = 0;         // all judge GPUs
+  double output_tokens = 0; // per call (a rubric: the mean over its judged criteria)
+  std::string what;         // "llm-judge qwen3-8b", for notes
+  // An ensemble: the work of each member on GPUs (the fields above then sum
+  // calls, flops and dedicated GPUs; the step combines members in WithVerifier).
+  std::vector<VerifierWork> members;
 };
 // Fails with kDoesNotFit when the judge's weights and one call's KV cache do
-// not fit on its GPUs at any tensor-parallel size.
+// not fit on its GPUs at any tensor-parallel size. A rubric multiplies the
+// judge's calls by its llm-judge criteria (docs/model.md, "Rubrics").
 Result<VerifierWork> VerifierCost(const Scenario& s, double rollouts);
 
 // --- Memory --------------------------------------------------------------

@@ -108,6 +108,11 @@ struct RewardSpec {
   // each `input_tokens` in (0 = the trajectory's mean length) and
   // `output_tokens` out (a reward model: 0, one scoring pass), on the policy's
   // GPUs between phases (`gpus: shared`, 0 here) or on `gpus` GPUs of its own.
+  // `ensemble` (Weaver-style, docs/model.md "Ensembles of verifiers"):
+  // `members`, each a verifier of another kind with its own `noise`, whose
+  // pass/fail votes are combined by `aggregation`; the ensemble's error rates
+  // follow from its members' (conditional independence) and fill `noise` above.
+  enum class Aggregation { kWeighted, kMajority };
   struct Verifier {
     VerifierKind kind = VerifierKind::kRule;
     std::string model_id;
@@ -116,7 +121,37 @@ struct RewardSpec {
     double output_tokens = 0;
     double calls_per_rollout = 1;
     int gpus = 0;  // 0 = shared
+    Noise noise;   // an ensemble member's error rates
+    std::vector<Verifier> members;  // ensemble only
+    Aggregation aggregation = Aggregation::kWeighted;
   } verifier;
+  // `environment.reward.rubric` (docs/model.md, "Rubrics"): the reward is
+  // the weighted sum of criteria; each `llm-judge` criterion is one call of the
+  // verifier's judge model per rollout (its own verdict length), a `rule`
+  // criterion runs on the CPU. Weights may be negative (a penalty) but sum > 0.
+  struct RubricItem {
+    std::string name;
+    double weight = 1;
+    bool judged = true;        // kind llm-judge (true) or rule
+    double output_tokens = 0;  // judged: verdict tokens; 0 = the verifier's output_tokens
+  };
+  std::vector<RubricItem> rubric;
+};
+
+// The error rates of an ensemble's combined vote (docs/model.md, "Ensembles of
+// verifiers"): members' votes conditionally independent given the true outcome;
+// `weighted` rewards a rollout when P(right | votes) > 1/2 under that model with
+// prior P(right) = `prior` (Weaver's label model with the accuracies known),
+// `majority` when more than half the members pass it.
+RewardSpec::Noise EnsembleNoise(const RewardSpec::Verifier& ensemble, double prior);
+
+// `environment.failures`: a share of trajectories whose sandbox or
+// environment fails (crash, timeout). Their tokens and sandbox time are spent
+// and wasted; they are retried until the batch is full, or dropped (the step
+// trains on fewer). docs/model.md, "Environment failures".
+struct EnvFailureSpec {
+  double rate = 0;    // in [0, 1)
+  bool retry = true;  // handling: retry | drop
 };
 
 // The base model's per-task pass-rate distribution.
@@ -156,6 +191,7 @@ struct EnvironmentSpec {
   Distribution tool_latency_s = Distribution::Fixed(0);      // per turn
   std::optional<SandboxSpec> sandbox;
   RewardSpec reward;
+  EnvFailureSpec failures;  // rate 0 = none (the default)
   PassRateSpec pass_rate;
   // When set, response_tokens holds the run-mean distribution (what the
   // simulator and per-step tools see) and the analytic run integrates over it.

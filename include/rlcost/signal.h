@@ -93,6 +93,10 @@ struct Summary {
   // includes it), and the share of rollouts rewarded, fp + (1 - fp - fn) E[p].
   double reward_signal_factor = 1;
   double observed_pass_rate = 0;
+  // environment.failures: the share of trajectories whose environment fails
+  // and the failed trajectories per step (generated, paid for, not trained on).
+  double env_failure_rate = 0;
+  double wasted_rollouts_per_step = 0;
 };
 
 Result<Summary> Analyze(const Scenario& s);

@@ -78,6 +78,7 @@ struct StepTiming {
   // calls per step. gpu_s_reward is part of gpu_s_other.
   double gpu_s_reward = 0;
   int verifier_gpus = 0;
+  double verifier_shared_s = 0;  // wall time judges hold the policy's GPUs (all of the run's are billed)
   double verifier_calls = 0;
 
   // Decode batch: mean concurrent sequences per engine while generating.

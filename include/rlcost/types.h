@@ -29,7 +29,7 @@ enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpi
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
 // model on GPUs (an LLM judge that writes a verdict, a reward model that scores).
-enum class VerifierKind { kRule, kTests, kLlmJudge, kRewardModel };
+enum class VerifierKind { kRule, kTests, kLlmJudge, kRewardModel, kEnsemble };
 std::string_view ToString(VerifierKind v);
 std::optional<VerifierKind> VerifierKindFromString(std::string_view s);
 

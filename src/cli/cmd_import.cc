@@ -160,14 +160,52 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
   });
 }
 
+struct ImportHarborArgs {
+  std::string dir;
+  std::string model;
+  std::string gpu;
+  std::string out;
+  std::vector<std::string> catalog_files;
+  bool json = false;
+};
+
+// `rlcost import harbor TASK_DIR|DATASET_DIR [--model M] [--gpu G] [-o FILE]`.
+void RegisterImportHarbor(CLI::App* parent, int& exit_code) {
+  auto args = std::make_shared<ImportHarborArgs>();
+  auto* sub = parent->add_subcommand("harbor", "a scenario from a Harbor task folder (or a dataset folder of them)");
+  sub->add_option("dir", args->dir, "task folder (task.toml, instruction.md, environment/, tests/test.sh) or dataset")
+      ->required();
+  sub->add_option("--model", args->model, "the policy that trains on the task (default: an assumed qwen3-8b)");
+  sub->add_option("--gpu", args->gpu, "the GPU the run uses (default: an assumed h100-sxm)");
+  sub->add_option("-o,--output", args->out, "write the scenario here (only when the import succeeds)");
+  sub->add_option("--catalog", args->catalog_files, "extra catalog file (repeatable)");
+  sub->add_flag("--json", args->json, "errors as JSON");
+  sub->callback([args, &exit_code] {
+    Common common;
+    common.catalog_files = args->catalog_files;
+    auto cat = LoadCatalog(common);
+    if (!cat) { exit_code = PrintError(cat.error(), args->json); return; }
+    auto imported = ingest::ImportHarbor(args->dir, *cat, ingest::ImportOptions{args->gpu, args->model});
+    if (!imported) { exit_code = PrintError(imported.error(), args->json); return; }
+    auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
+    if (!check) { exit_code = PrintError(check.error(), args->json); return; }
+    if (auto ok = WriteOutput(imported->yaml, args->out); !ok) {
+      exit_code = PrintError(ok.error(), args->json);
+      return;
+    }
+    exit_code = 0;
+  });
+}
+
 }  // namespace
 
 void RegisterImport(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("import", "turn another tool's files into rlcost input: hf-model, verl, nemo-rl");
+  auto* sub = app.add_subcommand("import", "turn another tool's files into rlcost input: hf-model, verl, nemo-rl, harbor");
   sub->require_subcommand(1);
   RegisterImportHf(sub, exit_code);
   RegisterImportConfig(sub, exit_code, "verl", "veRL", &ingest::ImportVerl);
   RegisterImportConfig(sub, exit_code, "nemo-rl", "NeMo RL", &ingest::ImportNemoRl);
+  RegisterImportHarbor(sub, exit_code);
 }
 
 }  // namespace rlcost::cli

@@ -81,9 +81,10 @@ template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 
-constexpr Names<VerifierKind, 4> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
+constexpr Names<VerifierKind, 5> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
                                             {VerifierKind::kLlmJudge, "llm-judge"},
-                                            {VerifierKind::kRewardModel, "reward-model"}}};
+                                            {VerifierKind::kRewardModel, "reward-model"},
+                                            {VerifierKind::kEnsemble, "ensemble"}}};
 std::string_view ToString(VerifierKind v) { return Lookup(kVerifier, v); }
 std::optional<VerifierKind> VerifierKindFromString(std::string_view s) { return Parse(kVerifier, s); }
 template <> std::string AcceptedNames<VerifierKind>() { return Join(kVerifier); }

@@ -106,38 +106,67 @@ std::vector<std::string> Assumptions(const Scenario& s) {
 // the policy generates; the step waits for the last call judged alone, or for
 // the judge's whole work when that outlasts generation.
 Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
-  auto w = perf::VerifierCost(s, t.rollouts_generated);
+  // Failed trajectories (environment.failures) are not judged.
+  const double judged = t.rollouts_generated * (1.0 - s.environment.failures.rate);
+  auto w = perf::VerifierCost(s, judged);
   if (!w) return Fail(w.error());
   if (!w->on_gpu) return t;
-  const auto& v = s.environment.reward.verifier;
   const double policy_gpus = s.hardware.gpus;
-  double wait_s = 0;
-  t.verifier_calls = w->calls;
-  t.gpu_s_reward = w->time_s * w->gpus;
-  if (w->shared) {
-    wait_s = w->time_s;
-    t.gpu_s_other += t.gpu_s_reward;
-    t.gpu_s_idle += wait_s * (policy_gpus - w->gpus);
-  } else {
-    wait_s = std::max(w->last_call_s, w->time_s - t.rollout_busy_s);
-    t.gpu_s_idle += wait_s * policy_gpus;
+  // An ensemble's members each as a verifier of its own; others, the one.
+  std::vector<perf::VerifierWork> parts = w->members;
+  if (parts.empty()) parts.push_back(*w);
+  // Shared judges run one after another on the policy's GPUs once generation
+  // ends; dedicated ones work through their calls during generation and finish
+  // with their tail. The step waits for the last vote.
+  double shared_s = 0, shared_gpu_s = 0, dedicated_wait_s = 0, dedicated_gpu_s = 0;
+  int dedicated_gpus = 0;
+  for (const auto& p : parts) {
+    if (p.shared) {
+      shared_s += p.time_s;
+      shared_gpu_s += p.time_s * p.gpus;
+    } else {
+      dedicated_wait_s = std::max(dedicated_wait_s, std::max(p.last_call_s, p.time_s - t.rollout_busy_s));
+      dedicated_gpu_s += p.time_s * p.gpus;
+      dedicated_gpus += p.gpus;
+    }
   }
+  const double wait_s = std::max(shared_s, dedicated_wait_s);
+  t.verifier_calls = w->calls;
+  t.gpu_s_reward = shared_gpu_s + dedicated_gpu_s;
+  t.verifier_shared_s = shared_s;
+  t.gpu_s_other += shared_gpu_s;
+  t.gpu_s_idle += wait_s * policy_gpus - shared_gpu_s;
   t.reward_s += wait_s;
   t.other_s += wait_s;
   t.time_s += wait_s;
   t.other_flops += w->flops;
-  if (!w->shared) {
-    t.verifier_gpus = w->gpus;
-    t.gpu_s_other += t.gpu_s_reward;
-    t.gpu_s_idle += std::max(0.0, t.time_s * w->gpus - t.gpu_s_reward);
+  if (dedicated_gpus > 0) {
+    t.verifier_gpus = dedicated_gpus;
+    t.gpu_s_other += dedicated_gpu_s;
+    t.gpu_s_idle += std::max(0.0, t.time_s * dedicated_gpus - dedicated_gpu_s);
   }
-  t.notes.push_back(fmt::format(
-      "verifier: {} {} judges {:.0f} calls per step ({:.0f} tokens in, {:.0f} out each) on {} {} GPU{} (tp {}, "
-      "{:.0f} calls at once per engine): prefill {:.1f} s + decode {:.1f} s{}; the step waits {:.1f} s for it",
-      ToString(v.kind), v.model_id, w->calls, w->input_tokens, v.output_tokens, w->gpus,
-      w->shared ? "of the policy's" : "dedicated", w->gpus == 1 ? "" : "s", w->tp, w->batch, w->prefill_s,
-      w->decode_s, w->shared ? fmt::format(" + loading its weights {:.1f} s", w->weight_load_s) : std::string(),
-      wait_s));
+  const auto& v = s.environment.reward.verifier;
+  for (const auto& p : parts) {
+    t.notes.push_back(fmt::format(
+        "verifier: {} judges {:.0f} calls per step ({:.0f} tokens in, {:.0f} out each) on {} {} GPU{} (tp {}, "
+        "{:.0f} calls at once per engine): prefill {:.1f} s + decode {:.1f} s{}{}",
+        p.what, p.calls, p.input_tokens, p.output_tokens, p.gpus, p.shared ? "of the policy's" : "dedicated",
+        p.gpus == 1 ? "" : "s", p.tp, p.batch, p.prefill_s, p.decode_s,
+        p.shared ? fmt::format(" + loading its weights {:.1f} s", p.weight_load_s) : std::string(),
+        parts.size() == 1 ? fmt::format("; the step waits {:.1f} s for it", wait_s) : std::string()));
+  }
+  if (parts.size() > 1 || v.kind == VerifierKind::kEnsemble) {
+    t.notes.push_back(fmt::format("verifier: the ensemble's {} members vote on every rollout; the step waits {:.1f} s "
+                                  "for the last vote ({:.1f} s of judges sharing the policy's GPUs, one after "
+                                  "another; {:.1f} s of dedicated judges' tail)",
+                                  v.members.size(), wait_s, shared_s, dedicated_wait_s));
+  }
+  if (!s.environment.reward.rubric.empty() && v.kind == VerifierKind::kLlmJudge) {
+    int judged_items = 0;
+    for (const auto& it : s.environment.reward.rubric) judged_items += it.judged ? 1 : 0;
+    t.notes.push_back(fmt::format("rubric: {} criteria, {} judged by {} (one call each per rollout), the rest by rules",
+                                  s.environment.reward.rubric.size(), judged_items, v.model_id));
+  }
   return t;
 }
 
@@ -166,8 +195,16 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.usd_per_step = e.usd_gpu_per_step + e.usd_sandbox_per_step;
   // A shared judge holds the whole run's GPUs while it runs; dedicated GPUs are held all step.
   if (t.gpu_s_reward > 0)
-    e.usd_verifier_per_step = (t.verifier_gpus > 0 ? t.time_s * t.verifier_gpus : t.reward_s * s.hardware.gpus) /
-                              3600.0 * s.hardware.price_per_gpu_hour;
+    e.usd_verifier_per_step = (t.time_s * t.verifier_gpus + t.verifier_shared_s * s.hardware.gpus) / 3600.0 *
+                              s.hardware.price_per_gpu_hour;
+  if (sig.wasted_rollouts_per_step > 0 && sig.rollouts_per_step > 0) {
+    // Failed trajectories run their full length (ASSUMED): their share of the
+    // generated ones is their share of generation and sandbox time.
+    const double share = sig.wasted_rollouts_per_step / sig.rollouts_per_step;
+    e.wasted_gpu_s = t.gpu_s_rollout * share;
+    e.usd_wasted_per_step =
+        e.wasted_gpu_s / 3600.0 * s.hardware.price_per_gpu_hour + e.usd_sandbox_per_step * share;
+  }
   e.usd_per_useful_sample = SafeDiv(e.usd_per_step, sig.useful_samples_per_step);
   e.usd_per_reward_bit = SafeDiv(e.usd_per_step, sig.rollouts_per_step * sig.reward_bits_per_rollout);
   e.usd_per_million_trained_tokens = SafeDiv(e.usd_per_step, t.trained_tokens / 1e6);

@@ -85,6 +85,9 @@ std::vector<MetricDef> MakeMetrics() {
     {"gpu_time.reward_s", "GPU-s", "GPU-seconds per step a model verifier (judge, reward model) works; part of gpu_time.other_s", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_reward; }},
     {"cost.usd_verifier_per_step", "USD", "GPU dollars per step of a model verifier (policy's GPUs held while it runs, or its own GPUs all step); part of cost.usd_gpu_per_step", false, [](const Estimate& e) -> Opt { return e.usd_verifier_per_step; }},
     {"signal.reward_signal_factor", "", "expected gradient of a noisy reward relative to a correct one (1 - false positive - false negative rate)", false, [](const Estimate& e) -> Opt { return e.signal.reward_signal_factor; }},
+    {"signal.wasted_rollouts_per_step", "", "trajectories per step whose environment failed (environment.failures): generated and paid for, not trained on", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.signal.wasted_rollouts_per_step; }},
+    {"gpu_time.wasted_s", "GPU-s", "GPU-seconds per step generating trajectories whose environment failed; part of gpu_time.rollout_s", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.wasted_gpu_s; }},
+    {"cost.usd_wasted_per_step", "USD", "GPU and sandbox dollars per step spent on trajectories whose environment failed; part of cost.usd_per_step", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.usd_wasted_per_step; }},
     {"signal.observed_pass_rate", "", "share of rollouts the verifier rewards (true pass rate seen through its errors)", false, [](const Estimate& e) -> Opt { return e.signal.observed_pass_rate; }},
   };
   // clang-format on

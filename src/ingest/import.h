@@ -15,7 +15,8 @@
 namespace rlcost::ingest {
 
 struct ImportOptions {
-  std::string gpu;  // catalog GPU name; "" = not given (written as an assumption)
+  std::string gpu;    // catalog GPU name; "" = not given (written as an assumption)
+  std::string model;  // harbor: the policy (catalog name); "" = not given (an assumption)
 };
 
 struct ImportedScenario {
@@ -31,5 +32,12 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
 // `defaults:`) plus `key=value` overrides.
 Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector<std::string>& overrides,
                                       const Catalog& catalog, const ImportOptions& options);
+
+// Harbor (harbor-framework/harbor, Terminal-Bench 2's task format): a task
+// folder (task.toml, instruction.md, environment/, tests/test.sh) or a dataset
+// folder holding task folders -> a scenario whose environment is the task's
+// sandbox with its tests as the verifier. What a task cannot say (the policy,
+// GPUs, turns, lengths, pass rates) is written as ASSUMED lines.
+Result<ImportedScenario> ImportHarbor(const std::string& dir, const Catalog& catalog, const ImportOptions& options);
 
 }  // namespace rlcost::ingest

@@ -58,6 +58,13 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                      "restarts {:.2f} h = {:.2f} h\n",
                      e.run.steps_h, e.run.startup_h, e.run.checkpoints_h, e.run.evaluation_h, e.run.restarts_h,
                      e.wall_time_h);
+  if (e.signal.wasted_rollouts_per_step > 0) {
+    out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step "
+                       "({:.0f} GPU-s of generation{})\n",
+                       e.signal.wasted_rollouts_per_step, e.signal.rollouts_per_step,
+                       s.environment.failures.retry ? "retried" : "dropped", FormatValue(e.usd_wasted_per_step, "USD"),
+                       e.wasted_gpu_s, s.environment.sandbox ? " and their sandboxes" : "");
+  }
   std::string group;
   for (const auto& m : Metrics()) {
     auto v = m.get(e);

@@ -617,6 +617,23 @@ Result<Summary> Analyze(const Scenario& s) {
   out.useful_samples_per_step = out.rollouts_trained_per_step * step.informative_fraction * ch.scale();
   out.full_batch_impractical = step.impractical;
   out.reward_bits_per_rollout = RewardBits(eff, k, ch);
+  // Environment failures (docs/model.md, "Environment failures"): a failed
+  // trajectory is generated in full and thrown away. retry: generate until the
+  // batch is full (1/(1 - f) as many); drop: train on the (1 - f) that finish.
+  if (const EnvFailureSpec& fails = s.environment.failures; fails.rate > 0) {
+    const double f = fails.rate;
+    if (fails.retry) {
+      out.rollouts_per_step /= 1 - f;
+      out.rollouts_per_round /= 1 - f;
+      out.oversampling /= 1 - f;
+    } else {
+      out.rollouts_trained_per_step *= 1 - f;
+      out.useful_samples_per_step *= 1 - f;
+      out.oversampling /= 1 - f;
+    }
+    out.env_failure_rate = f;
+    out.wasted_rollouts_per_step = out.rollouts_per_step * f;
+  }
 
   // Exploration hardness: tasks whose expected rollouts to a first success (1/p)
   // exceed the rollouts the run spends on each of them.
@@ -702,6 +719,25 @@ Result<Summary> Analyze(const Scenario& s) {
         "they show, and each useful sample carries {:.2f}x the expected gradient of a clean one (1 - {} - {})",
         Percent(ch.fp), Percent(ch.fn), out.observed_pass_rate, out.mean_pass_rate, ch.scale(), ch.fp, ch.fn));
   }
+  if (const auto& v = s.environment.reward.verifier; v.kind == VerifierKind::kEnsemble) {
+    out.notes.push_back(fmt::format(
+        "ensemble of {} verifiers, {}: its error rates {} / {} follow from the members' as given, ASSUMED "
+        "independent given whether the rollout is right (correlated judges err together and do worse)",
+        v.members.size(),
+        v.aggregation == RewardSpec::Aggregation::kWeighted
+            ? fmt::format("weighted vote (rewarded when P(right | votes) > 1/2, prior {:.3f})",
+                          s.environment.pass_rate.mean())
+            : std::string("majority vote"),
+        Percent(ch.fp), Percent(ch.fn)));
+  }
+  if (out.env_failure_rate > 0) {
+    out.notes.push_back(fmt::format(
+        "environment failures: {} of trajectories fail (as given) and are {}: {:.0f} of the {:.0f} generated per step "
+        "are wasted (ASSUMED: each fails after running its full length, as a timeout does)",
+        Percent(out.env_failure_rate),
+        s.environment.failures.retry ? "retried until the batch is full" : "dropped (the step trains on the rest)",
+        out.wasted_rollouts_per_step, out.rollouts_per_step));
+  }
   const std::string spend =
       tasks > 0 ? fmt::format("{} steps x {:.0f} rollouts over {} pilot tasks", alg.steps, out.rollouts_per_step, tasks)
                 : fmt::format("every prompt assumed fresh, so {} rollouts per task", g);
@@ -764,7 +800,12 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   const Channel ch = ChannelOf(s.environment.reward);
   // Useful samples are counted in clean-gradient units: (1 - fp - fn) per informative rollout.
   const double trained = static_cast<double>(alg.prompts_per_step) * g;
-  const double useful_per_trained = ch.scale();
+  // Environment failures (docs/model.md, "Environment failures"): retried
+  // ones add generation, dropped ones leave fewer rollouts to train on.
+  const EnvFailureSpec& fails = s.environment.failures;
+  const double kept = fails.retry ? 1.0 : 1.0 - fails.rate;
+  const double gen_mult = fails.retry ? 1.0 / (1.0 - fails.rate) : 1.0;
+  const double useful_per_trained = ch.scale() * kept;
 
   // Useful samples the curve needs: R(C*) = T  =>  C* = C_mid / ((A - R0)/(T - R0) - 1)^(1/B).
   const double c_target =
@@ -809,12 +850,12 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   auto step_at = [&](double r) {
     if (alg.dynamic_sampling) {
       return std::pair<double, double>{trained * useful_per_trained * interpolate(frac_table, r),
-                                       trained * interpolate(over_table, r)};
+                                       trained * interpolate(over_table, r) * gen_mult};
     }
     const double pg = interpolate(table, r);
     const StepSignal st = SignalOfStep(pg, ppo ? 1.0 : pg, false, plan);
     return std::pair<double, double>{trained * useful_per_trained * st.informative_fraction,
-                                     trained * st.oversampling};
+                                     trained * st.oversampling * gen_mult};
   };
 
   // Whole steps, one at a time: at step s the policy stands at R(C_s).
@@ -856,7 +897,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   out.steps = steps;
   out.useful_samples = c;
   out.rollouts_generated = generated;
-  out.rollouts_trained = steps * trained;
+  out.rollouts_trained = steps * trained * kept;
   out.final_informative_fraction = step_at(target).first / (trained * useful_per_trained);
   out.within_planned_steps = steps <= alg.steps;
   // At most ~64 points for charts, always keeping the last.

@@ -158,6 +158,11 @@ constexpr DistRules kSecondsRules{.max_value = 1e6, .max_why = "seconds: 11.6 da
 // A sample list keeps every value in memory; a million values describe any
 // length distribution to within 0.1% of its quantiles.
 constexpr size_t kMaxSamples = 1'000'000;
+// An ensemble's votes are combined over all 2^K patterns (EnsembleNoise):
+// 12 members = 4096 patterns. Weaver's ensembles have up to 33 verifiers, but
+// a cost estimate needs only their error rates; group similar ones.
+constexpr size_t kMaxEnsembleMembers = 12;
+constexpr size_t kMaxRubricItems = 64;
 
 class Loader {
  public:
@@ -674,7 +679,7 @@ class Loader {
     const std::string path = "environment";
     YAML::Node n = Reader::Child(root, "environment");
     if (!r_.CheckKeys(n, path, {"name", "turns", "prompt_tokens", "response_tokens", "tool_output_tokens",
-                                "tool_latency_s", "sandbox", "reward", "pass_rate", "response_tokens_schedule"}))
+                                "tool_latency_s", "sandbox", "reward", "failures", "pass_rate", "response_tokens_schedule"}))
       return;
     r_.String(n, "name", path, e.name);
     // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
@@ -706,35 +711,67 @@ class Loader {
 
     if (YAML::Node rw = Reader::Child(n, "reward"); rw.IsDefined()) {
       const std::string rp = "environment.reward";
-      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s", "noise", "verifier"})) {
+      if (r_.CheckKeys(rw, rp, {"type", "credited_steps", "verify_s", "noise", "verifier", "rubric"})) {
         r_.Enum(rw, "type", rp, e.reward.type, &RewardTypeFromString, AcceptedNames<RewardType>());
         r_.Int(rw, "credited_steps", rp, e.reward.credited_steps, 1);
         ReadDist(rw, "verify_s", rp, e.reward.verify_s, kSecondsRules);
         ReadRewardNoise(rw, e.reward.noise);
         ReadVerifier(rw, e);
+        ReadRubric(rw, e.reward);
       }
     }
+    ReadEnvFailures(n, e.failures);
     ReadPassRate(n, e.pass_rate);
+    CombineEnsemble(n, e);
   }
 
   // environment.reward.verifier: {kind, model, input_tokens, output_tokens,
-  // calls_per_rollout, gpus: shared | N}; the model is a catalog id.
+  // calls_per_rollout, gpus: shared | N}; the model is a catalog id. kind
+  // ensemble: {kind: ensemble, aggregation, members: [verifier + noise, ...]}.
   void ReadVerifier(const YAML::Node& reward, EnvironmentSpec& e) {
     const std::string path = "environment.reward.verifier";
     YAML::Node n = Reader::Child(reward, "verifier");
     if (!n.IsDefined()) return;
     auto& v = e.reward.verifier;
     if (n.IsScalar()) {  // `verifier: rule`
-      r_.Enum(reward, "verifier", "environment.reward", v.kind, &VerifierKindFromString,
-              AcceptedNames<VerifierKind>());
-    } else {
-      if (!r_.CheckKeys(n, path, {"kind", "model", "input_tokens", "output_tokens", "calls_per_rollout", "gpus"}))
+      if (!r_.Enum(reward, "verifier", "environment.reward", v.kind, &VerifierKindFromString,
+                   AcceptedNames<VerifierKind>()))
         return;
+      if (v.kind == VerifierKind::kEnsemble) {
+        r_.Add(n, path, "'ensemble' needs its members; expected {kind: ensemble, members: [{kind: ..., noise: "
+                        "{false_positive: ..., false_negative: ...}}, ...]}");
+        return;
+      }
+    } else if (Reader::Child(n, "kind").IsDefined() && Reader::Child(n, "kind").IsScalar() &&
+               Reader::Child(n, "kind").Scalar() == "ensemble") {
+      v.kind = VerifierKind::kEnsemble;
+      ReadEnsemble(n, path, e);
+      return;
+    }
+    ReadOneVerifier(n, path, v, e, /*member=*/false);
+  }
+
+  // One verifier (the reward's, or an ensemble's member at `path`).
+  void ReadOneVerifier(const YAML::Node& n, const std::string& path, RewardSpec::Verifier& v,
+                       const EnvironmentSpec& e, bool member) {
+    if (n.IsMap()) {
+      std::vector<std::string> keys = {"kind", "model", "input_tokens", "output_tokens", "calls_per_rollout", "gpus"};
+      if (member) keys.push_back("noise");
+      if (!r_.CheckKeys(n, path, keys)) return;
       if (!Reader::Child(n, "kind").IsDefined()) {
         r_.Add(n, Join(path, "kind"), "missing; expected " + AcceptedNames<VerifierKind>());
         return;
       }
       if (!r_.Enum(n, "kind", path, v.kind, &VerifierKindFromString, AcceptedNames<VerifierKind>())) return;
+      if (member && v.kind == VerifierKind::kEnsemble) {
+        r_.Add(Reader::Child(n, "kind"), Join(path, "kind"),
+               "an ensemble cannot be a member of an ensemble; expected rule, tests, llm-judge or reward-model");
+        return;
+      }
+      if (member) ReadNoise(n, Join(path, "noise"), v.noise);
+    } else if (member) {
+      r_.Add(n, path, "expected a mapping {kind: ..., noise: {false_positive: ..., false_negative: ...}}");
+      return;
     }
     const bool on_gpu = v.kind == VerifierKind::kLlmJudge || v.kind == VerifierKind::kRewardModel;
     if (!on_gpu) {
@@ -784,11 +821,111 @@ class Loader {
     }
   }
 
-  // environment.reward.noise: {false_positive, false_negative}, each in [0, 1)
+  // {kind: ensemble, aggregation: weighted | majority, members: [...]}: 2 to
+  // kMaxEnsembleMembers members, each with its own noise.
+  void ReadEnsemble(const YAML::Node& n, const std::string& path, EnvironmentSpec& e) {
+    auto& out = e.reward.verifier;
+    if (!r_.CheckKeys(n, path, {"kind", "aggregation", "members"})) return;
+    if (YAML::Node a = Reader::Child(n, "aggregation"); a.IsDefined()) {
+      if (auto name = r_.AsString(a, Join(path, "aggregation"))) {
+        if (*name == "weighted") {
+          out.aggregation = RewardSpec::Aggregation::kWeighted;
+        } else if (*name == "majority") {
+          out.aggregation = RewardSpec::Aggregation::kMajority;
+        } else {
+          r_.Add(a, Join(path, "aggregation"), "unknown value '" + *name + "'; expected weighted or majority");
+        }
+      }
+    }
+    const std::string mp = Join(path, "members");
+    YAML::Node ms = Reader::Child(n, "members");
+    if (!ms.IsDefined()) {
+      r_.Add(n, mp, "missing; expected a list of 2 or more verifiers, each with its noise");
+      return;
+    }
+    if (!ms.IsSequence() || ms.size() < 2 || ms.size() > kMaxEnsembleMembers) {
+      r_.Add(ms, mp,
+             fmt::format("{}; expected a list of 2 to {} verifiers",
+                         ms.IsSequence() ? fmt::format("{} member{}", ms.size(), ms.size() == 1 ? "" : "s")
+                                         : std::string("not a list"),
+                         kMaxEnsembleMembers));
+      return;
+    }
+    for (size_t i = 0; i < ms.size(); ++i) {
+      RewardSpec::Verifier member;
+      ReadOneVerifier(ms[i], fmt::format("{}[{}]", mp, i), member, e, /*member=*/true);
+      out.members.push_back(std::move(member));
+    }
+  }
+
+  // environment.reward.rubric: [{name, weight, kind: llm-judge | rule, output_tokens}, ...].
+  void ReadRubric(const YAML::Node& reward, RewardSpec& rw) {
+    const std::string path = "environment.reward.rubric";
+    YAML::Node n = Reader::Child(reward, "rubric");
+    if (!n.IsDefined()) return;
+    if (!n.IsSequence() || n.size() == 0) {
+      r_.Add(n, path, "expected a list of criteria [{name, weight, kind: llm-judge | rule}, ...]");
+      return;
+    }
+    if (n.size() > kMaxRubricItems) {
+      r_.Add(n, path, fmt::format("{} criteria; expected at most {}", n.size(), kMaxRubricItems));
+      return;
+    }
+    const size_t before = r_.problems().size();
+    double sum = 0;
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string ip = fmt::format("{}[{}]", path, i);
+      YAML::Node item = n[i];
+      if (!r_.CheckKeys(item, ip, {"name", "weight", "kind", "output_tokens"})) continue;
+      RewardSpec::RubricItem it;
+      it.name = fmt::format("criterion {}", i + 1);
+      r_.String(item, "name", ip, it.name);
+      if (!Reader::Child(item, "weight").IsDefined()) {
+        r_.Add(item, Join(ip, "weight"), "missing; expected the criterion's weight in the reward (a number)");
+      } else {
+        r_.Double(item, "weight", ip, it.weight, {.min = -kMaxPlausible, .max = kMaxPlausible});
+      }
+      if (YAML::Node k = Reader::Child(item, "kind"); k.IsDefined()) {
+        if (auto kind = r_.AsString(k, Join(ip, "kind"))) {
+          if (*kind == "llm-judge") {
+            it.judged = true;
+          } else if (*kind == "rule") {
+            it.judged = false;
+          } else {
+            r_.Add(k, Join(ip, "kind"), "unknown value '" + *kind + "'; expected llm-judge or rule");
+          }
+        }
+      }
+      if (it.judged && rw.verifier.kind != VerifierKind::kLlmJudge) {
+        r_.Add(item, Join(ip, "kind"),
+               fmt::format("an llm-judge criterion is judged by environment.reward.verifier, which is '{}'; "
+                           "expected a verifier {{kind: llm-judge, model: ...}} or kind: rule here",
+                           ToString(rw.verifier.kind)));
+      }
+      if (Reader::Child(item, "output_tokens").IsDefined()) {
+        if (!it.judged)
+          r_.Add(Reader::Child(item, "output_tokens"), Join(ip, "output_tokens"),
+                 "only used by kind llm-judge (this criterion is a rule)");
+        else
+          r_.Double(item, "output_tokens", ip, it.output_tokens, {.min = 1.0});
+      }
+      sum += it.weight;
+      rw.rubric.push_back(std::move(it));
+    }
+    if (r_.problems().size() == before && !(sum > 0)) {
+      std::string terms;
+      for (const auto& it : rw.rubric) terms += (terms.empty() ? "" : " + ") + Num(it.weight);
+      r_.Add(n, path,
+             fmt::format("weights sum to {} = {}; expected a positive sum (the reward is the weighted sum of the "
+                         "criteria, normalised by it)",
+                         terms, Num(sum)));
+    }
+  }
+
+  // A noise block {false_positive, false_negative} at `path`: each in [0, 1)
   // and fp + fn < 1 (at fp + fn = 1 the reward says nothing about the outcome).
-  void ReadRewardNoise(const YAML::Node& reward, RewardSpec::Noise& noise) {
-    const std::string path = "environment.reward.noise";
-    YAML::Node n = Reader::Child(reward, "noise");
+  void ReadNoise(const YAML::Node& parent, const std::string& path, RewardSpec::Noise& noise) {
+    YAML::Node n = Reader::Child(parent, "noise");
     if (!n.IsDefined() || !r_.CheckKeys(n, path, {"false_positive", "false_negative"})) return;
     const Range rate{.min = 0.0, .max = 1.0, .max_exclusive = true};
     const size_t before = r_.problems().size();  // an absent rate stays 0
@@ -800,6 +937,55 @@ class Loader {
                          "reward no longer depends on whether the rollout is right)",
                          Num(noise.false_positive), Num(noise.false_negative),
                          Num(noise.false_positive + noise.false_negative)));
+    }
+  }
+
+  // environment.reward.noise.
+  void ReadRewardNoise(const YAML::Node& reward, RewardSpec::Noise& noise) {
+    ReadNoise(reward, "environment.reward.noise", noise);
+  }
+
+  // An ensemble's error rates follow from its members': they fill
+  // environment.reward.noise (which must then be absent). Needs the pass rate
+  // (the weighted vote's prior), so runs after it is read.
+  void CombineEnsemble(const YAML::Node& env, EnvironmentSpec& e) {
+    auto& v = e.reward.verifier;
+    if (v.kind != VerifierKind::kEnsemble || v.members.size() < 2) return;
+    YAML::Node rw = Reader::Child(env, "reward");
+    if (YAML::Node noise = Reader::Child(rw, "noise"); noise.IsDefined()) {
+      r_.Add(noise, "environment.reward.noise",
+             "an ensemble's error rates follow from its members' (environment.reward.verifier.members[i].noise); "
+             "expected no environment.reward.noise beside an ensemble");
+      return;
+    }
+    const double prior = e.pass_rate.mean();
+    e.reward.noise = EnsembleNoise(v, prior);
+    if (!(e.reward.noise.false_positive + e.reward.noise.false_negative < 1)) {
+      r_.Add(Reader::Child(Reader::Child(rw, "verifier"), "members"), "environment.reward.verifier.members",
+             fmt::format("the members' combined vote has false_positive + false_negative = {} + {} >= 1 (with a "
+                         "mean pass rate of {} as the vote's prior); expected members better than chance",
+                         Num(e.reward.noise.false_positive), Num(e.reward.noise.false_negative), Num(prior)));
+    }
+  }
+
+  // environment.failures: {rate, handling: retry | drop}.
+  void ReadEnvFailures(const YAML::Node& env, EnvFailureSpec& f) {
+    const std::string path = "environment.failures";
+    YAML::Node n = Reader::Child(env, "failures");
+    if (!n.IsDefined() || !r_.CheckKeys(n, path, {"rate", "handling"})) return;
+    if (!Reader::Child(n, "rate").IsDefined())
+      r_.Add(n, Join(path, "rate"), "missing; expected the share of trajectories whose environment fails, in [0, 1)");
+    r_.Double(n, "rate", path, f.rate, {.min = 0.0, .max = 1.0, .max_exclusive = true});
+    if (YAML::Node h = Reader::Child(n, "handling"); h.IsDefined()) {
+      if (auto name = r_.AsString(h, Join(path, "handling"))) {
+        if (*name == "retry") {
+          f.retry = true;
+        } else if (*name == "drop") {
+          f.retry = false;
+        } else {
+          r_.Add(h, Join(path, "handling"), "unknown value '" + *name + "'; expected retry or drop");
+        }
+      }
     }
   }
 
