@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "report/intervals.h"
+#include "report/price.h"
 #include "report/sensitivity.h"
 #include "report/levers_table.h"
 #include "report/report.h"
@@ -497,7 +498,8 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
 std::string InputsTable(const Scenario& s) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"model", fmt::format("{} ({:g}B params, {:g}B active{})", s.model_id, s.model.params_b, s.model.active_params_b, s.model.is_moe() ? ", MoE" : "")},
-      {"hardware", fmt::format("{} x {} at ${:.2f}/GPU-h", s.hardware.gpus, s.hardware.gpu.id, s.hardware.price_per_gpu_hour)},
+      {"hardware", fmt::format("{} x {}", s.hardware.gpus, s.hardware.gpu.id)},
+      {"GPU price", PriceSource(s)},
       {"placement", s.placement.mode == PlacementMode::kDisaggregated
                         ? fmt::format("disaggregated: {} rollout + {} train GPUs, rollout TP {}", s.placement.rollout_gpus, s.placement.train_gpus, s.placement.rollout_tp)
                         : fmt::format("colocated, rollout TP {}", s.placement.rollout_tp)},
