@@ -118,6 +118,64 @@ bool IdOk(const YAML::Node& key, const std::string& path, std::vector<Problem>& 
   return false;
 }
 
+
+// A GPU entry as the YAML a catalog file would give for it: every field, its
+// efficiencies and sources. A partial entry for a known GPU is laid over this.
+YAML::Node GpuToNode(const GpuSpec& g) {
+  YAML::Node n;
+  n["name"] = g.name;
+  for (const auto& a : g.aliases) n["aliases"].push_back(a);
+  n["memory_gb"] = g.memory_gb;
+  n["hbm_tb_per_s"] = g.hbm_tb_per_s;
+  n["tflops_bf16"] = g.tflops_bf16;
+  n["tflops_fp8"] = g.tflops_fp8;
+  n["tflops_fp4"] = g.tflops_fp4;
+  n["intra_node_gb_per_s"] = g.intra_node_gb_per_s;
+  n["inter_node_gb_per_s"] = g.inter_node_gb_per_s;
+  n["nvlink_domain"] = g.nvlink_domain;
+  n["matmul_tflops_bf16"] = g.matmul_tflops_bf16;
+  n["matmul_tflops_fp8"] = g.matmul_tflops_fp8;
+  n["price_per_hour"] = g.price_per_hour;
+  for (const auto& f : EfficiencyFields()) n["efficiency"][f.name] = g.efficiency.*(f.member);
+  for (const auto& [k, v] : g.sources) n["sources"][k] = v;
+  return n;
+}
+
+// `gpus: {h100-sxm: {price_per_hour: 2.95}}` for a GPU the catalog already
+// has changes only the fields it names; a field given without its own source
+// is sourced to the file that set it.
+YAML::Node OverlayGpu(const GpuSpec& existing, const YAML::Node& partial, const std::string& origin) {
+  YAML::Node merged = GpuToNode(existing);
+  YAML::Node given_sources = partial["sources"];
+  for (auto it = partial.begin(); it != partial.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      merged[it->first] = it->second;  // ParseGpu reports it
+      continue;
+    }
+    const std::string key = it->first.Scalar();
+    if (key == "efficiency" && it->second.IsMap()) {
+      for (auto e = it->second.begin(); e != it->second.end(); ++e) {
+        merged["efficiency"][e->first.Scalar()] = e->second;
+        const std::string sk = "efficiency." + e->first.Scalar();
+        if (e->first.Scalar() != "sources" && e->first.Scalar() != "source" &&
+            !(given_sources && given_sources.IsMap() && given_sources[sk])) {
+          merged["sources"][sk] = "set in " + origin;
+        }
+      }
+      continue;
+    }
+    if (key == "sources" && it->second.IsMap()) {
+      for (auto e = it->second.begin(); e != it->second.end(); ++e) merged["sources"][e->first] = e->second;
+      continue;
+    }
+    merged[key] = it->second;
+    if (key != "name" && key != "aliases" && key != "source" && !(given_sources && given_sources.IsMap() && given_sources[key])) {
+      merged["sources"][key] = "set in " + origin;
+    }
+  }
+  return merged;
+}
+
 void AddProblem(std::vector<Problem>& problems, std::string path, std::string message, const YAML::Node& at) {
   Problem p;
   p.path = std::move(path);
@@ -223,8 +281,28 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
           for (auto it = g.begin(); it != g.end(); ++it) {
             if (!IdOk(it->first, "gpus", problems)) continue;
             const std::string id = it->first.Scalar();
-            gpus[id] = catalog_internal::ParseGpu(it->second, id, "gpus." + id, BuiltinDefaultEfficiency(),
-                                                  problems);
+            const YAML::Node& entry = it->second;
+            if (auto known = gpus.find(id); known != gpus.end() && entry.IsMap()) {
+              // A known GPU: the entry changes only the fields it gives.
+              gpus[id] = catalog_internal::ParseGpu(OverlayGpu(known->second, entry, origin), id, "gpus." + id,
+                                                    catalog_internal::EfficiencyPatch{}, problems);
+              continue;
+            }
+            if (entry.IsMap()) {
+              std::string missing;
+              for (const char* k : {"memory_gb", "hbm_tb_per_s", "tflops_bf16", "intra_node_gb_per_s",
+                                    "inter_node_gb_per_s", "price_per_hour"}) {
+                if (!entry[k]) missing += (missing.empty() ? "" : ", ") + std::string(k);
+              }
+              if (!missing.empty()) {
+                std::string msg = "no GPU '" + id + "' in the catalog to change";
+                std::string near = ClosestMatch(id, Keys(gpus));
+                if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+                msg += "; a new GPU needs every required field, missing: " + missing;
+                AddProblem(problems, "gpus." + id, msg, it->first);  // and each field's own problem below
+              }
+            }
+            gpus[id] = catalog_internal::ParseGpu(entry, id, "gpus." + id, BuiltinDefaultEfficiency(), problems);
           }
         }
       }

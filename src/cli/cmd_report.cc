@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/lever_args.h"
+#include "econ/sensitivity.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 
@@ -102,6 +103,18 @@ void RegisterReport(CLI::App& app, int& exit_code) {
     for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // 0.02 .. 0.98: at 0 and 1 no group is informative
     in.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
     in.gpu_counts = GpuCountSweep(args->file, cat, args->common, *s);
+    // The tornado of `rlcost sensitivity` with its defaults (analytic).
+    auto load = [&](const std::vector<Override>& extra) -> Result<Scenario> {
+      Common c = args->common;
+      for (const auto& o : extra) c.sets.push_back(o.path + "=" + o.value);
+      return LoadScenario(args->file, cat, c);
+    };
+    auto tornado = sensitivity::Build(*s, load, sensitivity::Options{});
+    if (tornado) {
+      in.tornado = &*tornado;
+    } else {
+      in.tornado_error = tornado.error().ToString();
+    }
     if (auto ok = WriteFileAtomic(args->out, report::RenderHtml(in), "--output"); !ok) {
       exit_code = PrintError(ok.error(), args->common.json);
       return;

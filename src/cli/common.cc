@@ -48,6 +48,7 @@ Result<void> ApplyPrices(const std::vector<std::string>& prices, Catalog& cat) {
     }
     GpuSpec copy = *g;
     copy.price_per_hour = usd;
+    copy.sources["price_per_hour"] = "set with --price";
     cat.AddGpu(std::move(copy));
   }
   if (!bad.problems.empty()) return Fail(bad);

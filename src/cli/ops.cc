@@ -15,6 +15,7 @@
 #include "explore/design.h"
 #include "explore/store.h"
 #include "explore/sweep.h"
+#include "econ/sensitivity.h"
 #include "fit/validate.h"
 #include "report/html.h"
 #include "report/levers_table.h"
@@ -228,6 +229,18 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   std::vector<double> ps;
   for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
   h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
+  // The tornado of `rlcost sensitivity` with its defaults, as `rlcost report`.
+  auto load = [&](const std::vector<Override>& extra) -> Result<Scenario> {
+    ScenarioInput more = in;
+    for (const auto& o : extra) more.sets.push_back(o.path + "=" + o.value);
+    return Load(more, cat);
+  };
+  auto tornado = sensitivity::Build(s, load, sensitivity::Options{});
+  if (tornado) {
+    h.tornado = &*tornado;
+  } else {
+    h.tornado_error = tornado.error().ToString();
+  }
   return report::RenderHtml(h);
 }
 

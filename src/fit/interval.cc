@@ -19,19 +19,21 @@ Result<Band> ParseBand(const YAML::Node& n, const std::string& origin, const std
   auto bad = [&](const std::string& what) {
     return Fail(ErrorCode::kInvalidInput, origin + ": intervals." + path, what);
   };
-  if (!n || !n.IsMap()) return bad("missing; expected a mapping {p10, p90, cases, source}");
+  if (!n || !n.IsMap()) return bad("missing; expected a mapping {low, high, nominal, cases, source}");
   Band b;
   try {
-    b.p10 = n["p10"].as<double>();
-    b.p90 = n["p90"].as<double>();
+    b.low = n["low"].as<double>();
+    b.high = n["high"].as<double>();
+    b.nominal = n["nominal"].as<double>();
     b.cases = n["cases"].as<int>();
     b.source = n["source"].as<std::string>();
   } catch (const YAML::Exception& e) {
-    return bad(std::string("expected p10, p90 (numbers), cases (integer), source (text): ") + e.what());
+    return bad(std::string("expected low, high, nominal (numbers), cases (integer), source (text): ") + e.what());
   }
-  if (!(b.p10 > 0) || !(b.p90 >= b.p10)) {
-    return bad(fmt::format("p10 {} and p90 {}; expected 0 < p10 <= p90", b.p10, b.p90));
+  if (!(b.low > 0) || !(b.high >= b.low)) {
+    return bad(fmt::format("low {} and high {}; expected 0 < low <= high", b.low, b.high));
   }
+  if (!(b.nominal >= 0 && b.nominal <= 1)) return bad(fmt::format("nominal {}; expected a fraction in [0, 1]", b.nominal));
   if (b.source.empty()) return bad("source is empty; expected where the band comes from");
   return b;
 }
@@ -74,13 +76,24 @@ const Band& BandFor(std::string_view method) {
   return method == "simulated" ? BuiltinBands().simulated : BuiltinBands().analytic;
 }
 
+namespace {
+// The checks a band is read off and checked on.
+bool Counts(const validate::Check& c) {
+  if (!IsTimeKey(c.key) || !c.relative_to.empty() || c.in_sample) return false;
+  if (c.status != validate::Status::kPass && c.status != validate::Status::kFail) return false;
+  return c.measured > 0 && c.predicted > 0;
+}
+bool Inside(const validate::Check& k, const Band& b) {
+  Range r = Around(k.predicted, b);
+  // A hair of slack: the stored band has four decimals.
+  return k.measured >= r.low * (1 - 1e-4) && k.measured <= r.high * (1 + 1e-4);
+}
+}  // namespace
+
 std::vector<double> TimeRatios(const validate::PathResult& p) {
   std::vector<double> r;
   for (const auto& c : p.checks) {
-    if (!IsTimeKey(c.key) || !c.relative_to.empty() || c.in_sample) continue;
-    if (c.status != validate::Status::kPass && c.status != validate::Status::kFail) continue;
-    if (!(c.measured > 0) || !(c.predicted > 0)) continue;
-    r.push_back(c.predicted / c.measured);
+    if (Counts(c)) r.push_back(c.predicted / c.measured);
   }
   return r;
 }
@@ -94,12 +107,20 @@ double Percentile(std::vector<double> v, double q) {
   return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
+int LowerRank(int n) {
+  return std::max(1, static_cast<int>(std::floor((1 - kBandCoverage) / 2 * (n + 1) + 1e-9)));
+}
+
 Band BandFrom(std::vector<double> ratios) {
   Band b;
-  b.cases = static_cast<int>(ratios.size());
-  if (ratios.empty()) return b;
-  b.p10 = Percentile(ratios, 0.10);
-  b.p90 = Percentile(ratios, 0.90);
+  const int n = static_cast<int>(ratios.size());
+  b.cases = n;
+  if (n == 0) return b;
+  std::sort(ratios.begin(), ratios.end());
+  const int j = std::min(LowerRank(n), (n + 1) / 2);  // 1-based rank of the lower bound
+  b.low = ratios[j - 1];
+  b.high = ratios[n - j];  // rank n + 1 - j
+  b.nominal = double(n + 1 - 2 * j) / (n + 1);
   return b;
 }
 
@@ -110,8 +131,8 @@ const std::vector<std::string_view>& HeadlineKeys() {
 }
 
 Range Around(double predicted, const Band& b) {
-  // predicted / measured lies in [p10, p90] -> measured in [v / p90, v / p10].
-  return {predicted / b.p90, predicted / b.p10};
+  // predicted / measured lies in [low, high] -> measured in [v / high, v / low].
+  return {predicted / b.high, predicted / b.low};
 }
 
 std::map<std::string, Range> Intervals(const Estimate& e, const Band& b) {
@@ -128,44 +149,57 @@ std::map<std::string, Range> Intervals(const Estimate& e, const Band& b) {
 
 std::string BandSentence(const Band& b, std::string_view method) {
   return fmt::format(
-      "Likely range: on {} published runs the {} estimate's time figures came out at {:.2f}x to {:.2f}x the measured "
-      "ones (10th to 90th percentile of predicted / measured); each range applies that spread, scaling dollars and "
-      "GPU-hours with time. The band is read off the same runs it is checked on (in-sample), so expect it to be "
-      "somewhat too narrow for a new setup.",
-      b.cases, method, b.p10, b.p90);
+      "Likely range (80%): on {} published step and wall times the {} estimate came out at {:.2f}x to {:.2f}x the "
+      "measured ones; a figure that errs like those lies inside the range with probability {:.0f}% (order statistics "
+      "of predicted / measured, no assumption about their distribution). Dollars and GPU-hours take the time band. "
+      "It assumes your run errs like those published runs; a setup unlike them can fall outside.",
+      b.cases, method, b.low, b.high, b.nominal * 100);
 }
 
 Coverage CoverageOf(const validate::PathResult& p, const Band& b) {
   Coverage c;
   for (const auto& k : p.checks) {
-    if (!IsTimeKey(k.key) || !k.relative_to.empty() || k.in_sample) continue;
-    if (k.status != validate::Status::kPass && k.status != validate::Status::kFail) continue;
-    if (!(k.measured > 0) || !(k.predicted > 0)) continue;
-    Range r = Around(k.predicted, b);
+    if (!Counts(k)) continue;
     ++c.total;
-    // A hair of slack: the stored band has four decimals.
-    if (k.measured >= r.low * (1 - 1e-4) && k.measured <= r.high * (1 + 1e-4)) ++c.inside;
+    c.inside += Inside(k, b);
+  }
+  return c;
+}
+
+Coverage LeaveOneRunOut(const validate::PathResult& p) {
+  Coverage c;
+  for (const auto& k : p.checks) {
+    if (!Counts(k)) continue;
+    std::vector<double> others;
+    for (const auto& o : p.checks) {
+      if (Counts(o) && o.file != k.file) others.push_back(o.predicted / o.measured);
+    }
+    ++c.total;
+    if (!others.empty()) c.inside += Inside(k, BandFrom(others));
   }
   return c;
 }
 
 std::string BandsYaml(const validate::Report& r, const std::string& dir_label) {
   std::string y =
-      "# How far off rlcost's time figures were on the published runs: the 10th and 90th\n"
-      "# percentile of predicted / measured over the absolute step.time_s and run.wall_time_h\n"
-      "# checks of the out-of-sample validation cases, per path. Every headline figure's\n"
-      "# interval applies this spread (docs/model.md, \"Intervals from the validation residuals\").\n"
+      "# How far off rlcost's time figures were on the published runs: an 80% distribution-free\n"
+      "# prediction band for predicted / measured over the absolute step.time_s and run.wall_time_h\n"
+      "# checks of the out-of-sample validation cases, per path: with the n ratios sorted,\n"
+      "# low = x_(j), high = x_(n+1-j), j = max(1, floor(0.1 (n + 1))); nominal = (n + 1 - 2j) / (n + 1).\n"
+      "# Every headline figure's interval applies this spread (docs/model.md,\n"
+      "# \"Intervals from the validation residuals\").\n"
       "# Generated by: rlcost validate ../shared/validation --intervals > catalog/intervals.yaml\n"
-      "# tests/econ/interval_test.cc recomputes it and fails when it is stale.\n"
+      "# tests/fit/interval_test.cc recomputes it and fails when it is stale.\n"
       "intervals:\n";
   for (const auto& p : r.paths) {
     if (!p.available) continue;
     Band b = BandFrom(TimeRatios(p));
+    const int j = b.cases ? std::min(LowerRank(b.cases), (b.cases + 1) / 2) : 0;
     y += fmt::format(
-        "  {}:\n    p10: {:.4f}\n    p90: {:.4f}\n    cases: {}\n"
-        "    source: \"rlcost validate .../{} ({} path): 10th-90th percentile of predicted/measured over {} "
-        "published step-time and wall-time figures (in-sample for these runs)\"\n",
-        ToString(p.path), b.p10, b.p90, b.cases, dir_label, ToString(p.path), b.cases);
+        "  {}:\n    low: {:.4f}\n    high: {:.4f}\n    nominal: {:.4f}\n    cases: {}\n"
+        "    source: \"rlcost validate .../{} ({} path): order statistics {} and {} of predicted/measured over {} "
+        "published step-time and wall-time figures\"\n",
+        ToString(p.path), b.low, b.high, b.nominal, b.cases, dir_label, ToString(p.path), j, b.cases + 1 - j, b.cases);
   }
   return y;
 }

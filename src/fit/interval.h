@@ -5,11 +5,15 @@
 //   const auto& band = interval::BandFor(est.method);   // catalog/intervals.yaml
 //   for (auto& [key, r] : interval::Intervals(est, band)) key, r.low, r.high;
 //
-// A band is the 10th and 90th percentile of predicted / measured over the
-// absolute time figures (step.time_s, run.wall_time_h) of the out-of-sample
-// validation cases of one path. A headline value v then lies in
-// [v / p90, v / p10]. The band is written to catalog/intervals.yaml by
-// `rlcost validate DIR --intervals`; a test recomputes it so it cannot go stale.
+// A band is an 80% distribution-free prediction interval for predicted /
+// measured, read off the absolute time figures (step.time_s, run.wall_time_h)
+// of the out-of-sample validation cases of one path: with the n ratios sorted,
+// [x_(j), x_(n+1-j)] with j = floor(0.1 (n + 1)), which holds a new ratio
+// drawn like these with probability (n + 1 - 2j) / (n + 1) >= 80%
+// (docs/model.md, "Intervals from the validation residuals"). A headline
+// value v then lies in [v / high, v / low]. The band is written to
+// catalog/intervals.yaml by `rlcost validate DIR --intervals`; a test
+// recomputes it so it cannot go stale.
 #pragma once
 
 #include <map>
@@ -24,8 +28,9 @@
 namespace rlcost::interval {
 
 struct Band {
-  double p10 = 1, p90 = 1;  // percentiles of predicted / measured
-  int cases = 0;            // residuals it was read off
+  double low = 1, high = 1;  // bounds of predicted / measured (order statistics x_(j), x_(n+1-j))
+  int cases = 0;             // residuals it was read off
+  double nominal = 0;        // (n + 1 - 2j) / (n + 1): chance a new ratio falls inside, by construction
   std::string source;       // where it comes from (never empty in the catalog)
 };
 
@@ -33,7 +38,7 @@ struct Bands {
   Band analytic, simulated;
 };
 
-// Parses `intervals: {analytic: {p10, p90, cases, source}, simulated: {...}}`.
+// Parses `intervals: {analytic: {low, high, nominal, cases, source}, simulated: {...}}`.
 Result<Bands> ParseBands(std::string_view text, const std::string& origin);
 // The built-in bands (catalog/intervals.yaml, compiled in).
 const Bands& BuiltinBands();
@@ -43,8 +48,16 @@ const Band& BandFor(std::string_view method);
 // predicted / measured of every absolute time check of one path
 // (step.time_s, run.wall_time_h; no ratio metrics, no in-sample cases).
 std::vector<double> TimeRatios(const validate::PathResult& p);
-// The 10th and 90th percentile (linear between order statistics).
+// The target coverage of every band.
+inline constexpr double kBandCoverage = 0.80;
+// The rank j of the lower bound: floor((1 - coverage) / 2 * (n + 1)), at least
+// 1 (with n < 9 no pair of order statistics reaches 80%: the band is then
+// [min, max] and its nominal coverage, (n - 1) / (n + 1), says so).
+int LowerRank(int n);
+// The band of these ratios (empty: 1..1, nominal 0).
 Band BandFrom(std::vector<double> ratios);
+// The q-quantile, linear between order statistics (numpy's default): kept for
+// readers who compare with a percentile band.
 double Percentile(std::vector<double> v, double q);
 
 struct Range {
@@ -59,11 +72,15 @@ Range Around(double predicted, const Band& b);
 std::string BandSentence(const Band& b, std::string_view method);
 
 // How many published time figures fall inside the interval around their
-// prediction on one path, with the band that path's estimates carry.
+// prediction on one path, with the band that path's estimates carry
+// (in-sample: the band was read off these figures).
 struct Coverage {
   int inside = 0, total = 0;
 };
 Coverage CoverageOf(const validate::PathResult& p, const Band& b);
+// Out-of-sample coverage: each run's figures against the band read off the
+// other runs only (leave one run out; a run's step and wall time leave together).
+Coverage LeaveOneRunOut(const validate::PathResult& p);
 
 // YAML text of catalog/intervals.yaml from the two paths of a report.
 std::string BandsYaml(const validate::Report& r, const std::string& dir_label);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "econ/levers.h"
+#include "econ/sensitivity.h"
 #include "rlcost/estimate.h"
 
 namespace rlcost::report {
@@ -33,6 +34,8 @@ struct HtmlInput {
   std::string waterfall_error;
   std::vector<levers::PassRateCurve> curves;     // cost per useful sample vs pass rate
   std::vector<GpuCountPoint> gpu_counts;        // cost vs GPU count; empty = not drawn
+  const sensitivity::Tornado* tornado = nullptr;  // which input the figure hangs on; optional
+  std::string tornado_error;                      // why there is no tornado
 };
 
 std::string RenderHtml(const HtmlInput& in);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "report/price.h"
 
 namespace rlcost::report {
 
@@ -37,6 +38,20 @@ std::string FormatValue(double v, std::string_view unit) {
   return fmt::format("{:.3g}", v);
 }
 
+std::string PriceSource(const Scenario& s) {
+  const double p = s.hardware.price_per_gpu_hour;
+  const auto& g = s.hardware.gpu;
+  std::string src;
+  if (p != g.price_per_hour) {
+    src = "set in the scenario (hardware.price_per_gpu_hour)";
+  } else if (auto it = g.sources.find("price_per_hour"); it != g.sources.end()) {
+    src = it->second;
+  } else {
+    src = "no source given in the catalog";
+  }
+  return fmt::format("{}/GPU-h, {}", FormatValue(p, "USD"), src);
+}
+
 std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   std::string out;
   out += fmt::format("rlcost {} — {}\n", e.method, s.name);
@@ -54,6 +69,7 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); MFU rollout {:.1f}%, train {:.1f}%\n",
                      FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours, 100 * e.mfu_rollout,
                      100 * e.mfu_train);
+  out += "  GPU price: " + PriceSource(s) + "\n";
   out += fmt::format("  run time: steps {:.2f} h + start-up {:.2f} h + checkpoints {:.2f} h + evaluation {:.2f} h + "
                      "restarts {:.2f} h = {:.2f} h\n",
                      e.run.steps_h, e.run.startup_h, e.run.checkpoints_h, e.run.evaluation_h, e.run.restarts_h,

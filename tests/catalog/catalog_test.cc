@@ -426,3 +426,48 @@ TEST(Catalog, BlackwellEfficienciesMatchMeasuredThroughput) {
 
 }  // namespace
 }  // namespace rlcost
+
+namespace rlcost {
+namespace {
+
+// A user catalog may change one field of a known GPU (its price) without
+// copying the rest; the changed field is sourced to the file that set it, and
+// a partial entry for a GPU the catalog does not have stays an error naming it.
+TEST(Catalog, PartialEntryChangesOnlyTheFieldsItGives) {
+  Catalog cat = Catalog::Builtin().value();
+  const GpuSpec before = *cat.FindGpu("h100-sxm");
+  auto ok = cat.AddText("gpus:\n  h100-sxm:\n    price_per_hour: 2.95\n", "my-prices.yaml");
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  const GpuSpec* after = cat.FindGpu("h100-sxm");
+  ASSERT_NE(after, nullptr);
+  EXPECT_DOUBLE_EQ(after->price_per_hour, 2.95);
+  EXPECT_DOUBLE_EQ(after->hbm_tb_per_s, before.hbm_tb_per_s);
+  EXPECT_DOUBLE_EQ(after->tflops_fp8, before.tflops_fp8);
+  EXPECT_DOUBLE_EQ(after->efficiency.decode_bw, before.efficiency.decode_bw);
+  EXPECT_EQ(after->aliases, before.aliases);
+  EXPECT_EQ(after->sources.at("price_per_hour"), "set in my-prices.yaml");
+  EXPECT_EQ(after->sources.at("hbm_tb_per_s"), before.sources.at("hbm_tb_per_s"));
+  // Found by alias as before.
+  EXPECT_EQ(cat.FindGpu("h100")->price_per_hour, 2.95);
+  // One efficiency field, with its own source.
+  ASSERT_TRUE(cat.AddText("gpus:\n  h100-sxm:\n    efficiency: {train_mfu: 0.3}\n    sources: {efficiency.train_mfu: my log}\n",
+                          "eff.yaml")
+                  .has_value());
+  EXPECT_DOUBLE_EQ(cat.FindGpu("h100-sxm")->efficiency.train_mfu, 0.3);
+  EXPECT_DOUBLE_EQ(cat.FindGpu("h100-sxm")->efficiency.decode_bw, before.efficiency.decode_bw);
+  EXPECT_EQ(cat.FindGpu("h100-sxm")->sources.at("efficiency.train_mfu"), "my log");
+  // A bad value in a partial entry is still checked.
+  auto bad = cat.AddText("gpus:\n  h100-sxm:\n    price_per_hour: -1\n", "bad.yaml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().ToString().find("gpus.h100-sxm.price_per_hour"), std::string::npos) << bad.error().ToString();
+  // An unknown GPU in a partial entry: one clear line naming it, with the near miss.
+  auto unknown = cat.AddText("gpus:\n  h100-sxn:\n    price_per_hour: 2.5\n", "typo.yaml");
+  ASSERT_FALSE(unknown.has_value());
+  const std::string msg = unknown.error().problems.front().ToString();
+  EXPECT_NE(msg.find("no GPU 'h100-sxn' in the catalog to change"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'h100-sxm'"), std::string::npos) << msg;
+  EXPECT_EQ(cat.FindGpu("h100-sxn"), nullptr);
+}
+
+}  // namespace
+}  // namespace rlcost
