@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "signal/beta_math.h"
+#include "signal/goal.h"
 
 namespace rlcost::signal {
 
@@ -712,7 +713,8 @@ Result<Summary> Analyze(const Scenario& s) {
   return out;
 }
 
-Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
+namespace {
+Result<void> CheckCurve(const LearningCurveSpec& curve, double target) {
   if (!(target > 0 && target < 1))
     return Fail(Error::Invalid("goal.target_pass_rate", fmt::format("{}; expected a pass rate in (0, 1)", target)));
   if (!(curve.asymptote > 0 && curve.asymptote <= 1))
@@ -722,8 +724,21 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   if (!(curve.midpoint_useful_samples > 0 && std::isfinite(curve.midpoint_useful_samples)))
     return Fail(Error::Invalid("goal.curve.midpoint_useful_samples",
                                fmt::format("{}; expected > 0", curve.midpoint_useful_samples)));
+  return {};
+}
+}  // namespace
+
+Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
+  if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
   auto base = Analyze(s);  // validates the rest of the inputs
   if (!base) return Fail(base.error());
+  return StepsToTarget(s, curve, target, *base);
+}
+
+Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target,
+                                   const Summary& analyzed) {
+  if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
+  const Summary* base = &analyzed;
   auto eff_or = EffectivePassRate(s.environment.pass_rate);
   if (!eff_or) return Fail(eff_or.error());
   const PassRateSpec start = MomentMatchedBeta(*eff_or);
@@ -817,26 +832,59 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
                                      trained * st.oversampling};
   };
 
-  // Whole steps, one at a time: at step s the policy stands at R(C_s).
+  // Whole steps, one at a time: at step s the policy stands at R(C_s). The
+  // useful samples after each step are kept (cs[s] = C_s) for the chart, which
+  // reads R(C_s) at up to ~64 of them; the buffer is reused between calls.
   constexpr double kDiscreteSteps = 1e5;
   double c = 0, steps = 0, generated = 0;
-  std::vector<std::pair<double, double>> traj = {{0.0, r0}};
-  traj.reserve(1024);
-  double r = r0;  // R(C) at the current step, carried over (one pow per step)
-  while (c < c_target && steps < kDiscreteSteps) {
-    const auto [useful, gen] = step_at(r);
-    if (!(useful > 0)) {
-      out.reason = fmt::format(
-          "not reachable: no useful samples at mean pass rate {:.3f} (every group of {} has the same outcome)",
-          r, g);
-      return out;
+  static thread_local std::vector<double> cs;
+  cs.clear();
+  cs.push_back(0.0);  // step 0 stands at R0
+  auto unreachable_at = [&](double r) {
+    out.reason = fmt::format(
+        "not reachable: no useful samples at mean pass rate {:.3f} (every group of {} has the same outcome)", r, g);
+    return out;
+  };
+  if (!alg.dynamic_sampling && linear) {
+    // The common case, with one division a step: R(C) - R0 = (A - R0) C / (C + C_mid),
+    // so the table position is G C / (C + C_mid) with G = kTable (A - R0) / (T - R0).
+    // Each step's samples are interpolate(table, R) as above, to rounding
+    // (~1e-16 relative a step; tests/signal pins the results to 1e-9).
+    const double pos_scale = kTable * ((a_inf - r0) / (target - r0));
+    const double mid = curve.midpoint_useful_samples;
+    const double per_step = trained * useful_per_trained;  // times the informative share
+    double slope[kTable];
+    for (int i = 0; i < kTable; ++i) slope[i] = table[i + 1] - table[i];
+    double x = 0;  // table position of R(C): 0 at C = 0
+    while (c < c_target && steps < kDiscreteSteps) {
+      double share = 1.0;  // ppo: every rollout of a task with 0 < p < 1
+      if (!ppo) {
+        const int i = std::min(static_cast<int>(x), kTable - 1);
+        share = table[i] + (x - i) * slope[i];
+      }
+      const double useful = per_step * share;
+      if (!(useful > 0)) return unreachable_at(pass_rate_at(c));
+      c += useful;
+      generated += trained;  // no dynamic sampling: every rollout generated is trained on
+      steps += 1;
+      x = std::min(pos_scale * (c / (c + mid)), static_cast<double>(kTable));
+      cs.push_back(c);
     }
-    c += useful;
-    generated += gen;
-    steps += 1;
-    r = pass_rate_at(c);
-    traj.push_back({steps, r});
+  } else {
+    double r = r0;  // R(C) at the current step, carried over (one pow per step)
+    while (c < c_target && steps < kDiscreteSteps) {
+      const auto [useful, gen] = step_at(r);
+      if (!(useful > 0)) return unreachable_at(r);
+      c += useful;
+      generated += gen;
+      steps += 1;
+      r = pass_rate_at(c);
+      cs.push_back(c);
+    }
   }
+  // The chart's points: (s, R(C_s)) for every step run, then the target when
+  // the rest is integrated.
+  std::vector<std::pair<double, double>> tail;
   if (c < c_target) {
     // Beyond 10^5 steps, the step count is the integral dC / useful(R(C)).
     constexpr double kRel = 1e-9;
@@ -850,7 +898,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
         c, c_target, kRel * c_target);
     steps += std::ceil(more);
     c = c_target;
-    traj.push_back({steps, target});
+    tail.push_back({steps, target});
   }
   out.reachable = true;
   out.steps = steps;
@@ -860,9 +908,14 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   out.final_informative_fraction = step_at(target).first / (trained * useful_per_trained);
   out.within_planned_steps = steps <= alg.steps;
   // At most ~64 points for charts, always keeping the last.
-  const size_t stride = std::max<size_t>(1, traj.size() / 64);
-  for (size_t i = 0; i < traj.size(); i += stride) out.trajectory.push_back(traj[i]);
-  if (out.trajectory.back() != traj.back()) out.trajectory.push_back(traj.back());
+  const size_t points = cs.size() + tail.size();
+  auto point = [&](size_t i) -> std::pair<double, double> {
+    if (i >= cs.size()) return tail[i - cs.size()];
+    return {static_cast<double>(i), i == 0 ? r0 : pass_rate_at(cs[i])};
+  };
+  const size_t stride = std::max<size_t>(1, points / 64);
+  for (size_t i = 0; i < points; i += stride) out.trajectory.push_back(point(i));
+  if (out.trajectory.back() != point(points - 1)) out.trajectory.push_back(point(points - 1));
   return out;
 }
 
