@@ -846,30 +846,38 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
     return out;
   };
   if (!alg.dynamic_sampling && linear) {
-    // The common case, with one division a step: R(C) - R0 = (A - R0) C / (C + C_mid),
-    // so the table position is G C / (C + C_mid) with G = kTable (A - R0) / (T - R0).
-    // Each step's samples are interpolate(table, R) as above, to rounding
-    // (~1e-16 relative a step; tests/signal pins the results to 1e-9).
+    // The common case, one division a step. With u = C + C_mid, the table
+    // position of R(C) is x = G (1 - C_mid / u), G = kTable (A - R0) / (T - R0)
+    // (R(C) - R0 = (A - R0) C / (C + C_mid)); on table interval i the share
+    // table[i] + (x - i) slope[i] makes a step's useful samples P_i - Q_i / u,
+    // and interval i ends where x = i + 1, at u = C_mid / (1 - (i + 1) / G).
+    // The same interpolation as step_at, to rounding (~1e-16 relative a
+    // step; tests/signal pins the results to 1e-9 and the step counts exactly).
     const double pos_scale = kTable * ((a_inf - r0) / (target - r0));
     const double mid = curve.midpoint_useful_samples;
     const double per_step = trained * useful_per_trained;  // times the informative share
-    double slope[kTable];
-    for (int i = 0; i < kTable; ++i) slope[i] = table[i + 1] - table[i];
-    double x = 0;  // table position of R(C): 0 at C = 0
-    while (c < c_target && steps < kDiscreteSteps) {
-      double share = 1.0;  // ppo: every rollout of a task with 0 < p < 1
-      if (!ppo) {
-        const int i = std::min(static_cast<int>(x), kTable - 1);
-        share = table[i] + (x - i) * slope[i];
-      }
-      const double useful = per_step * share;
-      if (!(useful > 0)) return unreachable_at(pass_rate_at(c));
-      c += useful;
+    double p_of[kTable], q_of[kTable], u_end_of[kTable];
+    for (int i = 0; i < kTable; ++i) {
+      const double slope = ppo ? 0.0 : table[i + 1] - table[i];
+      const double at0 = ppo ? 1.0 : table[i] - i * slope;  // the share at x = 0 on this interval's line
+      p_of[i] = per_step * (at0 + slope * pos_scale);
+      q_of[i] = per_step * slope * pos_scale * mid;
+      const double frac = (i + 1) / pos_scale;
+      u_end_of[i] = frac < 1 ? mid / (1 - frac) : std::numeric_limits<double>::infinity();
+    }
+    const double u_target = c_target + mid;
+    double u = mid;  // C = 0
+    int i = 0;
+    while (u < u_target && steps < kDiscreteSteps) {
+      while (i < kTable - 1 && u >= u_end_of[i]) ++i;
+      const double useful = p_of[i] - q_of[i] / u;
+      if (!(useful > 0)) return unreachable_at(pass_rate_at(u - mid));
+      u += useful;
       generated += trained;  // no dynamic sampling: every rollout generated is trained on
       steps += 1;
-      x = std::min(pos_scale * (c / (c + mid)), static_cast<double>(kTable));
-      cs.push_back(c);
+      cs.push_back(u - mid);
     }
+    c = u - mid;
   } else {
     double r = r0;  // R(C) at the current step, carried over (one pow per step)
     while (c < c_target && steps < kDiscreteSteps) {
