@@ -1,7 +1,10 @@
 // Sweep speed: points per second per core on default.yaml varying three keys
 // (goal: analytic >= 100,000 points/s/core), and the simulated sweep. One
-// thread: each point loads the once-parsed scenario with the point's values
-// applied as --set overrides and runs a full estimate, as `rlcost sweep` does.
+// thread: the scenario is loaded once and each point's values are applied as
+// --set overrides (straight into the Scenario where the field allows it,
+// explore::PointRunner) before a full estimate, as `rlcost sweep` does. The
+// "YamlWay" variant loads the document with the overrides at every point
+// (explore::RunPoint), for comparison.
 #include <string>
 
 #include <benchmark/benchmark.h>
@@ -14,7 +17,7 @@ namespace {
 
 using namespace rlcost;
 
-void RunPoints(benchmark::State& state, bool simulate) {
+void RunPoints(benchmark::State& state, bool simulate, bool yaml_way = false) {
   auto cat = Catalog::Builtin();
   auto doc = spec_internal::ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
   auto design = explore::Design::Grid({*explore::ParseAxis("algorithm.group_size=4..16:4"),
@@ -26,9 +29,11 @@ void RunPoints(benchmark::State& state, bool simulate) {
   }
   explore::SweepOptions opt;
   opt.simulate = simulate;
+  const explore::PointRunner runner(*doc, *cat, *design, opt);
   uint64_t i = 0, ok = 0;
   for (auto _ : state) {
-    auto row = explore::RunPoint(*doc, *cat, *design, opt, i++ % design->size());
+    const uint64_t index = i++ % design->size();
+    auto row = yaml_way ? explore::RunPoint(*doc, *cat, *design, opt, index) : runner.Run(index);
     ok += row.status == explore::PointStatus::kOk;
     benchmark::DoNotOptimize(row);
   }
@@ -39,6 +44,9 @@ void RunPoints(benchmark::State& state, bool simulate) {
 
 void BM_SweepAnalyticDefault3Keys(benchmark::State& state) { RunPoints(state, false); }
 BENCHMARK(BM_SweepAnalyticDefault3Keys)->Unit(benchmark::kMicrosecond);
+
+void BM_SweepAnalyticDefault3KeysYamlWay(benchmark::State& state) { RunPoints(state, false, true); }
+BENCHMARK(BM_SweepAnalyticDefault3KeysYamlWay)->Unit(benchmark::kMicrosecond);
 
 void BM_SweepSimulatedDefault3Keys(benchmark::State& state) { RunPoints(state, true); }
 BENCHMARK(BM_SweepSimulatedDefault3Keys)->Unit(benchmark::kMillisecond)->Iterations(20);

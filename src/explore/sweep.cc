@@ -85,29 +85,53 @@ Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& ca
   return Fail(std::move(bad));
 }
 
-PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
-                  const SweepOptions& opt, uint64_t index) {
-  PointRow row;
-  row.index = index;
-  row.values = design.Values(index);
-  const auto& metrics = opt.metrics.empty() ? DefaultMetrics() : opt.metrics;
+namespace {
+
+// Estimates the loaded point and fills the row's metrics (or its reason).
+void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,
+            const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
-  std::vector<Override> overrides = opt.fixed;
-  overrides.reserve(opt.fixed.size() + row.values.size());
-  for (size_t k = 0; k < row.values.size(); ++k) overrides.push_back({design.axes()[k].key, row.values[k]});
-  auto s = doc.Load(catalog, overrides);
   if (!s) {
     row.status = StatusOf(s.error().code);
     row.reason = Reason(s.error());
-    return row;
+    return;
   }
   auto e = opt.simulate ? EstimateSimulated(*s, opt.sim) : EstimateAnalytic(*s);
   if (!e) {
     row.status = StatusOf(e.error().code);
     row.reason = Reason(e.error());
-    return row;
+    return;
   }
   for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
+}
+
+}  // namespace
+
+PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                  const SweepOptions& opt, uint64_t index) {
+  PointRow row;
+  row.index = index;
+  row.values = design.Values(index);
+  std::vector<Override> overrides = opt.fixed;
+  overrides.reserve(opt.fixed.size() + row.values.size());
+  for (size_t k = 0; k < row.values.size(); ++k) overrides.push_back({design.axes()[k].key, row.values[k]});
+  Finish(row, doc.Load(catalog, overrides), opt, opt.metrics.empty() ? DefaultMetrics() : opt.metrics);
+  return row;
+}
+
+PointRunner::PointRunner(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+                         const SweepOptions& opt)
+    : design_(design), opt_(opt), fast_(doc, catalog, opt.fixed),
+      metrics_(opt.metrics.empty() ? DefaultMetrics() : opt.metrics) {}
+
+PointRow PointRunner::Run(uint64_t index) const {
+  PointRow row;
+  row.index = index;
+  row.values = design_.Values(index);
+  std::vector<Override> overrides;
+  overrides.reserve(row.values.size());
+  for (size_t k = 0; k < row.values.size(); ++k) overrides.push_back({design_.axes()[k].key, row.values[k]});
+  Finish(row, fast_.Load(overrides), opt_, metrics_);
   return row;
 }
 
@@ -140,10 +164,17 @@ uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& cat
       // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
       auto mine = spec_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
                                                             doc.source_path());
-      while (mine && !stopped()) {
+      if (!mine) {  // the same text parsed once already: cannot happen, but stop rather than spin
+        std::lock_guard<std::mutex> lock(mu);
+        --running;
+        cv.notify_one();
+        return;
+      }
+      const PointRunner runner(*mine, catalog, design, opt);
+      while (!stopped()) {
         const uint64_t k = next.fetch_add(1);
         if (k >= count) break;
-        PointRow row = RunPoint(*mine, catalog, design, opt, opt.first + k * opt.stride);
+        PointRow row = runner.Run(opt.first + k * opt.stride);
         std::lock_guard<std::mutex> lock(mu);
         pending.emplace(k, std::move(row));
         cv.notify_one();

@@ -22,6 +22,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/sim.h"
 #include "spec/document.h"
+#include "spec/fast_override.h"
 
 namespace rlcost::explore {
 
@@ -60,9 +61,26 @@ Result<const MetricDef*> MetricByName(std::string_view name, std::string_view fl
 Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                    const std::vector<Override>& fixed = {});
 
-// One point, as RunSweep computes it.
+// One point, loaded the YAML way (the document with the point's `--set` overrides).
 PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt, uint64_t index);
+
+// Runs points of one design, as RunSweep does on each thread: the document is
+// loaded once and each point's values are written straight into a copy of the
+// Scenario where the field allows it (spec/fast_override.h); the rows are
+// those of RunPoint. One per thread; `doc`, `catalog`, `design`, `opt` must outlive it.
+class PointRunner {
+ public:
+  PointRunner(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+              const SweepOptions& opt);
+  PointRow Run(uint64_t index) const;
+
+ private:
+  const Design& design_;
+  const SweepOptions& opt_;
+  spec_internal::FastOverrides fast_;
+  std::vector<const MetricDef*> metrics_;
+};
 
 // Runs the points and hands each row to `sink` in index order. Returns the
 // number of points run (fewer than planned when `stop` was set).

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "signal/beta_math.h"
+#include "signal/goal.h"
 
 namespace rlcost::signal {
 
@@ -748,7 +749,8 @@ Result<Summary> Analyze(const Scenario& s) {
   return out;
 }
 
-Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
+namespace {
+Result<void> CheckCurve(const LearningCurveSpec& curve, double target) {
   if (!(target > 0 && target < 1))
     return Fail(Error::Invalid("goal.target_pass_rate", fmt::format("{}; expected a pass rate in (0, 1)", target)));
   if (!(curve.asymptote > 0 && curve.asymptote <= 1))
@@ -758,8 +760,21 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   if (!(curve.midpoint_useful_samples > 0 && std::isfinite(curve.midpoint_useful_samples)))
     return Fail(Error::Invalid("goal.curve.midpoint_useful_samples",
                                fmt::format("{}; expected > 0", curve.midpoint_useful_samples)));
+  return {};
+}
+}  // namespace
+
+Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
+  if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
   auto base = Analyze(s);  // validates the rest of the inputs
   if (!base) return Fail(base.error());
+  return StepsToTarget(s, curve, target, *base);
+}
+
+Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target,
+                                   const Summary& analyzed) {
+  if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
+  const Summary* base = &analyzed;
   auto eff_or = EffectivePassRate(s.environment.pass_rate);
   if (!eff_or) return Fail(eff_or.error());
   const PassRateSpec start = MomentMatchedBeta(*eff_or);
@@ -858,26 +873,67 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
                                      trained * st.oversampling * gen_mult};
   };
 
-  // Whole steps, one at a time: at step s the policy stands at R(C_s).
+  // Whole steps, one at a time: at step s the policy stands at R(C_s). The
+  // useful samples after each step are kept (cs[s] = C_s) for the chart, which
+  // reads R(C_s) at up to ~64 of them; the buffer is reused between calls.
   constexpr double kDiscreteSteps = 1e5;
   double c = 0, steps = 0, generated = 0;
-  std::vector<std::pair<double, double>> traj = {{0.0, r0}};
-  traj.reserve(1024);
-  double r = r0;  // R(C) at the current step, carried over (one pow per step)
-  while (c < c_target && steps < kDiscreteSteps) {
-    const auto [useful, gen] = step_at(r);
-    if (!(useful > 0)) {
-      out.reason = fmt::format(
-          "not reachable: no useful samples at mean pass rate {:.3f} (every group of {} has the same outcome)",
-          r, g);
-      return out;
+  static thread_local std::vector<double> cs;
+  cs.clear();
+  cs.push_back(0.0);  // step 0 stands at R0
+  auto unreachable_at = [&](double r) {
+    out.reason = fmt::format(
+        "not reachable: no useful samples at mean pass rate {:.3f} (every group of {} has the same outcome)", r, g);
+    return out;
+  };
+  if (!alg.dynamic_sampling && linear) {
+    // The common case, one division a step. With u = C + C_mid, the table
+    // position of R(C) is x = G (1 - C_mid / u), G = kTable (A - R0) / (T - R0)
+    // (R(C) - R0 = (A - R0) C / (C + C_mid)); on table interval i the share
+    // table[i] + (x - i) slope[i] makes a step's useful samples P_i - Q_i / u,
+    // and interval i ends where x = i + 1, at u = C_mid / (1 - (i + 1) / G).
+    // The same interpolation as step_at, to rounding (~1e-16 relative a
+    // step; tests/signal pins the results to 1e-9 and the step counts exactly).
+    const double pos_scale = kTable * ((a_inf - r0) / (target - r0));
+    const double mid = curve.midpoint_useful_samples;
+    const double per_step = trained * useful_per_trained;  // times the informative share
+    double p_of[kTable], q_of[kTable], u_end_of[kTable];
+    for (int i = 0; i < kTable; ++i) {
+      const double slope = ppo ? 0.0 : table[i + 1] - table[i];
+      const double at0 = ppo ? 1.0 : table[i] - i * slope;  // the share at x = 0 on this interval's line
+      p_of[i] = per_step * (at0 + slope * pos_scale);
+      q_of[i] = per_step * slope * pos_scale * mid;
+      const double frac = (i + 1) / pos_scale;
+      u_end_of[i] = frac < 1 ? mid / (1 - frac) : std::numeric_limits<double>::infinity();
     }
-    c += useful;
-    generated += gen;
-    steps += 1;
-    r = pass_rate_at(c);
-    traj.push_back({steps, r});
+    const double u_target = c_target + mid;
+    double u = mid;  // C = 0
+    int i = 0;
+    while (u < u_target && steps < kDiscreteSteps) {
+      while (i < kTable - 1 && u >= u_end_of[i]) ++i;
+      const double useful = p_of[i] - q_of[i] / u;
+      if (!(useful > 0)) return unreachable_at(pass_rate_at(u - mid));
+      u += useful;
+      generated += trained;  // no dynamic sampling: every rollout generated is trained on
+      steps += 1;
+      cs.push_back(u - mid);
+    }
+    c = u - mid;
+  } else {
+    double r = r0;  // R(C) at the current step, carried over (one pow per step)
+    while (c < c_target && steps < kDiscreteSteps) {
+      const auto [useful, gen] = step_at(r);
+      if (!(useful > 0)) return unreachable_at(r);
+      c += useful;
+      generated += gen;
+      steps += 1;
+      r = pass_rate_at(c);
+      cs.push_back(c);
+    }
   }
+  // The chart's points: (s, R(C_s)) for every step run, then the target when
+  // the rest is integrated.
+  std::vector<std::pair<double, double>> tail;
   if (c < c_target) {
     // Beyond 10^5 steps, the step count is the integral dC / useful(R(C)).
     constexpr double kRel = 1e-9;
@@ -891,7 +947,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
         c, c_target, kRel * c_target);
     steps += std::ceil(more);
     c = c_target;
-    traj.push_back({steps, target});
+    tail.push_back({steps, target});
   }
   out.reachable = true;
   out.steps = steps;
@@ -901,9 +957,14 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   out.final_informative_fraction = step_at(target).first / (trained * useful_per_trained);
   out.within_planned_steps = steps <= alg.steps;
   // At most ~64 points for charts, always keeping the last.
-  const size_t stride = std::max<size_t>(1, traj.size() / 64);
-  for (size_t i = 0; i < traj.size(); i += stride) out.trajectory.push_back(traj[i]);
-  if (out.trajectory.back() != traj.back()) out.trajectory.push_back(traj.back());
+  const size_t points = cs.size() + tail.size();
+  auto point = [&](size_t i) -> std::pair<double, double> {
+    if (i >= cs.size()) return tail[i - cs.size()];
+    return {static_cast<double>(i), i == 0 ? r0 : pass_rate_at(cs[i])};
+  };
+  const size_t stride = std::max<size_t>(1, points / 64);
+  for (size_t i = 0; i < points; i += stride) out.trajectory.push_back(point(i));
+  if (out.trajectory.back() != point(points - 1)) out.trajectory.push_back(point(points - 1));
   return out;
 }
 

@@ -554,6 +554,7 @@ Batch& Simulator::MaterializeBatch(int b) {
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
     t.turns = static_cast<int>(std::max<long long>(1, std::llround(env.turns.Sample(rng_))));
     t.turn_off = static_cast<int>(bt.turns.size());
+    int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
     for (int k = 0; k < t.turns; ++k) {
       Turn tu;
       tu.response = static_cast<int32_t>(std::max<long long>(1, std::llround(env.response_tokens.Sample(rng_))));
@@ -562,6 +563,7 @@ Batch& Simulator::MaterializeBatch(int b) {
         tu.tool_out = static_cast<int32_t>(std::max<long long>(0, std::llround(env.tool_output_tokens.Sample(rng_))));
         tu.tool_latency_s = std::max(0.0, env.tool_latency_s.Sample(rng_));
       }
+      ctx += tu.response + tu.tool_out;
       bt.turns.push_back(tu);
     }
     t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
@@ -569,16 +571,12 @@ Batch& Simulator::MaterializeBatch(int b) {
     // A context longer than one engine's whole KV cache can never be
     // scheduled (vLLM rejects a request past max_model_len): the run would
     // preempt and recompute it forever. Stop with the numbers instead.
-    if (!too_long_) {
-      int64_t ctx = t.prompt;
-      for (int k = 0; k < t.turns; ++k) ctx += bt.turns[t.turn_off + k].response + bt.turns[t.turn_off + k].tool_out;
-      if (ctx > total_blocks_ * kBlockTokens) {
-        too_long_ = Error(ErrorCode::kDoesNotFit, "memory",
-                          fmt::format("a trajectory of rollout batch {} reaches {} tokens of context ({} turns), more "
-                                      "than one engine's KV cache holds ({} tokens): it could never be scheduled; "
-                                      "use a larger placement.rollout_tp or lower environment.*.max",
-                                      b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
-      }
+    if (ctx > total_blocks_ * kBlockTokens && !too_long_) {
+      too_long_ = Error(ErrorCode::kDoesNotFit, "memory",
+                        fmt::format("a trajectory of rollout batch {} reaches {} tokens of context ({} turns), more "
+                                    "than one engine's KV cache holds ({} tokens): it could never be scheduled; "
+                                    "use a larger placement.rollout_tp or lower environment.*.max",
+                                    b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
     }
   }
   bt.barrier_need.assign(max_turns, 0);

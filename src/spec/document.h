@@ -33,6 +33,8 @@ class ScenarioDocument {
   const std::string& origin() const { return origin_; }
   const std::string& base_dir() const { return base_dir_; }
   const std::string& source_path() const { return source_path_; }
+  // The parsed document, as read (Load works on a copy).
+  const YAML::Node& root() const { return root_; }
 
  private:
   std::string text_, origin_, base_dir_, source_path_;

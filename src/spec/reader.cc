@@ -192,20 +192,34 @@ bool Reader::CheckRange(const YAML::Node& at, const std::string& path, double v,
   return ok;
 }
 
+bool IntAccepts(double v, int min_value, int max_value) {
+  return std::isfinite(v) && v == std::floor(v) && std::abs(v) <= 1e15 && v >= min_value && v <= max_value;
+}
+
+bool DoubleAccepts(double v, const Range& r) {
+  if (!std::isfinite(v)) return false;
+  if (r.min && !(r.min_exclusive ? v > *r.min : v >= *r.min)) return false;
+  if (r.max && !(r.max_exclusive ? v < *r.max : v <= *r.max)) return false;
+  return r.max || std::abs(v) <= kMaxPlausible;
+}
+
 bool Reader::Double(const YAML::Node& map, std::string_view key, const std::string& parent, double& out, Range range) {
   YAML::Node n = Child(map, key);
   if (!n.IsDefined()) return false;
   std::string path = Join(parent, key);
   auto v = AsNumber(n, path);
-  if (!v || !CheckRange(n, path, *v, range)) return false;
-  if (!range.max && std::abs(*v) > kMaxPlausible) {
+  if (!v) return false;
+  if (DoubleAccepts(*v, range)) {
+    out = *v;
+    return true;
+  }
+  // Refused: say why (out of range, else implausibly large).
+  if (CheckRange(n, path, *v, range)) {
     Add(n, path, fmt::format("{} is implausibly large; expected at most {:g} (no length, time, price or count of a "
                              "training run comes near it, and larger values overflow the run's totals)",
                              Num(*v), kMaxPlausible));
-    return false;
   }
-  out = *v;
-  return true;
+  return false;
 }
 
 bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string& parent, int& out, int min_value,
@@ -215,6 +229,11 @@ bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string&
   std::string path = Join(parent, key);
   auto v = AsInt(n, path);
   if (!v) return false;
+  if (IntAccepts(static_cast<double>(*v), min_value, max_value)) {
+    out = static_cast<int>(*v);
+    return true;
+  }
+  // Refused: say why.
   if (*v < min_value) {
     Add(n, path, fmt::format("{} is out of range; expected a whole number >= {}", *v, min_value));
     return false;
@@ -222,10 +241,8 @@ bool Reader::Int(const YAML::Node& map, std::string_view key, const std::string&
   if (*v > max_value) {
     Add(n, path, max_why.empty() ? fmt::format("{} is implausibly large; expected at most {}", *v, max_value)
                                  : fmt::format("{} is out of range; expected at most {} ({})", *v, max_value, max_why));
-    return false;
   }
-  out = static_cast<int>(*v);
-  return true;
+  return false;
 }
 
 bool Reader::Bool(const YAML::Node& map, std::string_view key, const std::string& parent, bool& out) {

@@ -41,6 +41,15 @@ struct Range {
   bool max_exclusive = false;
 };
 
+// What Reader::Int and Reader::Double accept, as predicates on a number
+// already decoded: Int takes a whole number of at most 1e15 in magnitude
+// within [min_value, max_value]; Double a finite number within `range`, and
+// below kMaxPlausible in magnitude when the range has no upper bound. The
+// readers pass a value exactly when these say so (spec/fast_override uses
+// them to check a `--set` value without building a YAML node).
+bool IntAccepts(double v, int min_value, int max_value = 1'000'000'000);
+bool DoubleAccepts(double v, const Range& range);
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}

@@ -21,6 +21,7 @@
 #include "ingest/hf_config.h"
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
+#include "spec/fields.h"
 #include "spec/overrides.h"
 #include "spec/reader.h"
 
@@ -147,9 +148,6 @@ struct DistRules {
 // "Loading"). The largest GPU clusters announced hold a few 1e5 GPUs.
 constexpr int kMaxGpus = 1'000'000;
 constexpr std::string_view kMaxGpusWhy = "more GPUs than any cluster built holds";
-// GPU list prices are a few USD per GPU-hour; 1000 USD leaves room for any
-// contract while keeping the run's dollars finite.
-constexpr double kMaxPricePerHour = 1000;
 // The longest context window announced: 10M tokens (Llama 4 Scout, Meta,
 // April 2025); the catalog's models hold 128k-1M.
 constexpr DistRules kTokenRules{.max_value = 1e7, .max_why = "tokens: no model's context window holds more"};
@@ -327,7 +325,7 @@ class Loader {
     r_.Int(hw, "gpus", "hardware", s.hardware.gpus, 1, kMaxGpus, kMaxGpusWhy);
     r_.Int(hw, "gpus_per_node", "hardware", s.hardware.gpus_per_node, 1, kMaxGpus, kMaxGpusWhy);
     s.hardware.price_per_gpu_hour = s.hardware.gpu.price_per_hour;
-    r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, {.min = 0.0, .max = kMaxPricePerHour});
+    r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, fields::kPricePerHour);
     return gpu_ok;
   }
 
@@ -701,10 +699,10 @@ class Loader {
       const std::string sp = "environment.sandbox";
       if (r_.CheckKeys(sb, sp, {"cpus_per_rollout", "startup_s", "price_per_cpu_hour", "max_concurrent"})) {
         SandboxSpec box;
-        r_.Double(sb, "cpus_per_rollout", sp, box.cpus_per_rollout, {.min = 0.0});
-        r_.Double(sb, "startup_s", sp, box.startup_s, {.min = 0.0});
-        r_.Double(sb, "price_per_cpu_hour", sp, box.price_per_cpu_hour, {.min = 0.0, .max = kMaxPricePerHour});
-        r_.Int(sb, "max_concurrent", sp, box.max_concurrent, 1);
+        r_.Double(sb, "cpus_per_rollout", sp, box.cpus_per_rollout, fields::kNonNegative);
+        r_.Double(sb, "startup_s", sp, box.startup_s, fields::kNonNegative);
+        r_.Double(sb, "price_per_cpu_hour", sp, box.price_per_cpu_hour, fields::kPricePerHour);
+        r_.Int(sb, "max_concurrent", sp, box.max_concurrent, fields::kMaxConcurrent.min, fields::kMaxConcurrent.max);
         e.sandbox = box;
       }
     }
@@ -1039,19 +1037,11 @@ class Loader {
       return;
     }
     // {mean, concentration}: Beta(mean * c, (1 - mean) * c). Defaults 0.35 and 2.
-    double mean = 0.35, conc = 2.0;
+    double mean = fields::kDefaultPassRateMean, conc = fields::kDefaultConcentration;
     bool ok = true;
-    if (has("mean")) {
-      ok = r_.Double(n, "mean", path, mean, {.min = 0.0, .min_exclusive = true, .max = 1.0, .max_exclusive = true}) &&
-           ok;
-    }
-    if (has("concentration"))
-      ok = r_.Double(n, "concentration", path, conc, {.min = 0.0, .min_exclusive = true}) && ok;
-    if (ok) {
-      pr.kind = PassRateSpec::Kind::kBeta;
-      pr.a = mean * conc;
-      pr.b = (1 - mean) * conc;
-    }
+    if (has("mean")) ok = r_.Double(n, "mean", path, mean, fields::kPassRateMean) && ok;
+    if (has("concentration")) ok = r_.Double(n, "concentration", path, conc, fields::kConcentration) && ok;
+    if (ok) fields::SetBetaOfMean(pr, mean, conc);
   }
 
   void ReadHistogram(const YAML::Node& h, const std::string& path, PassRateSpec& pr) {
@@ -1393,9 +1383,9 @@ class Loader {
                                 "max_gen_batches"}))
       return;
     r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
-    r_.Int(n, "group_size", path, a.group_size, 1);
-    r_.Int(n, "prompts_per_step", path, a.prompts_per_step, 1);
-    r_.Int(n, "steps", path, a.steps, 1);
+    r_.Int(n, "group_size", path, a.group_size, fields::kGroupSize.min, fields::kGroupSize.max);
+    r_.Int(n, "prompts_per_step", path, a.prompts_per_step, fields::kPromptsPerStep.min, fields::kPromptsPerStep.max);
+    r_.Int(n, "steps", path, a.steps, fields::kSteps.min, fields::kSteps.max);
     r_.Bool(n, "dynamic_sampling", path, a.dynamic_sampling);
     r_.Int(n, "gen_batch_prompts", path, a.gen_batch_prompts, 1);
     r_.Int(n, "max_gen_batches", path, a.max_gen_batches, 0);
@@ -1468,7 +1458,7 @@ class Loader {
     YAML::Node n = Reader::Child(root, "pipeline");
     if (!r_.CheckKeys(n, path, {"mode", "max_staleness", "partial_rollouts", "dispatch"})) return;
     r_.Enum(n, "mode", path, p.mode, &PipelineModeFromString, AcceptedNames<PipelineMode>());
-    r_.Double(n, "max_staleness", path, p.max_staleness, {.min = 0.0});
+    r_.Double(n, "max_staleness", path, p.max_staleness, fields::kNonNegative);
     r_.Bool(n, "partial_rollouts", path, p.partial_rollouts);
     r_.Enum(n, "dispatch", path, p.dispatch, &DispatchFromString, AcceptedNames<Dispatch>());
   }
@@ -1478,9 +1468,7 @@ class Loader {
     YAML::Node n = Reader::Child(root, "goal");
     if (!r_.CheckKeys(n, path, {"target_pass_rate", "curve"})) return;
     double target = 0;
-    if (r_.Double(n, "target_pass_rate", path, target,
-                  {.min = 0.0, .min_exclusive = true, .max = 1.0, .max_exclusive = true}))
-      g.target_pass_rate = target;
+    if (r_.Double(n, "target_pass_rate", path, target, fields::kTargetPassRate)) g.target_pass_rate = target;
     YAML::Node c = Reader::Child(n, "curve");
     if (r_.CheckKeys(c, "goal.curve", {"asymptote", "exponent", "midpoint_useful_samples"})) {
       LearningCurveSpec curve;

@@ -104,6 +104,28 @@ TEST(Sweep, APointIsTheEstimateWithTheSameSetValues) {
   EXPECT_EQ(*row.metrics[1], e->step.time_s);
 }
 
+TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
+  // Fields written straight into the Scenario (group size, pass rate, target),
+  // one that is not (hardware.gpus), and values their checks refuse.
+  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("algorithm.group_size=0,4,16"), *ParseAxis("hardware.gpus=8,16"),
+                         *ParseAxis("environment.pass_rate.mean=0.1,0.35,1"), *ParseAxis("goal.target_pass_rate=0.5,0.7")});
+  ASSERT_TRUE(d);
+  for (const std::vector<Override>& fixed : std::vector<std::vector<Override>>{{}, {{"algorithm.steps", "50"}}}) {
+    SweepOptions opt;
+    opt.fixed = fixed;
+    PointRunner runner(*doc, test::Cat(), *d, opt);
+    for (uint64_t i = 0; i < d->size(); ++i) {
+      PointRow fast = runner.Run(i), yaml = RunPoint(*doc, test::Cat(), *d, opt, i);
+      EXPECT_EQ(fast.values, yaml.values);
+      EXPECT_EQ(fast.status, yaml.status) << i;
+      EXPECT_EQ(fast.reason, yaml.reason) << i;
+      EXPECT_EQ(fast.metrics, yaml.metrics) << i;
+    }
+  }
+}
+
 TEST(Sweep, RowsAreTheSameInOrderWhateverTheThreads) {
   auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
@@ -203,6 +225,34 @@ std::string ReadAll(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A sweep's rows hold the figures `rlcost estimate --set ... --json` prints for the same values.
+TEST(SweepCli, RowsAreTheEstimatesOfTheCommandLine) {
+  const std::string out = TempName("cli.jsonl");
+  CmdResult r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                      " --vary algorithm.group_size=4,16 --vary environment.pass_rate.mean=0.1,0.5"
+                      " --vary hardware.gpus=8,16 --metric run.usd --metric goal.usd --metric step.time_s --jsonl " +
+                      out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(out);
+  int rows = 0;
+  for (std::string line; std::getline(in, line); ++rows) {
+    auto row = nlohmann::json::parse(line);
+    if (rows % 3 != 0) continue;  // every third point: each command is a process
+    const std::string set = " --set algorithm.group_size=" + row["algorithm.group_size"].dump() +
+                            " --set environment.pass_rate.mean=" +
+                            row["environment.pass_rate.mean"].dump() +
+                            " --set hardware.gpus=" + row["hardware.gpus"].dump();
+    CmdResult est = Shell(std::string(RLCOST_BINARY) + " estimate " + DefaultYaml() + set + " --json");
+    ASSERT_EQ(est.code, 0) << set << "\n" << est.out;
+    auto j = nlohmann::json::parse(est.out);
+    EXPECT_EQ(row["run.usd"].get<double>(), j["run"]["usd"].get<double>()) << set;
+    EXPECT_EQ(row["goal.usd"].get<double>(), j["goal"]["usd"].get<double>()) << set;
+    EXPECT_EQ(row["step.time_s"].get<double>(), j["step"]["time_s"].get<double>()) << set;
+  }
+  EXPECT_EQ(rows, 8);
+  fs::remove(out);
 }
 
 TEST(SweepCli, ASampleRepeatsWithItsSeedAndKeepsPointsThatDoNotFit) {

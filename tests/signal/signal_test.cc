@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 namespace rlcost::signal {
 namespace {
 
@@ -489,6 +491,51 @@ TEST(Signal, AnalyzeIsFast) {
   EXPECT_LT(fit_us, 20000);  // issue 3 asks ~1 ms; 20x headroom for a loaded shared machine
   EXPECT_LT(beta_us, 100);  // issue 3: microseconds per estimate
   EXPECT_LT(pilot_us, 1000);
+}
+
+
+// ---- StepsToTarget against its values before the one-division step loop ----
+
+TEST(StepsToTargetPinned, SameStepsAndTotalsAsBeforeOnTheSharedScenarios) {
+  std::ifstream in(std::string(RLCOST_SOURCE_DIR) + "/tests/data/signal/steps_to_target_pinned.txt");
+  ASSERT_TRUE(in);
+  auto rel = [](double a, double b) { return a == b ? 0.0 : std::abs(a - b) / std::max(std::abs(a), std::abs(b)); };
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string file, ovs;
+    double target = 0, exponent = 0, steps = 0, useful = 0, generated = 0, final_fraction = 0, mid_step = 0, mid_r = 0;
+    int reachable = 0;
+    size_t points = 0;
+    ASSERT_TRUE(ls >> file >> ovs >> target >> exponent >> reachable >> steps >> useful >> generated >> final_fraction >>
+                points >> mid_step >> mid_r)
+        << line;
+    std::vector<Override> ov;
+    std::istringstream os(ovs);
+    for (std::string kv; std::getline(os, kv, ';');) {
+      auto o = ParseOverride(kv);
+      ASSERT_TRUE(o) << kv;
+      ov.push_back(*o);
+    }
+    auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/" + file, test::Cat(), ov);
+    ASSERT_TRUE(s) << line << "\n" << s.error().ToString();
+    LearningCurveSpec curve;
+    curve.exponent = exponent;
+    auto r = StepsToTarget(*s, curve, target);
+    ASSERT_TRUE(r) << line;
+    EXPECT_EQ(r->reachable, reachable != 0) << line;
+    EXPECT_EQ(r->steps, steps) << line;
+    EXPECT_LE(rel(r->useful_samples, useful), 1e-9) << line;
+    EXPECT_LE(rel(r->rollouts_generated, generated), 1e-9) << line;
+    EXPECT_LE(rel(r->final_informative_fraction, final_fraction), 1e-9) << line;
+    ASSERT_EQ(r->trajectory.size(), points) << line;
+    EXPECT_EQ(r->trajectory[points / 2].first, mid_step) << line;
+    EXPECT_LE(rel(r->trajectory[points / 2].second, mid_r), 1e-9) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 192);
 }
 
 }  // namespace
