@@ -29,6 +29,7 @@ int Main(int argc, char** argv) {
   RegisterSweep(app, exit_code);
   RegisterServe(app, exit_code);
   RegisterOptimize(app, exit_code);
+  RegisterClaims(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

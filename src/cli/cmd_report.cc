@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/lever_args.h"
+#include "cli/variants.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 
@@ -102,6 +103,12 @@ void RegisterReport(CLI::App& app, int& exit_code) {
     for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // 0.02 .. 0.98: at 0 and 1 no group is informative
     in.curves = levers::CostVsPassRate(*s, {2, 4, 8, 16}, ps);
     in.gpu_counts = GpuCountSweep(args->file, cat, args->common, *s);
+    auto cl = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
+    if (cl) {
+      in.claims = &*cl;
+    } else {
+      in.claims_error = cl.error().ToString();
+    }
     if (auto ok = WriteFileAtomic(args->out, report::RenderHtml(in), "--output"); !ok) {
       exit_code = PrintError(ok.error(), args->common.json);
       return;

@@ -72,5 +72,6 @@ void RegisterImport(CLI::App& app, int& exit_code);
 void RegisterSweep(CLI::App& app, int& exit_code);
 void RegisterServe(CLI::App& app, int& exit_code);
 void RegisterOptimize(CLI::App& app, int& exit_code);
+void RegisterClaims(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -7,8 +7,10 @@
 
 #include "catalog/format.h"
 #include "cli/validate_render.h"
+#include "econ/claims.h"
 #include "econ/levers.h"
 #include "fit/validate.h"
+#include "report/claims_table.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 #include "report/report.h"
@@ -164,6 +166,23 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   return report::PriceCardToJson(*card);
 }
 
+// The request's scenario again with extra overrides after its own.
+claims::LoadVariant VariantOf(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  return [in, &cat](const std::vector<std::string>& sets) {
+    ScenarioInput v = in;
+    v.sets.insert(v.sets.end(), sets.begin(), sets.end());
+    return Load(v, cat);
+  };
+}
+
+Result<nlohmann::json> Claims(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto r = claims::CheckClaims(loaded->s, *loaded->cat, VariantOf(in, *loaded->cat));
+  if (!r) return Fail(r.error());
+  return report::ClaimsToJson(*r);
+}
+
 Result<nlohmann::json> Catalog() {
   auto cat = BuiltinCatalog();
   if (!cat) return Fail(cat.error());
@@ -191,6 +210,12 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   std::vector<double> ps;
   for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
   h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
+  auto cl = claims::CheckClaims(s, cat, VariantOf(in, cat));
+  if (cl) {
+    h.claims = &*cl;
+  } else {
+    h.claims_error = cl.error().ToString();
+  }
   return report::RenderHtml(h);
 }
 

@@ -60,6 +60,8 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv);
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p);
 Result<nlohmann::json> Catalog();
+// `rlcost claims --json`: the essay's claims checked on the scenario (a list).
+Result<nlohmann::json> Claims(const ScenarioInput& in);
 // The HTML report of `rlcost report` (analytic path, waterfall with the
 // default levers) as one self-contained page.
 Result<std::string> HtmlReport(const ScenarioInput& in);

@@ -558,6 +558,27 @@ std::string WaterfallTable(const levers::Waterfall& wf) {
   return h + "</table><p class=\"note\">In brackets: factor against the previous stage / against the baseline; above 1 is cheaper.</p>";
 }
 
+// The post-training economics essay's claims against this scenario: one row
+// per claim (econ/claims), the verdict coloured.
+std::string ClaimsSection(const HtmlInput& in) {
+  if (!in.claims && in.claims_error.empty()) return "";
+  std::string h = "<section id=\"claims\"><h2>9. The essay's claims, checked on this scenario</h2>";
+  if (!in.claims) return h + "<p class=\"note\">Not available: " + HtmlEscape(in.claims_error) + "</p></section>";
+  h += "<p class=\"sub\">" + HtmlEscape(in.claims->source) +
+       ". <b>holds</b>: rlcost's figure for this scenario is the essay's; <b>fails</b>: it is not; <b>depends</b>: on "
+       "what the last column says.</p>";
+  h += "<table class=\"claims\"><tr><th>the essay's claim</th><th>essay</th><th>rlcost</th><th>verdict</th>"
+       "<th style=\"text-align:left\">why</th></tr>";
+  for (const auto& c : in.claims->claims) {
+    const char* colour = c.verdict == "holds" ? "#1b7a3a" : c.verdict == "fails" ? "#b3261e" : "#8a5a00";
+    h += fmt::format("<tr data-claim=\"{}\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>{}</td>"
+                     "<td style=\"color:{};font-weight:600\">{}</td><td style=\"text-align:left\">{}</td></tr>",
+                     HtmlEscape(c.id), HtmlEscape(c.verdict), HtmlEscape(c.claim), HtmlEscape(c.claimed),
+                     HtmlEscape(c.rlcost), colour, HtmlEscape(c.verdict), HtmlEscape(c.why));
+  }
+  return h + "</table></section>";
+}
+
 }  // namespace
 
 std::string RenderHtml(const HtmlInput& in) {
@@ -695,6 +716,8 @@ std::string RenderHtml(const HtmlInput& in) {
                         HtmlEscape(Usd(Get(e, "run.usd"))));
   }
   body += "</table></section>";
+
+  body += ClaimsSection(in);
 
   // Tables.
   body += "<section class=\"grid2\"><div><h2>Inputs</h2>" + InputsTable(sc) + "</div><div><h2>Outputs</h2>" +

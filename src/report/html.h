@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "econ/claims.h"
 #include "econ/levers.h"
 #include "rlcost/estimate.h"
 
@@ -33,6 +34,8 @@ struct HtmlInput {
   std::string waterfall_error;
   std::vector<levers::PassRateCurve> curves;     // cost per useful sample vs pass rate
   std::vector<GpuCountPoint> gpu_counts;        // cost vs GPU count; empty = not drawn
+  const claims::Report* claims = nullptr;        // the essay's claims checked; optional
+  std::string claims_error;                      // why there are none
 };
 
 std::string RenderHtml(const HtmlInput& in);
