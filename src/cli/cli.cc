@@ -30,6 +30,7 @@ int Main(int argc, char** argv) {
   RegisterServe(app, exit_code);
   RegisterOptimize(app, exit_code);
   RegisterSensitivity(app, exit_code);
+  RegisterClaims(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

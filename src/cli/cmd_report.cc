@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "cli/lever_args.h"
 #include "econ/sensitivity.h"
+#include "cli/variants.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 
@@ -114,6 +115,12 @@ void RegisterReport(CLI::App& app, int& exit_code) {
       in.tornado = &*tornado;
     } else {
       in.tornado_error = tornado.error().ToString();
+    }
+    auto cl = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
+    if (cl) {
+      in.claims = &*cl;
+    } else {
+      in.claims_error = cl.error().ToString();
     }
     if (auto ok = WriteFileAtomic(args->out, report::RenderHtml(in), "--output"); !ok) {
       exit_code = PrintError(ok.error(), args->common.json);

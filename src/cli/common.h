@@ -73,5 +73,6 @@ void RegisterSweep(CLI::App& app, int& exit_code);
 void RegisterServe(CLI::App& app, int& exit_code);
 void RegisterOptimize(CLI::App& app, int& exit_code);
 void RegisterSensitivity(CLI::App& app, int& exit_code);
+void RegisterClaims(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -11,12 +11,14 @@
 
 #include "catalog/format.h"
 #include "cli/validate_render.h"
+#include "econ/claims.h"
 #include "econ/levers.h"
 #include "explore/design.h"
 #include "explore/store.h"
 #include "explore/sweep.h"
 #include "econ/sensitivity.h"
 #include "fit/validate.h"
+#include "report/claims_table.h"
 #include "report/html.h"
 #include "report/levers_table.h"
 #include "report/report.h"
@@ -202,6 +204,23 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   return report::PriceCardToJson(*card);
 }
 
+// The request's scenario again with extra overrides after its own.
+claims::LoadVariant VariantOf(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  return [in, &cat](const std::vector<std::string>& sets) {
+    ScenarioInput v = in;
+    v.sets.insert(v.sets.end(), sets.begin(), sets.end());
+    return Load(v, cat);
+  };
+}
+
+Result<nlohmann::json> Claims(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto r = claims::CheckClaims(loaded->s, *loaded->cat, VariantOf(in, *loaded->cat));
+  if (!r) return Fail(r.error());
+  return report::ClaimsToJson(*r);
+}
+
 Result<nlohmann::json> Catalog() {
   auto cat = BuiltinCatalog();
   if (!cat) return Fail(cat.error());
@@ -240,6 +259,12 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
     h.tornado = &*tornado;
   } else {
     h.tornado_error = tornado.error().ToString();
+  }
+  auto cl = claims::CheckClaims(s, cat, VariantOf(in, cat));
+  if (cl) {
+    h.claims = &*cl;
+  } else {
+    h.claims_error = cl.error().ToString();
   }
   return report::RenderHtml(h);
 }

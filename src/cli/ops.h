@@ -95,6 +95,8 @@ Result<nlohmann::json> Catalog();
 // past max_seconds (or cancelled) is an error and sets *stopped (when given)
 // to "time" (or "cancelled"); one over max_points is refused before it starts.
 Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped = nullptr);
+// `rlcost claims --json`: the essay's claims checked on the scenario (a list).
+Result<nlohmann::json> Claims(const ScenarioInput& in);
 // The HTML report of `rlcost report` (analytic path, waterfall with the
 // default levers) as one self-contained page.
 Result<std::string> HtmlReport(const ScenarioInput& in);

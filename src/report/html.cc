@@ -619,7 +619,7 @@ std::string TornadoChart(const sensitivity::Tornado& t) {
 }
 
 std::string SensitivitySection(const HtmlInput& in) {
-  std::string body = "<section id=\"sensitivity\"><h2>Which input the answer hangs on (sensitivity)</h2>";
+  std::string body = "<section id=\"sensitivity\"><h2>9. Which input the answer hangs on (sensitivity)</h2>";
   if (!in.tornado) {
     body += "<p class=\"note\">Not computed: " + HtmlEscape(in.tornado_error.empty() ? "not requested" : in.tornado_error) + "</p>";
     return body + "</section>";
@@ -635,6 +635,27 @@ std::string SensitivitySection(const HtmlInput& in) {
   for (const auto& k : t.skipped) notes += "<li>" + HtmlEscape("not moved: " + k.label + " (" + k.input + "): " + k.why) + "</li>";
   if (!notes.empty()) body += "<ul class=\"note\">" + notes + "</ul>";
   return body + "</section>";
+}
+
+// The post-training economics essay's claims against this scenario: one row
+// per claim (econ/claims), the verdict coloured.
+std::string ClaimsSection(const HtmlInput& in) {
+  if (!in.claims && in.claims_error.empty()) return "";
+  std::string h = "<section id=\"claims\"><h2>10. The essay's claims, checked on this scenario</h2>";
+  if (!in.claims) return h + "<p class=\"note\">Not available: " + HtmlEscape(in.claims_error) + "</p></section>";
+  h += "<p class=\"sub\">" + HtmlEscape(in.claims->source) +
+       ". <b>holds</b>: rlcost's figure for this scenario is the essay's; <b>fails</b>: it is not; <b>depends</b>: on "
+       "what the last column says.</p>";
+  h += "<table class=\"claims\"><tr><th>the essay's claim</th><th>essay</th><th>rlcost</th><th>verdict</th>"
+       "<th style=\"text-align:left\">why</th></tr>";
+  for (const auto& c : in.claims->claims) {
+    const char* colour = c.verdict == "holds" ? "#1b7a3a" : c.verdict == "fails" ? "#b3261e" : "#8a5a00";
+    h += fmt::format("<tr data-claim=\"{}\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>{}</td>"
+                     "<td style=\"color:{};font-weight:600\">{}</td><td style=\"text-align:left\">{}</td></tr>",
+                     HtmlEscape(c.id), HtmlEscape(c.verdict), HtmlEscape(c.claim), HtmlEscape(c.claimed),
+                     HtmlEscape(c.rlcost), colour, HtmlEscape(c.verdict), HtmlEscape(c.why));
+  }
+  return h + "</table></section>";
 }
 
 }  // namespace
@@ -801,6 +822,7 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "</table></section>";
 
   body += SensitivitySection(in);
+  body += ClaimsSection(in);
 
   // Tables.
   body += "<section class=\"grid2\"><div><h2>Inputs</h2>" + InputsTable(sc) + "</div><div><h2>Outputs</h2>" +

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "econ/claims.h"
 #include "econ/levers.h"
 #include "econ/sensitivity.h"
 #include "rlcost/estimate.h"
@@ -36,6 +37,8 @@ struct HtmlInput {
   std::vector<GpuCountPoint> gpu_counts;        // cost vs GPU count; empty = not drawn
   const sensitivity::Tornado* tornado = nullptr;  // which input the figure hangs on; optional
   std::string tornado_error;                      // why there is no tornado
+  const claims::Report* claims = nullptr;        // the essay's claims checked; optional
+  std::string claims_error;                      // why there are none
 };
 
 std::string RenderHtml(const HtmlInput& in);

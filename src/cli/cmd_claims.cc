@@ -1,0 +1,43 @@
+// `rlcost claims FILE [--json]`: the post-training economics essay's claims,
+// each with the essay's figure, rlcost's figure for this scenario and a verdict.
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "cli/variants.h"
+#include "econ/claims.h"
+#include "report/claims_table.h"
+
+namespace rlcost::cli {
+namespace {
+struct ClaimsArgs {
+  Common common;
+  std::string file;
+};
+}  // namespace
+
+void RegisterClaims(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ClaimsArgs>();
+  auto* sub = app.add_subcommand(
+      "claims",
+      "check the post-training economics essay's figures (rollout share of GPU time, decode MFU, pass-rate and "
+      "capability multipliers, tool-use tokens, async, FP8/FP4, B200, 2-GRPO, LoRA, MoE, 20-50x combined) on a "
+      "scenario: the essay's figure, rlcost's, and whether it holds");
+  sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
+  AddCommon(sub, args->common);
+  sub->callback([args, &exit_code] {
+    Catalog cat;
+    auto s = LoadAll(args->file, args->common, &cat);
+    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
+    if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
+    if (args->common.json) {
+      std::cout << Dump(report::ClaimsToJson(*r)) << "\n";
+    } else {
+      std::cout << report::ClaimsToTable(*r);
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace rlcost::cli

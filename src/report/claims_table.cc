@@ -1,0 +1,60 @@
+#include "report/claims_table.h"
+
+#include <fmt/format.h>
+
+namespace rlcost::report {
+namespace {
+
+// Words of `text` on lines of at most `width` characters, each after `indent`.
+std::string Wrap(const std::string& text, size_t width, const std::string& indent) {
+  std::string out, line;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(' ', i);
+    if (j == std::string::npos) j = text.size();
+    std::string word = text.substr(i, j - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    i = j + 1;
+  }
+  if (!line.empty()) out += indent + line + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string ClaimsToTable(const claims::Report& r) {
+  std::string out = fmt::format("rlcost claims — {}\n", r.scenario_name);
+  out += Wrap(r.source, 100, "  ");
+  out += "  verdict: holds (rlcost's figure for this scenario is the essay's), fails (it is not), depends (on what, below)\n\n";
+  int holds = 0, fails = 0, depends = 0;
+  for (const auto& c : r.claims) {
+    (c.verdict == "holds" ? holds : c.verdict == "fails" ? fails : depends)++;
+    out += fmt::format("  {:<8} {}\n", c.verdict, c.claim);
+    out += fmt::format("           essay: {}   rlcost: {}\n", c.claimed, c.rlcost);
+    out += Wrap("why: " + c.why, 95, "           ");
+    out += "\n";
+  }
+  out += fmt::format("  {} claims: {} hold, {} fail, {} depend on this scenario's inputs\n", r.claims.size(), holds,
+                     fails, depends);
+  return out;
+}
+
+nlohmann::json ClaimsToJson(const claims::Report& r) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& c : r.claims) {
+    a.push_back({{"id", c.id},
+                 {"claim", c.claim},
+                 {"claimed", c.claimed},
+                 {"rlcost", c.rlcost},
+                 {"value", c.value ? nlohmann::json(*c.value) : nlohmann::json(nullptr)},
+                 {"verdict", c.verdict},
+                 {"why", c.why}});
+  }
+  return a;
+}
+
+}  // namespace rlcost::report
