@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build run test bench docs clean fuzz
+.PHONY: deps build run test test-asan bench docs clean fuzz
 
 deps:
 	@scripts/install-deps.sh --with-browser
@@ -18,6 +18,17 @@ run: build
 
 test: build
 	@ctest --preset $(PRESET) -j $(JOBS)
+
+# The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset
+# asan-ubsan; CI runs it after `make test`). Left out there: web.e2e, the
+# browser test (it checks the page's JavaScript in Chromium; the server code it
+# drives runs under the sanitizers in serve_test), and python.pytest (python3
+# cannot load a sanitized module; not registered in that build).
+test-asan: deps
+	@cmake --preset asan-ubsan >/dev/null
+	@cmake --build --preset asan-ubsan -j $(JOBS)
+	@echo "asan-ubsan: web.e2e and python.pytest are not run under the sanitizers (browser JavaScript; python3 cannot load a sanitized module)"
+	@ctest --preset asan-ubsan -j $(JOBS)
 
 bench: build
 	@$(BUILD_DIR)/bench/rlcost_bench

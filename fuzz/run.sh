@@ -20,7 +20,7 @@ for t in "${targets[@]}"; do
                printf 'hardware={gpu: b200, gpus: 16}\nplacement.mode=disaggregated\n' >"$corpus/c" ;;
   esac
   # Regression inputs first: each once crashed and must not again.
-  if [[ -d fuzz/regressions/$t ]]; then "$bin/fuzz_$t" fuzz/regressions/$t/* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails"; exit 1; }; fi
+  if [[ -d fuzz/regressions/$t ]]; then "$bin/fuzz_$t" -timeout=20 fuzz/regressions/$t/* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails"; exit 1; }; fi
   echo "fuzz_$t: ${secs}s"
   "$bin/fuzz_$t" "$corpus" -max_total_time="$secs" -rss_limit_mb=4096 -timeout=20 -max_len=65536 \
       -artifact_prefix="$findings/" -print_final_stats=1 2>&1 | grep -E "^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY" || true

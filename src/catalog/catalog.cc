@@ -10,6 +10,7 @@
 
 #include "catalog/parse.h"
 #include "core/file.h"
+#include "core/yaml.h"
 #include "rlcost/embedded.h"
 
 namespace rlcost {
@@ -258,11 +259,11 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
   std::map<std::string, GpuSpec> gpus = gpus_;
   std::map<std::string, ModelSpec> models = models_;
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
-    if (docs.size() > 1) {
-      AddProblem(problems, "", "a second YAML document starts here; a catalog file holds one document", docs[1]);
-    } else if (!root.IsDefined() || root.IsNull() || !root.IsMap()) {
+    // One document, and nothing yaml-cpp would loop on (core/yaml.h).
+    auto doc = LoadOneYamlDocument(text, origin, "a catalog file");
+    if (!doc) return Fail(doc.error());
+    YAML::Node root = *doc;
+    if (!root.IsDefined() || root.IsNull() || !root.IsMap()) {
       AddProblem(problems, "",
                  "expected a mapping with top-level gpus:, models: and/or efficiency:", root);
     } else {

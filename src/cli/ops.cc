@@ -12,6 +12,7 @@
 #include "catalog/format.h"
 #include "cli/validate_render.h"
 #include "econ/claims.h"
+#include "core/yaml.h"
 #include "econ/levers.h"
 #include "explore/design.h"
 #include "explore/store.h"
@@ -286,11 +287,9 @@ Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in) {
     text = std::string(*d);
   }
   if (!in.sets.empty()) return Fail(ErrorCode::kNotImplemented, "set", "not yet: overrides on a scenario document");
-  try {
-    return YamlToJson(YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    return Fail(ErrorCode::kInvalidInput, "", "cannot read the scenario: " + e.msg);
-  }
+  auto doc = LoadOneYamlDocument(text, in.origin, "a scenario");
+  if (!doc) return Fail(doc.error());
+  return YamlToJson(*doc);
 }
 
 Result<nlohmann::json> Validate(const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {

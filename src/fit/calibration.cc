@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/file.h"
+#include "core/yaml.h"
 #include "fit/calibrate.h"
 
 namespace rlcost {
@@ -77,17 +78,11 @@ std::string CalibrationToYaml(const Calibration& cal) {
 }
 
 Result<Calibration> ParseCalibrationText(std::string_view text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    Problem p{"", "not valid YAML: " + e.msg};
-    p.file = origin;
-    p.line = e.mark.line + 1;
-    Error err;
-    err.problems.push_back(p);
-    return Fail(err);
-  }
+  // One document: a second one (after `---`) is refused at its line, as the
+  // scenario loader does, instead of being silently ignored.
+  auto doc = LoadOneYamlDocument(text, origin, "a calibration file");
+  if (!doc) return Fail(doc.error());
+  YAML::Node root = *doc;
   Error err;
   auto bad = [&](const YAML::Node& n, std::string path, std::string msg) {
     err.problems.push_back(At(origin, n, std::move(path), std::move(msg)));

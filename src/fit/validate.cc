@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/file.h"
+#include "core/yaml.h"
 #include "rlcost/embedded.h"
 #include "spec/reader.h"
 
@@ -293,17 +295,11 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
 
 Result<Facts> LoadFacts(const std::string& path) {
   static constexpr const char* kNoSource = "; a fact without its source is an assumption";
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return Fail(ErrorCode::kNotFound, path, "cannot read the facts file");
-  } catch (const YAML::Exception& e) {
-    Problem p{"", "not valid YAML: " + e.msg, e.mark.line + 1, path};
-    Error err;
-    err.problems.push_back(std::move(p));
-    return Fail(err);
-  }
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "facts file");
+  if (!text) return Fail(text.error());
+  auto doc = LoadOneYamlDocument(*text, path, "a facts file");
+  if (!doc) return Fail(doc.error());
+  YAML::Node root = *doc;
   spec_internal::Reader r(path);
   Facts out;
   out.file = path;

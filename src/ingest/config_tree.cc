@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/file.h"
+#include "core/yaml.h"
+
 namespace rlcost::ingest {
 namespace {
 
@@ -32,17 +35,11 @@ Result<YAML::Node> LoadWithDefaults(const std::string& path, int depth) {
     e.problems.back().file = path;
     return Fail(std::move(e));
   }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  YAML::Node root;
-  try {
-    root = YAML::Load(ss.str());
-  } catch (const YAML::Exception& ex) {
-    Error e;
-    e.problems.push_back(Problem{"", "not valid YAML: " + ex.msg, ex.mark.is_null() ? 0 : ex.mark.line + 1, path});
-    return Fail(std::move(e));
-  }
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "config file");
+  if (!text) return Fail(text.error());
+  auto doc = LoadOneYamlDocument(*text, path, "a config file");
+  if (!doc) return Fail(doc.error());
+  YAML::Node root = *doc;
   if (!root.IsMap()) {
     Error e;
     e.problems.push_back(Problem{"", "expected a mapping of config keys at the top level", 0, path});
@@ -75,14 +72,9 @@ Result<ConfigTree> ConfigTree::Load(const std::string& path, const std::vector<s
 
 Result<ConfigTree> ConfigTree::FromText(const std::string& text, const std::string& origin,
                                         const std::vector<std::string>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& ex) {
-    Error e;
-    e.problems.push_back(Problem{"", "not valid YAML: " + ex.msg, ex.mark.is_null() ? 0 : ex.mark.line + 1, origin});
-    return Fail(std::move(e));
-  }
+  auto doc = LoadOneYamlDocument(text, origin, "a config file");
+  if (!doc) return Fail(doc.error());
+  YAML::Node root = *doc;
   if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
     Error e;
     e.problems.push_back(Problem{"", "expected a mapping of config keys at the top level", 0, origin});

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/yaml.h"
 #include "rlcost/embedded.h"
 #include "spec/overrides.h"
 
@@ -37,13 +38,9 @@ Result<ScenarioDocument> ScenarioDocument::FromFile(const std::string& path) {
 Result<ScenarioDocument> ScenarioDocument::FromText(std::string text, std::string origin, std::string base_dir,
                                                     std::string source_path) {
   ScenarioDocument d;
-  try {
-    d.root_ = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    Error err;
-    err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
-    return Fail(std::move(err));
-  }
+  auto root = LoadOneYamlDocument(text, origin, "a scenario file");
+  if (!root) return Fail(root.error());
+  d.root_ = *root;
   d.text_ = std::move(text);
   d.origin_ = std::move(origin);
   d.base_dir_ = std::move(base_dir);

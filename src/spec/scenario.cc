@@ -17,6 +17,7 @@
 #include "catalog/parse.h"
 #include "core/file.h"
 #include "core/utf8.h"
+#include "core/yaml.h"
 #include "ingest/foreign_keys.h"
 #include "ingest/hf_config.h"
 #include "rlcost/embedded.h"
@@ -1568,26 +1569,10 @@ Result<Override> ParseOverride(std::string_view key_equals_value) {
 
 Result<Scenario> LoadScenarioText(std::string_view text, const Catalog& catalog, const std::string& origin,
                                   const std::string& base_dir, const std::vector<Override>& overrides) {
-  using namespace spec_internal;
-  Error err;
-  err.code = ErrorCode::kInvalidInput;
-  YAML::Node root;
-  try {
-    // One document per file: a second one (after `---`) would be silently
-    // ignored by YAML::Load.
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      err.problems.push_back(Problem{"", "a second YAML document starts here; a scenario file holds one document "
-                                         "(remove the '---' or split the file)",
-                                     LineOf(docs[1]), origin});
-      return Fail(std::move(err));
-    }
-    if (!docs.empty()) root = docs[0];
-  } catch (const YAML::Exception& e) {
-    err.problems.push_back(Problem{"", "malformed YAML: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1, origin});
-    return Fail(std::move(err));
-  }
-  return spec_internal::LoadScenarioNode(root, catalog, origin, base_dir, overrides);
+  // One document per file, and nothing yaml-cpp would loop on (core/yaml.h).
+  auto root = LoadOneYamlDocument(text, origin, "a scenario file");
+  if (!root) return Fail(root.error());
+  return spec_internal::LoadScenarioNode(*root, catalog, origin, base_dir, overrides);
 }
 
 Result<Scenario> spec_internal::LoadScenarioNode(YAML::Node root, const Catalog& catalog, const std::string& origin,

@@ -197,7 +197,7 @@ TEST(Hardening, NothingToLearnFromIsNotAvailableNotNull) {
 TEST(Hardening, ASecondYamlDocumentIsAnError) {
   CmdResult r = Rlcost("estimate " + Data("hardening/two_documents.yaml"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(Has(r.err, "two_documents.yaml:5") && Has(r.err, "second YAML document")) << r.err;
+  EXPECT_TRUE(Has(r.err, "two_documents.yaml:4") && Has(r.err, "second YAML document")) << r.err;
 }
 
 TEST(Hardening, AFailedWriteExitsNonZero) {
