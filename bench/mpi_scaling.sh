@@ -3,9 +3,10 @@
 # processes of rlcost-sweep-mpi (Open MPI's mpirun, one thread per process),
 # wall time and points per second for each, and whether the rows agree.
 # Usage: bench/mpi_scaling.sh [BUILD_DIR] [MAX_PROCESSES] [analytic|simulated]
-# The default sweep is simulated (2 steps, 24 points of default.yaml), where a
-# point costs ~0.1 s and the exchange of rows is negligible; "analytic" sweeps
-# 6,000 closed-form points, where it is not.
+# The default sweep is simulated (20 steps, 64 points of the built-in scenario),
+# where a point costs tens of milliseconds and the exchange of rows is
+# negligible; "analytic" sweeps 6,000 closed-form points, where mpirun's own
+# start-up (~0.3 s) is a large part of the time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/release}
@@ -18,8 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 if [[ $kind == analytic ]]; then
   args=(--vary algorithm.group_size=2..16 --vary algorithm.prompts_per_step=32..431:1 --vary model=qwen3-8b)
 else
-  args=(--vary algorithm.group_size=2,4,8,16 --vary algorithm.prompts_per_step=32,64,128,256,384,512
-        --simulate --steps 2 --seed 1)
+  args=(--vary algorithm.group_size=2,4,8,16 --vary algorithm.prompts_per_step=32..512:32
+        --simulate --steps 20 --seed 1)
 fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cores: $(nproc)"
