@@ -282,7 +282,7 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
           for (auto it = g.begin(); it != g.end(); ++it) {
             if (!IdOk(it->first, "gpus", problems)) continue;
             const std::string id = it->first.Scalar();
-            const YAML::Node& entry = it->second;
+            const YAML::Node entry = it->second;  // a copy: it-> points into a temporary (AddressSanitizer: stack-use-after-scope)
             if (auto known = gpus.find(id); known != gpus.end() && entry.IsMap()) {
               // A known GPU: the entry changes only the fields it gives.
               gpus[id] = catalog_internal::ParseGpu(OverlayGpu(known->second, entry, origin), id, "gpus." + id,
