@@ -246,7 +246,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     g.target_pass_rate = *s.goal.target_pass_rate;
     g.curve_is_illustrative = !s.goal.curve.has_value();
     LearningCurveSpec curve = s.goal.curve.value_or(LearningCurveSpec{});
-    auto progress = signal::StepsToTarget(s, curve, g.target_pass_rate, sig);
+    auto progress = signal::StepsToTarget(s, curve, g.target_pass_rate, sig, signal::GoalDetail::kStepsOnly);
     if (!progress) {
       g.reachable = false;
       g.reason = progress.error().ToString();

@@ -762,17 +762,94 @@ Result<void> CheckCurve(const LearningCurveSpec& curve, double target) {
                                fmt::format("{}; expected > 0", curve.midpoint_useful_samples)));
   return {};
 }
+
 }  // namespace
+
+Counted CountSteps(const double* p_of, const double* q_of, const double* u_end_of, int intervals, double u0,
+                   double u_target, double max_steps) {
+  Counted out;
+  double u = u0, steps = 0;
+  int i = 0;
+  while (u < u_target) {
+    while (i < intervals - 1 && u >= u_end_of[i]) ++i;
+    const double P = p_of[i], Q = q_of[i];
+    const double b = std::min(u_end_of[i], u_target);  // this interval's steps end at the first u >= b
+    const double fa = P - Q / u, fb = P - Q / b;
+    if (!(fa > 0) || !(fb > 0)) return out;  // a step with no useful samples: the loop says where
+    // The expansion's parameters at the worse end: |f'| and a step's size relative to u.
+    const double e1 = std::max(std::abs(Q) / (u * u), std::abs(Q) / (b * b));
+    const double e2 = std::max(fa / u, fb / b);
+    // With Q < 0 the closed form's two parts cancel as |Q| / (P u) grows.
+    const double z = Q < 0 ? -Q / (P * u) : 0;
+    bool stepped = !(P > 0) || z > 0.5 || e1 > 1e-2 || e2 > 1e-2;
+    // T(y) - T(x) on this interval: the 1/f and f'/(2f) parts in closed form
+    // (ln f(y)/f(x) and ln y/x), the f'' and f'f'' parts likewise, the
+    // f'^2/f and f'^3/f parts by 3-point Gauss-Legendre.
+    auto dT = [&](double x, double y, double fx) {
+      const double l1 = std::log1p(Q * (y - x) / (x * y) / fx);  // ln f(y)/f(x)
+      const double l2 = std::log1p((y - x) / x);                  // ln y/x
+      auto r = [&](double w) {
+        const double d1 = Q / (w * w);
+        return d1 * d1 / (P - Q / w) * (d1 / 24 - 1.0 / 12);
+      };
+      const double c = 0.5 * (x + y), hw = 0.5 * (y - x), k = 0.7745966692414834 * hw;
+      const double gl = hw * (5 * r(c - k) + 8 * r(c) + 5 * r(c + k)) / 9;
+      const double d1x = Q / (x * x), d1y = Q / (y * y);
+      return (y - x) / P + Q / (P * P) * (l1 + l2) + 0.5 * l1 - (d1y - d1x) / 12 + (d1y * d1y - d1x * d1x) / 24 + gl;
+    };
+    double m = 0, dt = 0;
+    if (!stepped) {
+      dt = dT(u, b, fa);
+      m = std::max(1.0, std::ceil(dt));  // u < b: at least one step
+      // The expansion's error in steps (fourth-order terms over m steps), with a margin.
+      const double eps = e1 + e2;
+      const double err = 1e-9 + m * eps * eps * eps * eps;
+      if (m - dt < 100 * err || dt - (m - 1) < 100 * err) stepped = true;
+    }
+    if (stepped) {
+      // One step at a time to b, as the loop does.
+      while (u < b) {
+        const double useful = P - Q / u;
+        if (!(useful > 0)) return out;
+        u += useful;
+        steps += 1;
+        if (steps > max_steps) return out;
+      }
+      continue;
+    }
+    steps += m;
+    if (steps > max_steps) return out;
+    ++out.intervals_counted;
+    // The state after the m steps: the flow of the modified equation from b
+    // for the rest of the last step, tau = m - dt (its Taylor series in tau to
+    // third order), then one Newton step on T.
+    const double tau = m - dt;
+    const double f = fb, f1 = Q / (b * b), f2 = -2 * Q / (b * b * b);
+    const double g = f - 0.5 * f * f1 + f * f1 * f1 / 3 + f * f * f2 / 12;
+    const double gg1 = f * f1 - f * f1 * f1 - 0.5 * f * f * f2;
+    const double g3 = f * f1 * f1 + f * f * f2;
+    double v = b + tau * (g + tau * (gg1 / 2 + tau * g3 / 6));
+    if (tau > 0) {
+      const double fv = P - Q / v, f1v = Q / (v * v);
+      v -= (dT(b, v, fb) - tau) * fv * (1 - 0.5 * f1v);  // dv/dT = g(v)
+    }
+    u = v;
+  }
+  out.ok = true;
+  out.steps = steps;
+  out.u = u;
+  return out;
+}
 
 Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target) {
   if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
   auto base = Analyze(s);  // validates the rest of the inputs
   if (!base) return Fail(base.error());
-  return StepsToTarget(s, curve, target, *base);
+  return StepsToTarget(s, curve, target, *base, GoalDetail::kWithTrajectory);
 }
 
 Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target,
-                                   const Summary& analyzed) {
+                                   const Summary& analyzed, GoalDetail detail) {
   if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
   const Summary* base = &analyzed;
   auto eff_or = EffectivePassRate(s.environment.pass_rate);
@@ -909,6 +986,16 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
     const double u_target = c_target + mid;
     double u = mid;  // C = 0
     int i = 0;
+    if (detail == GoalDetail::kStepsOnly) {
+      // The same count without stepping (CountSteps); where it cannot tell,
+      // the loop below runs as always.
+      const Counted n = CountSteps(p_of, q_of, u_end_of, kTable, u, u_target, kDiscreteSteps);
+      if (n.ok) {
+        steps = n.steps;
+        generated = trained * steps;
+        u = n.u;
+      }
+    }
     while (u < u_target && steps < kDiscreteSteps) {
       while (i < kTable - 1 && u >= u_end_of[i]) ++i;
       const double useful = p_of[i] - q_of[i] / u;
@@ -956,6 +1043,10 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   out.rollouts_trained = steps * trained * kept;
   out.final_informative_fraction = step_at(target).first / (trained * useful_per_trained);
   out.within_planned_steps = steps <= alg.steps;
+  if (detail == GoalDetail::kStepsOnly) {
+    out.trajectory.push_back({steps, tail.empty() ? pass_rate_at(c) : target});
+    return out;
+  }
   // At most ~64 points for charts, always keeping the last.
   const size_t points = cs.size() + tail.size();
   auto point = [&](size_t i) -> std::pair<double, double> {
