@@ -11,6 +11,16 @@ double LogBeta(double x, double y) { return std::lgamma(x) + std::lgamma(y) - st
 
 double BetaMoment(double a, double b, double i, double j) {
   if (i == 0 && j == 0) return 1.0;
+  // Whole moments (a group's all-pass / all-fail probabilities) as the product
+  // B(a+i, b+j)/B(a, b) = prod_{k<i} (a+k) prod_{k<j} (b+k) / prod_{k<i+j} (a+b+k),
+  // one ratio a factor: no lgamma or exp (the same value to ~1e-14 relative).
+  if (i >= 0 && j >= 0 && i + j <= 256 && i == std::floor(i) && j == std::floor(j)) {
+    const int n = static_cast<int>(i), m = static_cast<int>(j);
+    double r = 1.0;
+    for (int k = 0; k < n; ++k) r *= (a + k) / (a + b + k);
+    for (int k = 0; k < m; ++k) r *= (b + k) / (a + b + n + k);
+    return r;
+  }
   return std::exp(LogBeta(a + i, b + j) - LogBeta(a, b));
 }
 
