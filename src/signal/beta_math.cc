@@ -13,13 +13,24 @@ double BetaMoment(double a, double b, double i, double j) {
   if (i == 0 && j == 0) return 1.0;
   // Whole moments (a group's all-pass / all-fail probabilities) as the product
   // B(a+i, b+j)/B(a, b) = prod_{k<i} (a+k) prod_{k<j} (b+k) / prod_{k<i+j} (a+b+k),
-  // one ratio a factor: no lgamma or exp (the same value to ~1e-14 relative).
+  // no lgamma or exp (the same value to ~1e-14 relative).
   if (i >= 0 && j >= 0 && i + j <= 256 && i == std::floor(i) && j == std::floor(j)) {
+    // Four factors to a division (a product of four stays finite for a + b up to ~1e76).
     const int n = static_cast<int>(i), m = static_cast<int>(j);
-    double r = 1.0;
-    for (int k = 0; k < n; ++k) r *= (a + k) / (a + b + k);
-    for (int k = 0; k < m; ++k) r *= (b + k) / (a + b + n + k);
-    return r;
+    double r = 1.0, num = 1.0, den = 1.0;
+    int in_chunk = 0;
+    auto factor = [&](double x, double y) {
+      num *= x;
+      den *= y;
+      if (++in_chunk == 4) {
+        r *= num / den;
+        num = den = 1.0;
+        in_chunk = 0;
+      }
+    };
+    for (int k = 0; k < n; ++k) factor(a + k, a + b + k);
+    for (int k = 0; k < m; ++k) factor(b + k, a + b + n + k);
+    return r * (num / den);
   }
   return std::exp(LogBeta(a + i, b + j) - LogBeta(a, b));
 }
