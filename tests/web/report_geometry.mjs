@@ -8,7 +8,9 @@
 //      (step.rollout_s, gpu_time.train_s, run.usd_by_phase.idle, ...);
 //   3. a screenshot of the page is not blank, and in the pixels of the
 //      step-time chart each phase's colour runs as long as its share of the
-//      step (the geometry as painted, not as the DOM says).
+//      step (the geometry as painted, not as the DOM says);
+//   4. the claims table holds `rlcost claims --json`'s verdicts, the
+//      sensitivity tornado is drawn, the GPU price says what it is and its date.
 // Usage: node report_geometry.mjs RLCOST_BINARY OUT_DIR SCENARIO.yaml
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -164,6 +166,18 @@ try {
   }
   check(worstPx <= 2, `in the painted step-time bar each phase's colour runs its share of step.time_s ` +
                       `(${wide.map((s) => `${s.key.split(".").pop()} ${painted(s.fill)} px`).join(", ")}; worst off by ${worstPx.toFixed(1)} px)`);
+  // 4. The rest of what the report must show, as rendered: the essay's claims
+  //    with the verdicts of `rlcost claims --json`, the sensitivity tornado,
+  //    and the GPU price with what it is and its date.
+  const claims = JSON.parse(execFileSync(binary, ["claims", scenario, "--json"], { encoding: "utf8" }));
+  const rows = await page.$$eval("#claims tr[data-claim]", (r) => r.map((x) => ({
+    id: x.dataset.claim, verdict: x.dataset.verdict, h: x.getBoundingClientRect().height })));
+  check(rows.length === claims.length && rows.every((r, i) => r.id === claims[i].id && r.verdict === claims[i].verdict && r.h > 0),
+        `the claims table shows the ${claims.length} claims with rlcost claims' verdicts (${rows.map((r) => r.verdict).join(", ")})`);
+  const tornado = await page.$$eval("#chart-tornado rect[data-tip]", (r) => r.map((x) => x.getBoundingClientRect().width));
+  check(tornado.length >= 4 && tornado.every((w) => w >= 0) && tornado.some((w) => w > 10), `the sensitivity tornado is drawn (${tornado.length} bars)`);
+  const price = await page.$$eval("td", (t) => { const i = t.findIndex((x) => x.textContent === "GPU price"); return i >= 0 ? t[i + 1].textContent : ""; });
+  check(/^\$[0-9.]+\/GPU-h, (MARKET, 20\d\d-\d\d|ASSUMPTION|set )/.test(price), `the GPU price is shown with what it is and its date (${price.slice(0, 40)}...)`);
   const self = await page.textContent("#selfcheck");
   check(/^SELF-CHECK OK/.test(self), `the page's own check agrees (${self})`);
   check(errors.length === 0, "no console errors" + (errors.length ? ": " + errors.join(" | ") : ""));
