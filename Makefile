@@ -20,14 +20,15 @@ test: build
 	@ctest --preset $(PRESET) -j $(JOBS)
 
 # The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset
-# asan-ubsan; CI runs it after `make test`). Left out there: web.e2e, the
-# browser test (it checks the page's JavaScript in Chromium; the server code it
-# drives runs under the sanitizers in serve_test), and python.pytest (python3
+# asan-ubsan; CI runs it after `make test`). Left out there: web.e2e and
+# web.report_geometry, the browser tests (they check the pages in Chromium; the
+# server and report code they drive run under the sanitizers in serve_test and
+# html_test), and python.pytest (python3
 # cannot load a sanitized module; not registered in that build).
 test-asan: deps
 	@cmake --preset asan-ubsan >/dev/null
 	@cmake --build --preset asan-ubsan -j $(JOBS)
-	@echo "asan-ubsan: web.e2e and python.pytest are not run under the sanitizers (browser JavaScript; python3 cannot load a sanitized module)"
+	@echo "asan-ubsan: web.e2e, web.report_geometry and python.pytest are not run under the sanitizers (browser JavaScript; python3 cannot load a sanitized module)"
 	@ctest --preset asan-ubsan -j $(JOBS)
 
 bench: build

@@ -73,8 +73,9 @@ PYBIND11_MODULE(_rlcost, m) {
   });
   m.def("price", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
                     const std::vector<std::string>& models, const std::vector<std::string>& gpus,
-                    const std::string& stack, int tenants) {
-    rlcost::ops::PriceInput p{models, gpus, stack, tenants};
+                    const std::string& stack, int tenants, std::optional<double> staleness_discount,
+                    std::optional<double> fp8_discount, std::optional<double> fp4_discount) {
+    rlcost::ops::PriceInput p{models, gpus, stack, tenants, staleness_discount, fp8_discount, fp4_discount};
     return Call([&] { return rlcost::ops::Price(Input(file, text, sets), p); });
   });
   m.def("sweep", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,

@@ -119,12 +119,14 @@ def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe"
                                      opt(staleness_discount), opt(fp8_discount), opt(fp4_discount)))
 
 
-def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None):
-    """Price card per model x GPU (like `rlcost price --json`)."""
+def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None,
+          staleness_discount=None, fp8_discount=None, fp4_discount=None):
+    """Price card per model x GPU (like `rlcost price --json`); the *_discount arguments as waterfall's."""
     if not isinstance(stack, str):
         stack = ",".join(stack)
+    opt = lambda v: None if v is None else float(v)
     return _result(_rlcost.price(*_scenario(scenario), _sets(overrides), list(models), list(gpus), stack,
-                                 int(tenants)))
+                                 int(tenants), opt(staleness_discount), opt(fp8_discount), opt(fp4_discount)))
 
 
 def validate(directory, path="both", seed=1, sim_steps=0):

@@ -100,6 +100,12 @@ def test_waterfall_and_price_match_cli():
     with pytest.raises(rlcost.ScenarioError) as e:
         rlcost.waterfall(DEFAULT, fp4_discount=-0.5)
     assert e.value.problems[0]["path"] == "fp4_discount"
+    # The price card takes the same discounts, as `rlcost price` does.
+    assert rlcost.price(DEFAULT, stack="async", staleness_discount=0.5) == cli_json(
+        "price", str(DEFAULT), "--stack", "async", "--staleness-discount", "0.5")
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.price(DEFAULT, stack="fp8", fp8_discount=1)
+    assert e.value.problems[0]["path"] == "fp8_discount"
 
 
 def test_catalog():

@@ -1,6 +1,8 @@
 // `rlcost catalog`: the catalog as two aligned text tables, or as JSON.
 #include "catalog/format.h"
 
+#include "catalog/price_tag.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -41,12 +43,27 @@ std::string Int(int v) { return v > 0 ? std::to_string(v) : "-"; }
 
 }  // namespace
 
+namespace catalog_internal {
+
+std::string PriceTag(const GpuSpec& g) {
+  auto it = g.sources.find("price_per_hour");
+  if (it == g.sources.end()) return "";
+  const std::string& src = it->second;
+  size_t cut = src.find(", override it");
+  if (cut == std::string::npos) cut = src.find(':');
+  std::string head = src.substr(0, cut == std::string::npos ? src.size() : cut);
+  return head.size() > 60 ? head.substr(0, 57) + "..." : head;
+}
+
+}  // namespace catalog_internal
+
 std::string FormatCatalogTable(const Catalog& catalog) {
   std::vector<Row> gpus;
   for (const auto& [id, g] : catalog.gpus()) {
     gpus.push_back({id, Num(g.memory_gb), Num(g.hbm_tb_per_s), Num(g.tflops_bf16), Num(g.tflops_fp8),
                     Num(g.tflops_fp4), Num(g.intra_node_gb_per_s), Num(g.inter_node_gb_per_s),
-                    g.price_per_hour > 0 ? fmt::format("{:.2f}", g.price_per_hour) : "-"});
+                    g.price_per_hour > 0 ? fmt::format("{:.2f}", g.price_per_hour) : "-",
+                    catalog_internal::PriceTag(g)});
   }
   std::vector<Row> models;
   for (const auto& [id, m] : catalog.models()) {
@@ -57,7 +74,7 @@ std::string FormatCatalogTable(const Catalog& catalog) {
                       experts});
   }
   std::string out = "GPUs (dense peaks; links per GPU, one direction; price is a default USD per GPU-hour)\n";
-  out += Table({"id", "mem GB", "TB/s", "bf16 TF/s", "fp8 TF/s", "fp4 TF/s", "intra GB/s", "inter GB/s", "$/h"}, gpus);
+  out += Table({"id", "mem GB", "TB/s", "bf16 TF/s", "fp8 TF/s", "fp4 TF/s", "intra GB/s", "inter GB/s", "$/h", "price as of"}, gpus);
   out += "\nModels (parameters in billions; experts = per token/routed+shared)\n";
   out += Table({"id", "params", "active", "layers", "hidden", "heads/kv", "head_dim", "attn", "experts"}, models);
   out += "\nSources: rlcost catalog --json, or docs/model.md.\n";

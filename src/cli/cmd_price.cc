@@ -16,6 +16,7 @@ struct PriceArgs {
   std::vector<std::string> gpus;
   std::string stack;
   int tenants = 0;
+  LeverArgs discounts;  // only its quality discounts are read
 };
 }  // namespace
 
@@ -28,6 +29,7 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
   sub->add_option("--stack", args->stack, "levers applied to every row: async,fp8,fp4,grpo2,batch,lora (default: none)");
   sub->add_option("--tenants", args->tenants, "LoRA tenants when the stack has lora (default: the scenario's, else 4)")
       ->check(CLI::Range(1, 10'000));
+  AddDiscountOptions(sub, args->discounts);
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] {
     Catalog cat;
@@ -39,8 +41,11 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
       if (!st) { exit_code = PrintError(st.error(), args->common.json); return; }
       stack = *st;
     }
+    auto checked = ToOptions(args->discounts);
+    if (!checked) { exit_code = PrintError(checked.error(), args->common.json); return; }
     levers::Options opt;
     opt.tenants = args->tenants;
+    opt.discounts = checked->discounts;
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
     if (args->common.json) {

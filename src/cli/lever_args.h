@@ -1,4 +1,5 @@
-// Internal to the CLI: the lever options `waterfall` and `report` share.
+// Internal to the CLI: the lever options `waterfall` and `report` share (and
+// the quality discounts, which `price` takes too).
 #pragma once
 
 #include <string>
@@ -12,6 +13,8 @@ namespace rlcost::cli {
 
 // The command line's lever flags fill the same knobs as a request does.
 using LeverArgs = ops::LeverInput;
+
+inline void AddDiscountOptions(CLI::App* sub, LeverArgs& a);
 
 inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--order", a.order,
@@ -29,8 +32,13 @@ inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
                   "the MoE model's own mean pass rate on these tasks (default: the dense model's, an assumption)");
   sub->add_option("--dense-pass-rate", a.dense_pass_rate,
                   "the dense baseline's own mean pass rate when the scenario's model is MoE (default: the scenario's)");
-  // Range checks are ops::ToOptions's, so that a request and the command line
-  // get the same message.
+  AddDiscountOptions(sub, a);
+}
+
+// The quality discounts alone (`price` applies them to a stack's per-sample
+// columns); range checks are ops::ToOptions's, so that a request and the
+// command line get the same message.
+inline void AddDiscountOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--staleness-discount", a.staleness_discount,
                   "fraction of a rollout's worth lost per policy version of lag in async RL, in [0, 1) (default 0.05, an assumption)");
   sub->add_option("--fp8-discount", a.fp8_discount,

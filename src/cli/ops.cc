@@ -198,8 +198,16 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
     stack = *st;
   }
   if (p.tenants < 0) return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(p.tenants));
+  // The quality discounts, checked as the waterfall's are (errors name the field).
+  LeverInput lv;
+  lv.staleness_discount = p.staleness_discount;
+  lv.fp8_discount = p.fp8_discount;
+  lv.fp4_discount = p.fp4_discount;
+  auto checked = ToOptions(lv, "");
+  if (!checked) return Fail(checked.error());
   levers::Options opt;
   opt.tenants = p.tenants;
+  opt.discounts = checked->discounts;
   auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
   return report::PriceCardToJson(*card);

@@ -61,6 +61,9 @@ struct PriceInput {
   std::vector<std::string> gpus;     // empty = the scenario's
   std::string stack;                 // "async,fp8,grpo2,batch,lora"; empty = none
   int tenants = 0;
+  std::optional<double> staleness_discount;  // quality discounts in [0, 1); unset = labelled default
+  std::optional<double> fp8_discount;
+  std::optional<double> fp4_discount;
 };
 
 // A sweep as `rlcost sweep` runs it (explore/sweep.h), bounded for a request:

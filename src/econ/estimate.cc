@@ -78,8 +78,15 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                                     "the MLA latent use the rest), so the larger one buys no batch room"));
     }
   }
-  a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour,
-                          s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour ? " (catalog default)" : ""));
+  {
+    // The catalog default says what it is and its date (its source text).
+    std::string origin;
+    if (s.hardware.price_per_gpu_hour == s.hardware.gpu.price_per_hour) {
+      auto it = s.hardware.gpu.sources.find("price_per_hour");
+      origin = it != s.hardware.gpu.sources.end() ? " (catalog default: " + it->second + ")" : " (catalog default)";
+    }
+    a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour, origin));
+  }
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {
     a.push_back(fmt::format("pass rate: Beta(a={:.3g}, b={:.3g}), mean {:.3f}", s.environment.pass_rate.a,
                             s.environment.pass_rate.b, s.environment.pass_rate.mean()));

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/price_tag.h"
 #include "rlcost/signal.h"
 
 namespace rlcost::levers {
@@ -48,6 +49,13 @@ bool SetGpu(Scenario& s, const Catalog& cat, const std::string& id, Error* err) 
   s.hardware.gpu = *g;
   s.hardware.price_per_gpu_hour = g->price_per_hour;
   return true;
+}
+
+// " (MARKET, 2026-03-11)": what the GPU's default price is and its date, so a
+// lever that changes the GPU says whose price it pays.
+std::string PriceTag(const GpuSpec& g) {
+  std::string t = catalog_internal::PriceTag(g);
+  return t.empty() ? "" : " (" + t + ")";
 }
 
 bool Has(const std::vector<Lever>& v, Lever l) { return std::find(v.begin(), v.end(), l) != v.end(); }
@@ -458,7 +466,8 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
   }
   if (Has(levers, Lever::kHardware)) {
     if (!SetGpu(s, cat, opt.gpu_id, &err)) return Fail(err);
-    said.push_back(fmt::format("{} at ${:.2f}/GPU-h", s.hardware.gpu.id, s.hardware.price_per_gpu_hour));
+    said.push_back(fmt::format("{} at ${:.2f}/GPU-h{}", s.hardware.gpu.id, s.hardware.price_per_gpu_hour,
+                               PriceTag(s.hardware.gpu)));
   }
   const bool fp4_here = Has(levers, Lever::kFp4) && s.hardware.gpu.Supports(Precision::kFp4);
   if (Has(levers, Lever::kQuantize) && !fp4_here) {  // fp4, where it runs, replaces fp8

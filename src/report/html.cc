@@ -133,10 +133,13 @@ std::string Rect(double x, double y, double w, double h, const std::string& fill
 // running total), with the value it stands for in data-value so that a test
 // or the page's self-check can hold the geometry to the numbers. Coordinates
 // keep three decimals so that widths add up to the bar within 0.01 px.
+// `key` names the figure in the JSON output (e.g. step.rollout_s) that the
+// segment draws, so that a browser test can hold it to `rlcost estimate --json`.
 std::string Segment(double x0, double x1, double y, double h, const std::string& fill, double value,
-                    const std::string& tip) {
-  return fmt::format(R"(<rect class="seg" x="{:.3f}" y="{:.1f}" width="{:.3f}" height="{:.1f}" fill="{}" data-value="{:.6g}" data-tip="{}"/>)",
-                     x0, y, std::max(x1 - x0, 0.0), std::max(h, 0.0), fill, value, HtmlEscape(tip));
+                    const std::string& tip, std::string_view key = "") {
+  return fmt::format(R"(<rect class="seg" x="{:.3f}" y="{:.1f}" width="{:.3f}" height="{:.1f}" fill="{}" data-value="{:.6g}"{} data-tip="{}"/>)",
+                     x0, y, std::max(x1 - x0, 0.0), std::max(h, 0.0), fill, value,
+                     key.empty() ? std::string() : fmt::format(R"( data-key="{}")", key), HtmlEscape(tip));
 }
 
 // A stacked bar: a group whose segments lie side by side from x0 and add up
@@ -322,7 +325,7 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
       double len = share ? v / tot : v;
       std::string tip = share ? fmt::format("{} — {}: {} GPU-s per step ({:.1f}%)", rows[i].name, p.name, FormatValue(v, "s"), 100 * v / tot)
                               : fmt::format("{} — {}: {} ({:.1f}% of the {})", rows[i].name, p.name, Amount(v), 100 * v / tot, usd ? "run" : "step");
-      s += Segment(X(x), X(x + len), y, row_h - 8, p.color, len, tip);
+      s += Segment(X(x), X(x + len), y, row_h - 8, p.color, len, tip, p.key);
       x += len;
     }
     s += "</g>";
@@ -462,7 +465,9 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
     s += Text(X(tk), H - 22, FormatValue(tk, "s"), "middle");
   }
   s += Text((L + W - R) / 2.0, H - 6, "seconds into the step", "middle");
-  auto lane = [&](int k, const std::string& name, std::vector<std::pair<const Part*, double>> seq, double end) {
+  // keyed: the durations are the step's own figures (step.rollout_s ...), so
+  // the segments carry their JSON keys; the async lanes draw busy times.
+  auto lane = [&](int k, const std::string& name, std::vector<std::pair<const Part*, double>> seq, double end, bool keyed) {
     double y = T + k * lane_h + 4;
     s += Text(L - 8, y + 20, name, "end");
     double x = 0, total = 0;
@@ -472,7 +477,7 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
     for (auto& [p, d] : seq) {
       if (d <= 0) continue;
       s += Segment(X(x), X(x + d), y, lane_h - 10, p->color, d,
-                   fmt::format("{}: {} from {} to {}", p->name, Sec(d), Sec(x), Sec(x + d)));
+                   fmt::format("{}: {} from {} to {}", p->name, Sec(d), Sec(x), Sec(x + d)), keyed ? p->key : "");
       x += d;
     }
     if (end > x + 1e-9) s += Segment(X(x), X(end), y, lane_h - 10, kColIdle, end - x, fmt::format("{}: idle {} (waiting)", name, Sec(end - x)));
@@ -483,12 +488,12 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
     lane(0, fmt::format("all {} GPUs", sc.hardware.gpus),
          {{&P[0], t.rollout_s}, {&P[5], t.reward_s}, {&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], t.train_s},
           {&P[4], t.weight_sync_s}, {&P[6], t.overhead_s}},
-         t.time_s);
+         t.time_s, true);
   } else {
-    lane(0, fmt::format("{} rollout GPUs", sc.placement.rollout_gpus), {{&P[0], t.rollout_busy_s}, {&P[4], t.weight_sync_s}}, span);
+    lane(0, fmt::format("{} rollout GPUs", sc.placement.rollout_gpus), {{&P[0], t.rollout_busy_s}, {&P[4], t.weight_sync_s}}, span, false);
     double train_part = std::max(0.0, t.train_busy_s - t.logprob_s - t.reference_s);
     lane(1, fmt::format("{} train GPUs", sc.placement.train_gpus),
-         {{&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], train_part}, {&P[6], t.overhead_s}}, span);
+         {{&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], train_part}, {&P[6], t.overhead_s}}, span, false);
   }
   return s + "</svg>";
 }

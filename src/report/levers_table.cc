@@ -2,7 +2,9 @@
 
 #include "fit/interval.h"
 #include "report/intervals.h"
+#include "report/price.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -293,6 +295,14 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
     if (!ranges.empty()) out += "    likely range: " + ranges + "\n";
   }
   out += "\n  " + interval::BandSentence(interval::BandFor("analytic"), "analytic") + "\n";
+  // The price each GPU's rows pay, with its date and source.
+  std::vector<std::string> priced;
+  for (const auto& r : card.rows) {
+    const Scenario& sc = r.config.scenario;
+    if (sc.hardware.gpu.id.empty() || std::find(priced.begin(), priced.end(), sc.hardware.gpu.id) != priced.end()) continue;
+    priced.push_back(sc.hardware.gpu.id);
+    out += fmt::format("  GPU price, {}: {}\n", sc.hardware.gpu.id, PriceSource(sc));
+  }
   for (const auto& n : card.notes) out += "  note: " + n + "\n";
   out += "  note: $ to goal is per tenant, on rlcost's learning curve (illustrative unless goal.curve is given)\n";
   return out;
@@ -314,6 +324,9 @@ nlohmann::json PriceCardToJson(const levers::PriceCard& card) {
         row[std::string(levers::PriceMetrics()[i].id)] = Num(r.values[i]);
       }
       row["interval"] = IntervalsToJson(r.config.estimate);
+      // The GPU price the row pays and where it comes from (date and source).
+      row["gpu_price"] = {{"usd_per_gpu_hour", r.config.scenario.hardware.price_per_gpu_hour},
+                          {"source", PriceOrigin(r.config.scenario)}};
     }
     j["rows"].push_back(std::move(row));
   }

@@ -8,8 +8,12 @@
 
 namespace rlcost::report {
 
-// "$6.16/GPU-h, <the catalog's source of the price, with its date>", or that
+// "$2.95/GPU-h, <the catalog's source of the price, with its date>", or that
 // the scenario set it (hardware.price_per_gpu_hour).
 std::string PriceSource(const Scenario& s);
+
+// The origin alone: the catalog's source text (what the figure is, its date
+// and where it was published), "set in the scenario (...)" or "set with --price".
+std::string PriceOrigin(const Scenario& s);
 
 }  // namespace rlcost::report

@@ -38,18 +38,16 @@ std::string FormatValue(double v, std::string_view unit) {
   return fmt::format("{:.3g}", v);
 }
 
-std::string PriceSource(const Scenario& s) {
+std::string PriceOrigin(const Scenario& s) {
   const double p = s.hardware.price_per_gpu_hour;
   const auto& g = s.hardware.gpu;
-  std::string src;
-  if (p != g.price_per_hour) {
-    src = "set in the scenario (hardware.price_per_gpu_hour)";
-  } else if (auto it = g.sources.find("price_per_hour"); it != g.sources.end()) {
-    src = it->second;
-  } else {
-    src = "no source given in the catalog";
-  }
-  return fmt::format("{}/GPU-h, {}", FormatValue(p, "USD"), src);
+  if (p != g.price_per_hour) return "set in the scenario (hardware.price_per_gpu_hour)";
+  if (auto it = g.sources.find("price_per_hour"); it != g.sources.end()) return it->second;
+  return "no source given in the catalog";
+}
+
+std::string PriceSource(const Scenario& s) {
+  return fmt::format("{}/GPU-h, {}", FormatValue(s.hardware.price_per_gpu_hour, "USD"), PriceOrigin(s));
 }
 
 std::string EstimateToTable(const Scenario& s, const Estimate& e) {

@@ -7,7 +7,8 @@
 //   POST /v1/simulate   ... + "steps" (1..20, default 3), "seed"
 //   POST /v1/waterfall  ... + "order", "gpu", "tenants", "rank", "moe_model", "dense_model",
 //                       "moe_pass_rate", "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"
-//   POST /v1/price      ... + "models", "gpus", "stack", "tenants"
+//   POST /v1/price      ... + "models", "gpus", "stack", "tenants", "staleness_discount", "fp8_discount",
+//                       "fp4_discount"
 //   POST /v1/sweep      ... + "vary" {"KEY": [V1, V2, ...] | "LO..HI[:STEP]"}, "sample", "seed",
 //                       "metrics", "simulate", "steps": the rows of `rlcost sweep --jsonl`
 //   POST /v1/report     the HTML report of `rlcost report` (text/html)
@@ -424,7 +425,7 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     Send(res, ops::Waterfall(p->in, lv));
   }));
   svr.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
-    RLCOST_TRY(p, ParseBody(req, {"models", "gpus", "stack", "tenants"}));
+    RLCOST_TRY(p, ParseBody(req, {"models", "gpus", "stack", "tenants", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::PriceInput pi;
     RLCOST_TRY(models, StrList(p->fields, "models"));
     RLCOST_TRY(gpus, StrList(p->fields, "gpus"));
@@ -434,6 +435,11 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     pi.gpus = *gpus;
     pi.stack = *stack;
     pi.tenants = static_cast<int>(*tenants);
+    for (auto [key, dst] : {std::pair{"staleness_discount", &pi.staleness_discount},
+                            std::pair{"fp8_discount", &pi.fp8_discount}, std::pair{"fp4_discount", &pi.fp4_discount}}) {
+      RLCOST_TRY(v, OptNumber(p->fields, key));
+      *dst = *v;
+    }
     Send(res, ops::Price(p->in, pi));
   }));
   svr.Post("/v1/report", [](const httplib::Request& req, httplib::Response& res) {

@@ -1,8 +1,10 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -73,6 +75,31 @@ TEST(Catalog, EveryBuiltinNumberHasASource) {
     }
     EXPECT_GT(m.vocab, 0) << id;  // every built-in model states its vocabulary
   }
+}
+
+// Every default price says what it is and when it was published: a dated
+// market figure ("MARKET, 2026-05-20, ...") or an ASSUMPTION with its reason,
+// never an undated list price; and a market figure is a price a user would
+// recognise, not above the list price quoted beside it.
+TEST(Catalog, EveryPriceIsADatedMarketFigureOrAnAssumption) {
+  Catalog cat = Builtin();
+  const std::regex market(R"(^MARKET, (20\d\d-\d\d(-\d\d)?), override it: \$([0-9.]+)/GPU-h, .+)");
+  const std::regex assumption(R"(^ASSUMPTION, override it: .*(no .*found).*)");
+  const std::regex list(R"(list price for comparison: .* -> \$([0-9.]+)/GPU-h)");
+  int markets = 0;
+  for (const auto& [id, g] : cat.gpus()) {
+    const std::string& src = g.sources.at("price_per_hour");
+    std::smatch m;
+    if (std::regex_search(src, m, market)) {
+      ++markets;
+      EXPECT_NEAR(std::stod(m[3]), g.price_per_hour, 0.005) << id << ": the source states the price it sets";
+      if (std::smatch l; std::regex_search(src, l, list)) EXPECT_LT(g.price_per_hour, std::stod(l[1])) << id;
+    } else {
+      EXPECT_TRUE(std::regex_search(src, assumption)) << id << ": " << src;
+    }
+    EXPECT_GT(g.price_per_hour, 0) << id;
+  }
+  EXPECT_GE(markets, 6);  // a100, h100, h200, b200, mi300x, l40s
 }
 
 TEST(Catalog, HandCheckedFacts) {
@@ -389,9 +416,9 @@ TEST(Catalog, TableAndJsonShowEveryEntry) {
     EXPECT_NE(json.find("\"" + id + "\""), std::string::npos) << id;
   }
   for (const auto& id : cat.ModelIds()) EXPECT_NE(table.find(id), std::string::npos) << id;
-  // H100 row: 80 GB, 3.35 TB/s, 989 / 1979 bf16/fp8, no fp4, $6.16/h.
+  // H100 row: 80 GB, 3.35 TB/s, 989 / 1979 bf16/fp8, no fp4, its price.
   EXPECT_NE(table.find("3.35"), std::string::npos);
-  EXPECT_NE(table.find("6.16"), std::string::npos);
+  EXPECT_NE(table.find(fmt::format("{:.2f}", cat.FindGpu("h100-sxm")->price_per_hour)), std::string::npos);
   EXPECT_NE(table.find("8/256+1"), std::string::npos);  // deepseek-v3 experts
 }
 

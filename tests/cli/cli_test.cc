@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -184,6 +185,49 @@ TEST(Cli, WaterfallQualityDiscountOutsideZeroToOneIsAClearError) {
   CmdResult one = Rlcost("waterfall --staleness-discount 1");
   EXPECT_EQ(one.code, 2);
   EXPECT_NE(one.err.find("--staleness-discount"), std::string::npos) << one.err;
+}
+
+// The same bad input gets the same clear error from every command that takes
+// it, with nothing printed and no half-written report.
+TEST(Cli, BadPricesDiscountsAndRangesFailTheSameWayEverywhere) {
+  namespace fs = std::filesystem;
+  const fs::path html = fs::temp_directory_path() / ("rlcost_bad_" + std::to_string(::getpid()) + ".html");
+  const std::string report = "report -o " + html.string();
+  for (const std::string& cmd : std::vector<std::string>{"estimate", "waterfall", "price", "claims", "sensitivity", report}) {
+    CmdResult r = Rlcost(cmd + " --price h999=3", 120);
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_NE(r.err.find("--price: unknown GPU 'h999'; expected one of:"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << cmd;
+  }
+  for (const std::string& cmd : std::vector<std::string>{"waterfall", "price", report}) {
+    for (const char* flag : {"--staleness-discount", "--fp8-discount", "--fp4-discount"}) {
+      CmdResult r = Rlcost(cmd + " " + flag + "=-0.5", 120);
+      EXPECT_EQ(r.code, 2) << cmd << " " << flag;
+      EXPECT_NE(r.err.find(std::string(flag) + ": -0.5: a quality discount"), std::string::npos) << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find("[0, 1)"), std::string::npos) << r.err;
+      EXPECT_TRUE(r.out.empty()) << cmd;
+    }
+  }
+  EXPECT_FALSE(fs::exists(html)) << "a failed report must not leave a file";
+  // And a valid one is used: the price card's per-sample columns divide by
+  // the worth, (1 - 0.5)^1 for one step of staleness against 1 at 0.
+  auto useful = [](const std::string& d) {
+    CmdResult r = Rlcost("price --stack async --json --staleness-discount " + d, 120);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out)["rows"][0]["usd_per_useful_sample"].get<double>() : 0.0;
+  };
+  EXPECT_NEAR(useful("0.5") / useful("0"), 2.0, 1e-9);
+  // Sensitivity ranges that leave the valid domain: named, with the value and the domain.
+  const std::pair<const char*, const char*> ranges[] = {
+      {"hardware.price_per_gpu_hour=-1:3", "-1 is outside the valid values of GPU price per hour; expected > 0"},
+      {"algorithm.group_size=1:8", "1 is outside the valid values of rollouts per prompt (group size); expected a whole number >= 2"},
+      {"environment.pass_rate.mean=0:0.5", "0 is outside the valid values of base model's mean pass rate; expected a fraction in (0, 1)"}};
+  for (const auto& [range, message] : ranges) {
+    CmdResult r = Rlcost(std::string("sensitivity --range ") + range, 120);
+    EXPECT_EQ(r.code, 2) << range;
+    EXPECT_NE(r.err.find(std::string("--range: ") + range + ": " + message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << range;
+  }
 }
 
 TEST(Cli, DoesNotFitShowsNeededAndAvailable) {

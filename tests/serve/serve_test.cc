@@ -165,6 +165,16 @@ TEST_F(Serve, OtherEndpoints) {
   EXPECT_EQ(Paths(bad_wf), std::vector<std::string>{"staleness_discount"});
   auto [s3, price] = Post("/v1/price", R"({"gpus": ["h100-sxm", "b200"]})");
   EXPECT_EQ(s3, 200) << price.dump();
+  // The price card takes the quality discounts too: staleness 0.5 against 0
+  // doubles an async stack's $ per useful sample; out of [0, 1) names the field.
+  auto [s3a, half] = Post("/v1/price", R"({"stack": "async", "staleness_discount": 0.5})");
+  auto [s3b, none] = Post("/v1/price", R"({"stack": "async", "staleness_discount": 0})");
+  ASSERT_EQ(s3a, 200) << half.dump();
+  ASSERT_EQ(s3b, 200) << none.dump();
+  EXPECT_NEAR(half["rows"][0]["usd_per_useful_sample"].get<double>() / none["rows"][0]["usd_per_useful_sample"].get<double>(), 2.0, 1e-9);
+  auto [s3c, bad_price] = Post("/v1/price", R"({"stack": "fp4", "fp4_discount": -0.1})");
+  EXPECT_EQ(s3c, 400) << bad_price.dump();
+  EXPECT_EQ(Paths(bad_price), std::vector<std::string>{"fp4_discount"});
   auto cat = Client().Get("/v1/catalog");
   ASSERT_TRUE(cat);
   EXPECT_TRUE(Json::parse(cat->body)["gpus"].contains("h100-sxm"));
