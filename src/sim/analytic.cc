@@ -121,7 +121,9 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
 // half full).
 constexpr double kFragTokens = 0.5 * double(kBlockTokens);
 
-// Cohorts of the admission-ordered fluid model (FullCache).
+// Cohorts times length slices of the admission-ordered fluid model
+// (FullCache): 85 cohorts of 48 slices; fixed lengths (one slice) get 4096
+// cohorts, so that cohorts admitted apart do not finish in lockstep.
 constexpr int kMaxCohorts = 4096;
 
 // Generation of n sequences whose all-at-once drain does not fit in the KV
@@ -130,7 +132,7 @@ constexpr int kMaxCohorts = 4096;
 // block is missing, recompute on resume, the preempted one first in line).
 // Derivation: docs/model.md, "A full, preempting KV cache".
 //
-// The engine's sequences are C cohorts in admission order, c = n / C each,
+// The engine's sequences are C = min(n, 4096 / m) cohorts in admission order, c = n / C each,
 // every cohort with the lengths `len` (equal-weight slices, as Drain). Cohort
 // k has run a_k iterations; c * S(a_k) of it is alive, each holding P + a_k
 // tokens (+ half a block). Under FCFS admission and last-in-first-out
@@ -156,12 +158,18 @@ constexpr int kMaxCohorts = 4096;
 // cohorts admitted drain with the cache no longer full.
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
-  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxCohorts);
+  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxCohorts / m);
   const double c = n / C;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
   const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
-  const double step_max = std::max(1.0, len[m - 1] / 512.0);
+  // Re-evaluate the prefix every len_max / 512 iterations, and at most ~20,000
+  // times over the run (huge batches per engine: the whole run's iterations,
+  // estimated at the batch of whole sequences the cache holds).
+  double mean_len = 0;
+  for (int j = 0; j < m; ++j) mean_len += len[j] / m;
+  const double iters_est = n * mean_len / std::max(1.0, kv_tokens / (p + mean_len + kFragTokens));
+  const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
   std::vector<double> age(C, 0.0), share(C, 0.0);
   std::vector<int> next(C, 0);  // first slice still alive in cohort k
   int first = 0;                        // first cohort with sequences alive
