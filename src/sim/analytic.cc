@@ -3,14 +3,14 @@
 // Rollout time per engine models the draining batch, not just the mean: the
 // response-length distribution is cut into quantile slices; while the batch
 // drains, each slice runs DecodeIterations with the sequences still alive.
-// When the step's sequences do not all fit in the KV cache, continuous
-// batching runs a steady state at KV capacity, then a drain of the last wave
-// whose residual lengths follow the equilibrium (length-biased) residual-life
-// distribution of renewal theory.
+// When the step's sequences do not all fit in the KV cache, an
+// admission-ordered fluid model of the scheduler (FullCache) follows the
+// cache as it fills, preempts, resumes and drains.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -117,6 +117,139 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
   return r;
 }
 
+// Half a block of fragmentation per sequence (its last block is on average
+// half full).
+constexpr double kFragTokens = 0.5 * double(kBlockTokens);
+
+// Cohorts times length slices of the admission-ordered fluid model
+// (FullCache): 85 cohorts of 48 slices; fixed lengths (one slice) get 4096
+// cohorts, so that cohorts admitted apart do not finish in lockstep.
+constexpr int kMaxCohorts = 4096;
+
+// Generation of n sequences whose all-at-once drain does not fit in the KV
+// cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
+// admission, the most recently admitted running sequence preempted when a
+// block is missing, recompute on resume, the preempted one first in line).
+// Derivation: docs/model.md, "A full, preempting KV cache".
+//
+// The engine's sequences are C = min(n, 4096 / m) cohorts in admission order, c = n / C each,
+// every cohort with the lengths `len` (equal-weight slices, as Drain). Cohort
+// k has run a_k iterations; c * S(a_k) of it is alive, each holding P + a_k
+// tokens (+ half a block). Under FCFS admission and last-in-first-out
+// preemption the running set is always a prefix of the admission order: the
+// cohorts, taken in order, that fit in the cache, the last one running a
+// share phi of its sequences (the boundary, where the scheduler admits and
+// preempts). As the running sequences grow, the cache overflows and the
+// boundary share falls (preemption, from the back); once sequences finish and
+// more than the watermark is free, it rises again (admission, which vLLM
+// skips in an iteration that preempted). The two thresholds — full to
+// preempt, full less the watermark to admit — are the scheduler's hysteresis:
+// without it the boundary would be preempted and resumed at every finish.
+// Between two events (a running cohort reaching a length slice, or a
+// re-evaluation every len_max / 512 iterations) the running set is fixed:
+// DecodeIterations with its batch and growing context. A cohort whose share
+// rises after it has run is resumed: its sequences' whole context (P + a_k)
+// is prefilled again (recompute preemption).
+//
+// This one mechanism gives all three regimes: every sequence admitted at
+// once while the cache fills (the batch starts at n, not at the equilibrium);
+// the full cache, whose mean context per running sequence tends to the
+// renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
+// cohorts admitted drain with the cache no longer full.
+RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                        int m, double kv_tokens) {
+  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxCohorts / m);
+  const double c = n / C;
+  // Preemption when the cache is full; admission only while a watermark of
+  // blocks stays free (kv_cache.h).
+  const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
+  // Re-evaluate the prefix every len_max / 512 iterations, and at most ~20,000
+  // times over the run (huge batches per engine: the whole run's iterations,
+  // estimated at the batch of whole sequences the cache holds).
+  double mean_len = 0;
+  for (int j = 0; j < m; ++j) mean_len += len[j] / m;
+  const double iters_est = n * mean_len / std::max(1.0, kv_tokens / (p + mean_len + kFragTokens));
+  const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
+  std::vector<double> age(C, 0.0), share(C, 0.0);
+  std::vector<int> next(C, 0);  // first slice still alive in cohort k
+  int first = 0;                        // first cohort with sequences alive
+  double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
+  RolloutResult r;
+  while (first < C) {
+    // The running prefix: cohorts first..last, the last one possibly in part.
+    double used = 0;
+    int last = first;
+    for (int k = first; k < C && share[k] > 0; ++k) {
+      used += share[k] * c * (m - next[k]) / m * (p + age[k] + kFragTokens);
+      last = k;
+    }
+    // A block missing: preempt from the back (the most recently admitted).
+    bool preempted = false;
+    for (int k = last; k >= first && used > full_kv; --k) {
+      double mem = c * (m - next[k]) / m * (p + age[k] + kFragTokens);
+      if (mem <= 0) continue;
+      double drop = std::min(share[k], (used - full_kv) / mem);
+      if (drop <= 0) break;
+      share[k] -= drop;
+      used -= drop * mem;
+      preempted = true;
+    }
+    // No preemption: admit in order while the watermark stays free, the
+    // boundary cohort first (resumed: its context is prefilled again).
+    if (!preempted) {
+      for (int k = first; k < C; ++k) {
+        if (share[k] >= 1.0) continue;
+        double alive = c * (m - next[k]) / m;
+        if (alive <= 0) continue;
+        double mem = alive * (p + age[k] + kFragTokens);
+        double add = std::min(1.0 - share[k], (admit_kv - used) / mem);
+        if (add <= 0) break;
+        if (age[k] > 0) {
+          recompute_tokens += add * alive * (p + age[k]);
+          recompute_seqs += add * alive;
+        }
+        share[k] += add;
+        used += add * mem;
+        if (share[k] < 1.0) break;
+      }
+    }
+    // The first cohort always runs: alone it takes what the cache holds (a
+    // single sequence larger than the cache is ruled out by PlanMemory).
+    if (share[first] <= 0) {
+      double mem = c * (m - next[first]) / m * (p + age[first] + kFragTokens);
+      share[first] = std::min(1.0, full_kv / std::max(mem, 1e-9));
+    }
+    // Run until the next event.
+    double dt = step_max, batch = 0, ctx = 0;
+    for (int k = first; k < C && share[k] > 0; ++k) {
+      if (next[k] >= m) continue;  // done
+      double alive = c * (m - next[k]) / m;
+      batch += share[k] * alive;
+      ctx += share[k] * alive * (p + age[k]);
+      dt = std::min(dt, (len[next[k]] - age[k]) / share[k]);
+    }
+    dt = std::max(dt, 1e-9);
+    auto w = perf::DecodeIterations(e, batch, ctx, dt);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    r.decode_tokens += batch * dt;
+    batch_time += batch * w.time_s;
+    for (int k = first; k < C && share[k] > 0; ++k) {
+      if (next[k] >= m) continue;
+      age[k] += share[k] * dt;
+      while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
+    }
+    while (first < C && next[first] >= m) ++first;
+  }
+  auto pre = perf::Prefill(e, n * p, 0, n);
+  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
+  r.time_s += pre.time_s + re.time_s;
+  r.flops += pre.flops + re.flops;
+  r.prefill_tokens = n * p + recompute_tokens;
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
 // Single-turn generation of n sequences on one engine with a KV budget.
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                          double kv_tokens) {
@@ -125,12 +258,11 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   const auto& resp = env.response_tokens;
   std::array<double, kMaxSlices> len{};
   int m = LengthSlices(resp, n, n_total, len);
-  // Peak KV use of the all-at-once drain: max over slices of alive * (P + L).
+  // Peak KV use of the all-at-once drain: max over slices of alive * (P + L),
+  // each sequence charged as in the full-cache model below.
   double peak = 0;
-  for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j]));
+  for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j] + kFragTokens));
   RolloutResult r;
-  const double mean_len = resp.mean();
-  const double age = MeanAge(resp);
   if (peak <= kv_tokens) {
     auto pre = perf::Prefill(e, n * p, 0, n);
     r = Drain(e, n, p, len, m);
@@ -139,50 +271,7 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
     r.prefill_tokens = n * p;
     return r;
   }
-  // Continuous batching at KV capacity: the cache is full and each running
-  // sequence holds P + its age (FullCacheBatch).
-  double cap = std::min(FullCacheBatch(kv_tokens, p, age), n);
-  // Drain of the last wave: `cap` sequences whose residual lengths follow the
-  // equilibrium residual-life distribution S_e(x) = (1/E[L]) int_x^inf S(y) dy,
-  // sampled on the length slices.
-  std::array<double, kMaxSlices> full{};
-  int mf = LengthSlices(resp, std::max(n, double(kMaxSlices)), std::max(n_total, double(kMaxSlices)), full);
-  std::array<double, kMaxSlices> resid{};
-  {
-    // Residual quantiles: invert S_e on the slice grid (piecewise linear S).
-    std::array<double, kMaxSlices + 1> x{}, se{};
-    x[0] = 0;
-    for (int j = 0; j < mf; ++j) x[j + 1] = full[j];
-    // S(y) on [x_j, x_{j+1}) = 1 - j/mf.
-    double total = 0;
-    std::array<double, kMaxSlices + 1> tail{};
-    for (int j = mf - 1; j >= 0; --j) {
-      total += (x[j + 1] - x[j]) * (1.0 - double(j) / mf);
-      tail[j] = total;
-    }
-    for (int j = 0; j <= mf; ++j) se[j] = j < mf ? tail[j] / std::max(total, 1e-12) : 0.0;
-    for (int k = 0; k < mf; ++k) {
-      double target = 1.0 - (k + 0.5) / mf;  // survival level
-      int j = 0;
-      while (j < mf && se[j + 1] > target) ++j;
-      double span = se[j] - se[j + 1];
-      double f = span > 0 ? (se[j] - target) / span : 0;
-      resid[k] = x[j] + f * (x[j + 1] - x[j]);
-    }
-  }
-  double drain_tokens = 0;
-  for (int k = 0; k < mf; ++k) drain_tokens += cap * resid[k] / mf;
-  double steady_tokens = std::max(0.0, n * mean_len - drain_tokens);
-  double steady_iters = steady_tokens / cap;
-  auto steady = perf::DecodeIterations(e, cap, cap * (p + age), 1.0);
-  auto pre = perf::Prefill(e, n * p, 0, n);
-  RolloutResult d = Drain(e, cap, p + age, resid, mf);
-  r.time_s = steady.time_s * steady_iters + d.time_s + pre.time_s;
-  r.flops = steady.flops * steady_iters + d.flops + pre.flops;
-  r.decode_tokens = steady_tokens + d.decode_tokens;
-  r.prefill_tokens = n * p;
-  r.mean_batch = r.time_s > 0 ? (cap * steady.time_s * steady_iters + d.mean_batch * d.time_s) / r.time_s : 0;
-  return r;
+  return FullCache(e, n, p, len, m, kv_tokens);
 }
 
 struct MultiTurnResult {

@@ -121,8 +121,13 @@ const std::map<std::string, Verdicts>& Expected() {
         {"decode_mfu", "holds"},
         {"lora_tenancy", "depends"},
         {"moe_active_params", "fails"},
-        {"async", "holds"},
-        {"quantized_rollout", "depends"},
+        // Its bf16 baseline is KV-bound. Since the analytic path follows a full
+        // cache as it fills and preempts (docs/model.md, "A full, preempting KV
+        // cache") instead of running it about half full, the baseline is
+        // faster: async 1.43x (was 1.55x, "holds"), fp8 on H100 1.91x (was
+        // 2.09x, "depends"), both now below the essay's range.
+        {"async", "fails"},
+        {"quantized_rollout", "fails"},
         {"b200_bandwidth", "holds"},
         {"grpo2", "fails"},
         {"combined", "fails"}}},
