@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "econ/log_parse.h"
+#include "ingest/training_log.h"
 #include "rlcost/calibration.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

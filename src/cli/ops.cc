@@ -552,4 +552,69 @@ int JsonDepth(std::string_view text) {
   return max_depth;
 }
 
+// The body of an HTTP request (`rlcost serve`).
+Result<RequestBody> ParseRequestBody(std::string_view body_text, bool yaml, std::initializer_list<std::string_view> allowed) {
+  RequestBody p;
+  p.in.allow_files = false;
+  p.in.origin = "request.scenario";
+  if (body_text.empty()) return p;  // the built-in default scenario
+  // Brackets nest the same way in JSON and in YAML's flow style.
+  if (int d = JsonDepth(body_text); d > kMaxRequestJsonDepth) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                "nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxRequestJsonDepth) + " levels accepted");
+  }
+  if (yaml) {
+    p.in.text = std::string(body_text);
+    return p;
+  }
+  nlohmann::json body;
+  try {
+    body = nlohmann::json::parse(body_text);  // NaN and Infinity are not JSON: refused here
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kInvalidInput, "request", std::string("malformed JSON: ") + e.what());
+  }
+  if (!body.is_object()) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                std::string("expected a JSON object such as {\"scenario\": {...}}, got ") + body.type_name());
+  }
+  Error bad;
+  for (auto& [key, value] : body.items()) {
+    if (key == "scenario") {
+      if (value.is_object()) {
+        // Loaded as it is, not printed and parsed again as YAML (spec/json_scenario.h).
+      p.in.json = std::make_shared<const nlohmann::json>(std::move(value));
+      } else if (value.is_string()) {
+        p.in.text = value.get<std::string>();
+        if (int d = JsonDepth(p.in.text); d > kMaxRequestJsonDepth) {
+          bad.problems.push_back({"scenario", "YAML nested " + std::to_string(d) + " deep; at most " +
+                                                  std::to_string(kMaxRequestJsonDepth) + " levels accepted"});
+        }
+      } else if (!value.is_null()) {
+        bad.problems.push_back({"scenario", std::string("expected the scenario as an object or as YAML text, got ") +
+                                                value.type_name()});
+      }
+    } else if (key == "set") {
+      if (!value.is_array()) {
+        bad.problems.push_back({"set", "expected a list of \"key=value\" strings"});
+        continue;
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (value[i].is_string()) {
+          p.in.sets.push_back(value[i].get<std::string>());
+        } else {
+          bad.problems.push_back({"set[" + std::to_string(i) + "]", "expected a \"key=value\" string"});
+        }
+      }
+    } else if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+      p.fields[key] = value;
+    } else {
+      std::string known = "scenario, set";
+      for (auto a : allowed) known += ", " + std::string(a);
+      bad.problems.push_back({key, "unknown field; expected one of " + known});
+    }
+  }
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+  return p;
+}
+
 }  // namespace rlcost::ops

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <functional>
+#include <initializer_list>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <vector>
@@ -108,6 +110,20 @@ Result<std::string> HtmlReport(const ScenarioInput& in);
 Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in);
 // `rlcost validate DIR --json` (both paths unless `path` says "analytic" or "simulated").
 Result<nlohmann::json> Validate(const std::string& dir, const std::string& path, uint64_t seed, int sim_steps);
+
+// An HTTP request's body as `rlcost serve` reads it: empty (the built-in
+// default scenario), the scenario's YAML text itself (`yaml`: a YAML
+// Content-Type), or JSON {"scenario": object | YAML text, "set": [...], ...}
+// where `allowed` lists the fields besides "scenario" and "set" (returned in
+// `fields`). A scenario read this way may not name files. Nesting deeper than
+// kMaxRequestJsonDepth is refused before parsing.
+constexpr int kMaxRequestJsonDepth = 64;  // a scenario nests 4 deep; 64 leaves room
+struct RequestBody {
+  ScenarioInput in;
+  nlohmann::json fields = nlohmann::json::object();
+};
+Result<RequestBody> ParseRequestBody(std::string_view body, bool yaml,
+                                     std::initializer_list<std::string_view> allowed);
 
 // Deepest nesting of [ and { in JSON text (strings skipped): checked before
 // parsing so that a 10^4-deep document is refused instead of recursed into.

@@ -330,8 +330,10 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
   std::vector<Input> inputs = Inputs(base);
   // The user's ranges: every id known and movable, every value in its domain.
   Error bad;
-  for (const auto& [id, r] : opt.ranges) {
-    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const Input& in) { return in.id == id; });
+  for (const auto& range : opt.ranges) {
+    const auto& [id, r] = range;
+    // (range.first, not id: clang before 16 cannot capture a structured binding)
+    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const Input& in) { return in.id == range.first; });
     if (it == inputs.end()) {
       bad.problems.push_back({"--range", "unknown input '" + id + "'; this scenario's inputs: " + Join(InputIds(base))});
       continue;

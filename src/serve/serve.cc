@@ -58,7 +58,6 @@ struct ServeArgs {
 };
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
-constexpr int kMaxJsonDepth = 64;        // a scenario nests 4 deep; 64 leaves room
 constexpr int kMaxSimSteps = 20;
 constexpr int kDefaultSimSteps = 3;
 constexpr int kMaxSimsRunning = 4;       // simulations in flight, those past their 504 included
@@ -235,11 +234,7 @@ void Send(httplib::Response& res, const Result<T>& r) {
   res.set_content(Compact(*r), "application/json");
 }
 
-// A parsed request: the scenario and the other fields of its JSON object.
-struct Parsed {
-  ops::ScenarioInput in;
-  nlohmann::json fields = nlohmann::json::object();
-};
+using Parsed = ops::RequestBody;
 
 bool IsYamlBody(const httplib::Request& req) {
   const std::string ct = req.get_header_value("Content-Type");
@@ -247,71 +242,9 @@ bool IsYamlBody(const httplib::Request& req) {
          ct.rfind("text/yaml", 0) == 0 || ct.rfind("text/plain", 0) == 0;
 }
 
-// Reads the body: JSON {"scenario": object | YAML text, ...} or, with a YAML
-// Content-Type, the scenario's text itself. `allowed` lists the fields
-// besides "scenario" and "set".
+// Reads the body (ops::ParseRequestBody, which the request fuzz target drives too).
 Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std::string_view> allowed) {
-  Parsed p;
-  p.in.allow_files = false;
-  p.in.origin = "request.scenario";
-  if (req.body.empty()) return p;  // the built-in default scenario
-  // Brackets nest the same way in JSON and in YAML's flow style.
-  if (int d = ops::JsonDepth(req.body); d > kMaxJsonDepth) {
-    return Fail(ErrorCode::kInvalidInput, "request",
-                "nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxJsonDepth) + " levels accepted");
-  }
-  if (IsYamlBody(req)) {
-    p.in.text = req.body;
-    return p;
-  }
-  nlohmann::json body;
-  try {
-    body = nlohmann::json::parse(req.body);  // NaN and Infinity are not JSON: refused here
-  } catch (const nlohmann::json::exception& e) {
-    return Fail(ErrorCode::kInvalidInput, "request", std::string("malformed JSON: ") + e.what());
-  }
-  if (!body.is_object()) {
-    return Fail(ErrorCode::kInvalidInput, "request",
-                std::string("expected a JSON object such as {\"scenario\": {...}}, got ") + body.type_name());
-  }
-  Error bad;
-  for (auto& [key, value] : body.items()) {
-    if (key == "scenario") {
-      if (value.is_object()) {
-        // Loaded as it is, not printed and parsed again as YAML (spec/json_scenario.h).
-      p.in.json = std::make_shared<const nlohmann::json>(std::move(value));
-      } else if (value.is_string()) {
-        p.in.text = value.get<std::string>();
-        if (int d = ops::JsonDepth(p.in.text); d > kMaxJsonDepth) {
-          bad.problems.push_back({"scenario", "YAML nested " + std::to_string(d) + " deep; at most " +
-                                                  std::to_string(kMaxJsonDepth) + " levels accepted"});
-        }
-      } else if (!value.is_null()) {
-        bad.problems.push_back({"scenario", std::string("expected the scenario as an object or as YAML text, got ") +
-                                                value.type_name()});
-      }
-    } else if (key == "set") {
-      if (!value.is_array()) {
-        bad.problems.push_back({"set", "expected a list of \"key=value\" strings"});
-        continue;
-      }
-      for (size_t i = 0; i < value.size(); ++i) {
-        if (value[i].is_string()) {
-          p.in.sets.push_back(value[i].get<std::string>());
-        } else {
-          bad.problems.push_back({"set[" + std::to_string(i) + "]", "expected a \"key=value\" string"});
-        }
-      }
-    } else if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
-      p.fields[key] = value;
-    } else {
-      std::string known = "scenario, set";
-      for (auto a : allowed) known += ", " + std::string(a);
-      bad.problems.push_back({key, "unknown field; expected one of " + known});
-    }
-  }
-  if (!bad.problems.empty()) return Fail(std::move(bad));
-  return p;
+  return ops::ParseRequestBody(req.body, IsYamlBody(req), allowed);
 }
 
 Result<long long> Int(const nlohmann::json& f, const char* key, long long def, long long lo, long long hi) {
