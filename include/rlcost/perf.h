@@ -25,6 +25,16 @@ namespace rlcost::perf {
 // reach it. One conservative figure for every GPU (offload, checkpoint
 // snapshots).
 inline constexpr double kHostLinkGbPerS = 25.0;
+// Optimizer states copied tensor by tensor into pageable host memory
+// (`state[k] = v.to("cpu")`, NeMo RL's move_optimizer): each copy is staged by
+// the driver and waits for the last. NVIDIA-NeMo/RL issue #3976, Nsight
+// Systems on one H100 (colocated GRPO, Megatron distributed optimizer):
+// offload_before_refit took 3.76 s for 4.94 GB in 510 device-to-pageable
+// copies (the copies alone 2.75 s, 1.8 GB/s; the same host's 1 GiB pageable
+// benchmark 16.1 GB/s, pinned 55 GB/s): 4.94 / 3.76 = 1.31 GB/s per GPU for
+// the call. The way back (`v.to("cuda")` from pageable memory) is assumed to
+// run at the same rate. docs/model.md, "Refit offload".
+inline constexpr double kPageableCopyGbPerS = 4.94 / 3.76;
 
 // An inference engine: one model replica over `tp` GPUs.
 struct EngineConfig {
@@ -235,6 +245,12 @@ double HostTransferTime(const MemoryPlan& plan);
 // each pass that needs the parameters brings them back from host memory and
 // sends them out again; the update does the same with the optimizer states.
 double OffloadTime(const Scenario& s, const MemoryPlan& plan);
+// Of OffloadTime: colocated, the optimizer states moved to host memory before
+// the refit and back before the update (placement.refit_offload), per step.
+// 0 when disaggregated, `none`, or when another path already moves or keeps
+// them there (placement.offload.optimizer, ZeRO-Offload).
+double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan);  // per GPU, each direction
+double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);
 
 // --- Training ------------------------------------------------------------
 // Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for

@@ -82,6 +82,14 @@ struct PlacementSpec {
     bool params = false;     // fp32 parameters, to the GPU for each pass and back
     bool optimizer = false;  // Adam moments, to the GPU for the update and back
   } offload;
+  // Colocated: the trainer's optimizer states leave the GPU for generation
+  // every step. pageable (default, NeMo RL r0.6.0: offload_before_refit /
+  // prepare_for_training move them tensor by tensor into pageable host memory
+  // and back); pinned (the same moves at the PCIe rate); none (they stay on the
+  // GPU, veRL's default optimizer_offload: false). Ignored when disaggregated,
+  // when placement.offload.optimizer prices the move, or when the optimizer
+  // lives in host memory anyway. docs/model.md, "Refit offload".
+  RefitOffload refit_offload = RefitOffload::kPageable;
 };
 
 struct SandboxSpec {

@@ -38,6 +38,9 @@ struct StepTiming {
   double reward_s = 0;
   double overhead_s = 0;
   double offload_s = 0;  // moving offloaded training state to host memory and back
+  // Of offload_s: colocated, the optimizer states moved to host memory before
+  // the refit and back before the update (perf::RefitOffloadTime).
+  double refit_offload_s = 0;
   // The parts of one weight sync (perf::WeightSync; docs/model.md, "Weight
   // sync"), whether or not all of it lies on the critical path.
   WeightSyncParts sync_parts;

@@ -25,6 +25,11 @@ enum class InferenceEngine { kVllm, kVllmAsync, kSglang, kTrtllm };
 // trainer gathers the next bucket while the last one is broadcast (pipelined).
 // docs/model.md, "Weight sync".
 enum class WeightSyncMethod { kBucketed, kPerTensor, kPipelined };
+// Colocated: what happens to the trainer's optimizer states while the engine
+// generates. Moved to host memory every step (before the refit, back before
+// the update) by per-tensor copies into pageable memory (NeMo RL) or into
+// pinned memory, or kept on the GPU. docs/model.md, "Refit offload".
+enum class RefitOffload { kPageable, kPinned, kNone };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
@@ -43,6 +48,7 @@ std::string_view ToString(Algorithm v);
 std::string_view ToString(DistKind v);
 std::string_view ToString(InferenceEngine v);
 std::string_view ToString(WeightSyncMethod v);
+std::string_view ToString(RefitOffload v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -54,6 +60,7 @@ std::optional<Algorithm> AlgorithmFromString(std::string_view s);
 std::optional<DistKind> DistKindFromString(std::string_view s);
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
+std::optional<RefitOffload> RefitOffloadFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

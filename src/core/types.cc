@@ -25,6 +25,9 @@ constexpr Names<InferenceEngine, 4> kEngine{{{InferenceEngine::kVllm, "vllm"}, {
 constexpr Names<WeightSyncMethod, 3> kWeightSync{{{WeightSyncMethod::kBucketed, "bucketed"},
                                                   {WeightSyncMethod::kPerTensor, "per-tensor"},
                                                   {WeightSyncMethod::kPipelined, "pipelined"}}};
+constexpr Names<RefitOffload, 3> kRefitOffload{{{RefitOffload::kPageable, "pageable"},
+                                                {RefitOffload::kPinned, "pinned"},
+                                                {RefitOffload::kNone, "none"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -58,6 +61,7 @@ std::string_view ToString(Algorithm v) { return Lookup(kAlgorithm, v); }
 std::string_view ToString(DistKind v) { return Lookup(kDist, v); }
 std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
 std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
+std::string_view ToString(RefitOffload v) { return Lookup(kRefitOffload, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -69,6 +73,7 @@ std::optional<Algorithm> AlgorithmFromString(std::string_view s) { return Parse(
 std::optional<DistKind> DistKindFromString(std::string_view s) { return Parse(kDist, s); }
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { return Parse(kEngine, s); }
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) { return Parse(kWeightSync, s); }
+std::optional<RefitOffload> RefitOffloadFromString(std::string_view s) { return Parse(kRefitOffload, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -80,6 +85,7 @@ template <> std::string AcceptedNames<Algorithm>() { return Join(kAlgorithm); }
 template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
+template <> std::string AcceptedNames<RefitOffload>() { return Join(kRefitOffload); }
 
 constexpr Names<VerifierKind, 5> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
                                             {VerifierKind::kLlmJudge, "llm-judge"},

@@ -38,6 +38,16 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             g.MatmulFraction(Precision::kBf16) * 100, g.MatmulFraction(Precision::kFp8) * 100,
                             measured ? "measured matmul rates" : "ASSUMED: no measured matmul rate for this GPU"));
   }
+  if (s.placement.mode == PlacementMode::kColocated && s.placement.refit_offload != RefitOffload::kNone &&
+      !s.placement.offload.optimizer) {
+    a.push_back(fmt::format("colocated trainer: its optimizer states go to host memory for generation and back for "
+                            "the update every step, {} (NeMo RL's refit; placement.refit_offload: none if your "
+                            "trainer keeps them on the GPU, as veRL does by default)",
+                            s.placement.refit_offload == RefitOffload::kPinned
+                                ? "into pinned memory at 25 GB/s"
+                                : "tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
+                                  "on an H100 in NeMo RL's tracker; the way back ASSUMED the same)"));
+  }
   // Rollout tensor parallelism: where the all-reduces run, how the KV cache splits.
   const int tp = std::max(1, s.placement.rollout_tp);
   const GpuSpec& gpu = s.hardware.gpu;

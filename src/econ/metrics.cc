@@ -27,6 +27,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"step.reward_s", "s", "reward computation on the critical path", false, [](const Estimate& e) -> Opt { return e.step.reward_s; }},
     {"step.overhead_s", "s", "fixed per-step overhead (scheduling, data loading)", false, [](const Estimate& e) -> Opt { return e.step.overhead_s; }},
     {"step.offload_s", "s", "moving offloaded training state between GPU and host memory", false, [](const Estimate& e) -> Opt { return e.step.offload_s; }},
+    {"step.refit_offload_s", "s", "of which the optimizer states copied to host memory before the weight sync and back before the update (colocated)", false, [](const Estimate& e) -> Opt { return e.step.refit_offload_s; }},
     {"weight_sync.gather_s", "s", "one weight sync: trainer all-gathers its shards into full tensors", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.gather_s; }},
     {"weight_sync.transfer_s", "s", "one weight sync: NCCL broadcast trainer -> rollout GPUs (disaggregated)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.transfer_s; }},
     {"weight_sync.load_s", "s", "one weight sync: engines copy their shards into their weights", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.load_s; }},

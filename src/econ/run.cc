@@ -32,7 +32,7 @@ constexpr std::array kStepFields = {
     &StepTiming::time_s,          &StepTiming::rollout_s,       &StepTiming::train_s,
     &StepTiming::other_s,         &StepTiming::logprob_s,       &StepTiming::reference_s,
     &StepTiming::weight_sync_s,   &StepTiming::reward_s,        &StepTiming::overhead_s,
-    &StepTiming::offload_s,       &StepTiming::gpu_s_rollout,   &StepTiming::gpu_s_train,
+    &StepTiming::offload_s,       &StepTiming::refit_offload_s, &StepTiming::gpu_s_rollout,   &StepTiming::gpu_s_train,
     &StepTiming::gpu_s_other,     &StepTiming::gpu_s_idle,      &StepTiming::rollout_busy_s,
     &StepTiming::train_busy_s,    &StepTiming::rollout_flops,   &StepTiming::train_flops,
     &StepTiming::other_flops,     &StepTiming::rollouts_generated, &StepTiming::rollouts_trained,

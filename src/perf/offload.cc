@@ -26,10 +26,32 @@ double HostTransferTime(const MemoryPlan& plan) {
   return 2.0 * plan.host_transfer_gb / kHostLinkGbPerS;
 }
 
+double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
+  if (s.placement.mode != PlacementMode::kColocated) return 0;
+  if (s.placement.refit_offload == RefitOffload::kNone) return 0;
+  // ZeRO-Offload keeps them on the host; placement.offload.optimizer prices
+  // the same move its own way (veRL).
+  if (plan.optimizer_offloaded || s.placement.offload.optimizer) return 0;
+  // Adam's two fp32 moments of the policy (and of PPO's critic, trained the
+  // same way), sharded over the training GPUs as the distributed optimizer
+  // shards them (Megatron: over data parallel within each model-parallel
+  // shard, so N / world per GPU in all).
+  const double models = 1.0 + (s.algorithm.critic ? 1.0 : 0.0);
+  return kOptimizerBytes * TrainableParams(s) * models / std::max(1, s.placement.train_gpus) / kGB;
+}
+
+double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan) {
+  const double rate =
+      s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : kPageableCopyGbPerS;
+  return 2.0 * RefitOffloadGb(s, plan) / rate;
+}
+
 double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
-  double t = HostTransferTime(plan);
-  // Already in host memory for the whole step: nothing more to move.
-  if (plan.train_state_offloaded) return t;
+  const double refit_gb = RefitOffloadGb(s, plan);
+  double t = HostTransferTime(plan) + RefitOffloadTime(s, plan);
+  // Already in host memory for the whole step: nothing more to move. Its
+  // optimizer states are the refit offload's, priced above at their own rate.
+  if (plan.train_state_offloaded) return t - 2.0 * std::min(refit_gb, plan.host_transfer_gb) / kHostLinkGbPerS;
   const auto& off = s.placement.offload;
   const double train_gpus = std::max(1, s.placement.train_gpus);
   const double trainable = TrainableParams(s);

@@ -522,13 +522,24 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   t.notes.push_back(perf::DescribeWeightSync(s, sync));
   t.overhead_s = eff.step_overhead_s;
   t.offload_s = perf::OffloadTime(s, *mem);
+  t.refit_offload_s = perf::RefitOffloadTime(s, *mem);
+  if (t.refit_offload_s > 0) {
+    t.notes.push_back(fmt::format("the optimizer states ({:.1f} GB per GPU) go to host memory before each weight sync "
+                                  "and come back before the update, {}: {:.1f} s per step (placement.refit_offload: "
+                                  "none keeps them on the GPU)",
+                                  perf::RefitOffloadGb(s, *mem),
+                                  s.placement.refit_offload == RefitOffload::kPinned
+                                      ? "into pinned memory over PCIe"
+                                      : "copied tensor by tensor into pageable memory (NeMo RL)",
+                                  t.refit_offload_s));
+  }
   if ((s.placement.offload.params || s.placement.offload.optimizer) && !mem->train_state_offloaded) {
     t.notes.push_back(fmt::format("placement.offload: {} moved to host memory between phases and back, {:.2f} s per "
                                   "step over PCIe",
                                   s.placement.offload.params && s.placement.offload.optimizer
                                       ? "parameters and optimizer states"
                                       : (s.placement.offload.params ? "parameters" : "optimizer states"),
-                                  t.offload_s - perf::HostTransferTime(*mem)));
+                                  t.offload_s - perf::HostTransferTime(*mem) - t.refit_offload_s));
   }
   if (mem->train_state_offloaded) {
     t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
@@ -536,7 +547,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
                                   mem->train_state_gb + mem->critic_state_gb + mem->reference_gb,
                                   std::string(mem->critic_state_gb > 0 ? ", critic included" : "") +
                                       (mem->reference_gb > 0 ? ", reference included" : ""),
-                                  t.offload_s));
+                                  t.offload_s - t.refit_offload_s));
   }
   if (mem->optimizer_offloaded) {
     t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");

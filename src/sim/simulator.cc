@@ -301,6 +301,7 @@ class Simulator {
   double sync_s_ = 0;
   double overhead_s_ = 0;
   double offload_s_ = 0;  // offloaded training state to host and back, per step
+  double refit_offload_s_ = 0;  // of which the optimizer states around the refit (colocated)
   perf::WeightSyncParts sync_parts_;  // one sync, by part (sync_s_ is its total)
   uint64_t seed_ = 1;
   std::vector<std::string> notes_;
@@ -455,6 +456,7 @@ Result<void> Simulator::Setup() {
   notes_.push_back(perf::DescribeWeightSync(s_, sync_parts_));
   overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;
   offload_s_ = perf::OffloadTime(s_, *mem);
+  refit_offload_s_ = perf::RefitOffloadTime(s_, *mem);
   seed_ = opt_.seed;
   hold_sandbox_ = has_sandbox_ && s_.environment.turns.mean() > 1.0 + 1e-9;
   rounds_mode_ = s_.algorithm.dynamic_sampling && !pipelined_ && sig_.rollouts_per_round >= 1;
@@ -1562,6 +1564,7 @@ Result<SimResult> Simulator::Run() {
   st.reward_s = sum_reward_s_ / n;
   st.overhead_s = sum_overhead_s_ / n;
   st.offload_s = sum_offload_s_ / n;
+  st.refit_offload_s = offload_s_ > 0 ? st.offload_s * refit_offload_s_ / offload_s_ : 0.0;
   st.sync_parts = sync_parts_;
   st.other_s = st.logprob_s + st.reference_s + st.weight_sync_s + st.reward_s + st.overhead_s + st.offload_s;
   // Sync: the rollout phase as measured. Pipelined: what the trainer waited
