@@ -194,6 +194,7 @@ struct VerifierWork {
   int engines = 0;
   double calls = 0;         // judge calls per step
   double batch = 0;         // concurrent calls per engine
+  double kv_tokens = 0;     // KV cache one judge engine holds, tokens
   double input_tokens = 0;  // per call
   double prefill_s = 0, decode_s = 0;
   double weight_load_s = 0; // shared: the judge's weights copied in from host memory each step

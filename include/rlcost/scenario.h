@@ -142,6 +142,9 @@ struct RewardSpec {
     double weight = 1;
     bool judged = true;        // kind llm-judge (true) or rule
     double output_tokens = 0;  // judged: verdict tokens; 0 = the verifier's output_tokens
+    // P(the criterion is met) on a rollout, in [0, 1]; not set = the
+    // environment's mean pass rate (docs/model.md, "Rubrics": reward bits).
+    std::optional<double> pass_rate;
   };
   std::vector<RubricItem> rubric;
 };

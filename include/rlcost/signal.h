@@ -66,6 +66,14 @@ Result<PilotFit> FitPilot(const PassRateSpec& pr);
 // given, a pilot file as its fitted Beta.
 Result<PassRateSpec> EffectivePassRate(const PassRateSpec& pr);
 
+// Information in a rubric's graded reward (docs/model.md, "Rubrics"): the
+// entropy, in bits, of S = sum_i w_i r_i / sum_i w_i with the criteria's
+// verdicts r_i independent Bernoulli(pass_rate_i) (a criterion without one:
+// `default_pass_rate`); rubric outcomes that give the same score are one value.
+// Past 65,536 distinct scores the remaining criteria add their own entropy
+// (exact when no two outcomes share a score, an upper bound otherwise).
+double RubricRewardBits(const std::vector<RewardSpec::RubricItem>& rubric, double default_pass_rate);
+
 struct Summary {
   double rollouts_per_step = 0;         // generated, dynamic-sampling extra included
   double rollouts_trained_per_step = 0; // prompts_per_step * group_size

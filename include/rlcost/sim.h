@@ -52,6 +52,16 @@ struct SimResult {
   // Decoding below the engine's peak batch in the length tail, (1 - batch /
   // peak) x tp x dt: busy (booked as rollout), not idle, per step.
   double length_tail_underfill_gpu_s = 0;
+  // Model verifiers run as engine work (docs/model.md, "Judges in the
+  // simulator"); judge_simulated false = none, or one left to the closed form.
+  bool judge_simulated = false;
+  double idle_waiting_judge_gpu_s = 0;  // policy GPUs waiting for rewards from judges, per step (an idle cause)
+  double idle_judge_pool_gpu_s = 0;     // dedicated judge GPUs with no call to work on, per step (an idle cause)
+  double judge_calls = 0;               // per step
+  double judge_busy_gpu_s = 0;          // judge GPUs working (a shared judge's weight loads included), per step
+  double judge_phase_s = 0;             // sync: wall time judges hold the policy's GPUs, per step
+  double judge_queue_wait_s = 0;        // mean wait of a call for a judge engine's batch
+  double judge_max_queue = 0;           // most calls waiting at once
 };
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt);

@@ -310,7 +310,8 @@ Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
   // Evaluation passes are short synchronous batches: the analytic pass serves both paths.
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
-  auto t = WithVerifier(s, r->mean_step);
+  // Judges the simulator ran as engine work are in its step already.
+  auto t = r->judge_simulated ? Result<StepTiming>(r->mean_step) : WithVerifier(s, r->mean_step);
   if (!t) return Fail(t.error());
   Estimate e = BuildEstimate(s, *t, *sig, *eval_s);
   e.method = "simulated";

@@ -71,6 +71,7 @@ Result<VerifierWork> ModelVerifierCost(const Scenario& s, const RewardSpec::Veri
                      budget_gb, w.shared ? " beside the policy's training state" : ""));
   }
   w.tp = tp;
+  w.kv_tokens = kv_tokens;
   w.engines = w.gpus / tp;
   w.calls = calls;
   const double per_engine = w.calls / w.engines;

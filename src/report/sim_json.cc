@@ -16,6 +16,16 @@ nlohmann::json SimExtrasToJson(const sim::SimResult& r) {
                      {"tools", r.idle_tools_gpu_s},
                      {"weight_sync", r.idle_weight_sync_gpu_s},
                      {"waiting_rollout", r.idle_waiting_rollout_gpu_s}};
+  if (r.judge_simulated) {
+    // Model verifiers run as engine work (docs/model.md, "Judges in the simulator").
+    j["idle_gpu_s"]["waiting_judge"] = r.idle_waiting_judge_gpu_s;
+    j["idle_gpu_s"]["judge_pool"] = r.idle_judge_pool_gpu_s;
+    j["judge"] = {{"calls", r.judge_calls},
+                  {"busy_gpu_s", r.judge_busy_gpu_s},
+                  {"phase_s", r.judge_phase_s},
+                  {"queue_wait_s", r.judge_queue_wait_s},
+                  {"max_queue", r.judge_max_queue}};
+  }
   j["length_tail_underfill_gpu_s"] = r.length_tail_underfill_gpu_s;
   j["sandbox_wait_s"] = r.sandbox_wait_s;
   j["mean_batch_occupancy"] = r.mean_batch_occupancy;

@@ -104,6 +104,13 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        "{:.0f}, on rollouts {:.0f}, on tools {:.0f}, on weight sync {:.0f}\n",
                        r.idle_length_tail_gpu_s, r.idle_waiting_trainer_gpu_s, r.idle_waiting_rollout_gpu_s,
                        r.idle_tools_gpu_s, r.idle_weight_sync_gpu_s);
+    if (r.judge_simulated) {
+      out += fmt::format("  judges: {:.0f} calls per step, {:.0f} GPU-s busy; a call waits {:.2f} s for a batch on "
+                         "average ({:.0f} queued at most); idle waiting for rewards {:.0f} GPU-s, judge GPUs idle "
+                         "{:.0f} GPU-s\n",
+                         r.judge_calls, r.judge_busy_gpu_s, r.judge_queue_wait_s, r.judge_max_queue,
+                         r.idle_waiting_judge_gpu_s, r.idle_judge_pool_gpu_s);
+    }
     out += fmt::format("  length tail, under-filled decode (busy, in gpu_time.rollout_s): {:.0f} GPU-s per step\n",
                        r.length_tail_underfill_gpu_s);
     out += fmt::format("  sandbox queueing {:.0f} trajectory-s per step; mean batch occupancy {:.0f}% of KV capacity; "

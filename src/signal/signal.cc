@@ -554,6 +554,36 @@ double ProcessInformativeGroupProbability(const PassRateSpec& pr, int group_size
   return ProcessInformative(*eff, group_size, std::max(credited_steps, 1));
 }
 
+double RubricRewardBits(const std::vector<RewardSpec::RubricItem>& rubric, double default_pass_rate) {
+  auto h = [](double p) { return p <= 0 || p >= 1 ? 0.0 : -(p * std::log2(p) + (1 - p) * std::log2(1 - p)); };
+  double wsum = 0;
+  for (const auto& it : rubric) wsum += it.weight;
+  if (!(wsum > 0)) return 0;
+  // The score's distribution, criterion by criterion: scores equal to 1e-9 of
+  // the weights' sum are one value.
+  constexpr size_t kMaxScores = 65536;
+  std::map<long long, double> dist{{0, 1.0}};
+  double beyond = 0;  // entropy of the criteria past kMaxScores distinct scores
+  for (const auto& it : rubric) {
+    const double p = std::clamp(it.pass_rate.value_or(default_pass_rate), 0.0, 1.0);
+    if (dist.size() > kMaxScores) {
+      beyond += h(p);
+      continue;
+    }
+    const long long step = std::llround(it.weight / wsum * 1e9);
+    std::map<long long, double> next;
+    for (const auto& [v, q] : dist) {
+      if (p < 1) next[v] += q * (1 - p);
+      if (p > 0) next[v + step] += q * p;
+    }
+    dist.swap(next);
+  }
+  double bits = 0;
+  for (const auto& [v, q] : dist)
+    if (q > 0) bits -= q * std::log2(q);
+  return bits + beyond;
+}
+
 Result<Summary> Analyze(const Scenario& s) {
   const AlgorithmSpec& alg = s.algorithm;
   const RewardSpec& reward = s.environment.reward;
@@ -618,6 +648,9 @@ Result<Summary> Analyze(const Scenario& s) {
   out.useful_samples_per_step = out.rollouts_trained_per_step * step.informative_fraction * ch.scale();
   out.full_batch_impractical = step.impractical;
   out.reward_bits_per_rollout = RewardBits(eff, k, ch);
+  // A rubric's graded score carries its own information (docs/model.md, "Rubrics").
+  const auto& rubric = s.environment.reward.rubric;
+  if (!rubric.empty()) out.reward_bits_per_rollout = RubricRewardBits(rubric, out.mean_pass_rate);
   // Environment failures (docs/model.md, "Environment failures"): a failed
   // trajectory is generated in full and thrown away. retry: generate until the
   // batch is full (1/(1 - f) as many); drop: train on the (1 - f) that finish.
@@ -696,7 +729,18 @@ Result<Summary> Analyze(const Scenario& s) {
           Percent(step.fail_probability), alg.prompts_per_step, plan.max_rounds, plan.max_rounds));
     }
   }
-  if (process) {
+  if (!rubric.empty()) {
+    int stated = 0;
+    for (const auto& it : rubric) stated += it.pass_rate ? 1 : 0;
+    out.notes.push_back(fmt::format(
+        "reward: {:.3f} bits per rollout, the entropy of the rubric's graded score (sum of weight x verdict over "
+        "{} criteria, normalised by the weights' sum), ASSUMED: each criterion met independently of the others, "
+        "{} at its stated pass rate{}; {:.3f} bits for one pass/fail outcome",
+        out.reward_bits_per_rollout, rubric.size(), stated,
+        stated == int(rubric.size()) ? std::string()
+                                     : fmt::format(", the rest at the mean pass rate {:.3f}", out.mean_pass_rate),
+        RewardBits(eff, k, ch)));
+  } else if (process) {
     out.notes.push_back(fmt::format(
         "process reward: {:.2f} bits per rollout from {} credited steps (each step passes with p^(1/{}), "
         "independently; {} bits at most) vs {:.3f} for the outcome alone; {} of groups informative vs {} "

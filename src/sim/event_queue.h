@@ -18,6 +18,8 @@ enum class EventType : uint8_t {
   kSyncEnd,           // the trainer finished sending weights
   kOverheadEnd,       // the trainer's fixed per-step overhead is over
   kSandboxReady,      // a = trajectory: its sandbox is started, its first turn may run
+  kJudgeOpen,         // a = judge pool: its weights are in, it starts on its queue (sim/judge.h)
+  kJudgeSegmentEnd,   // a = judge engine, b = the segment's version (stale ones are skipped)
 };
 
 struct Event {

@@ -20,6 +20,7 @@
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
 #include "sim/event_queue.h"
+#include "sim/judge.h"
 #include "sim/kv_cache.h"
 #include "sim/trace.h"
 
@@ -52,8 +53,8 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-enum class TrajState : uint8_t { kWaiting, kPrefill, kRunning, kTool, kSandboxQueue, kBarrier, kVerify, kDone };
-enum class IdleCause : uint8_t { kNone, kTail, kTrainer, kTools, kSync };
+enum class TrajState : uint8_t { kWaiting, kPrefill, kRunning, kTool, kSandboxQueue, kBarrier, kVerify, kJudge, kDone };
+enum class IdleCause : uint8_t { kNone, kTail, kTrainer, kTools, kSync, kJudge };
 
 struct Turn {
   int32_t response = 0;
@@ -78,6 +79,7 @@ struct Traj {
   int64_t key = 0;         // running: context = key + engine iteration counter
   int64_t finish_iter = 0; // running: iteration at which the turn is decoded
   int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
+  int32_t judge_left = 0;  // judge calls not yet answered (sim/judge.h)
   uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
   int32_t prev = kNone, next = kNone;  // running list, admission order
   double t_start = 0, t_end = 0, t_request = 0;
@@ -211,6 +213,11 @@ class Simulator {
   void DrawRounds();
   void ReturnFromTool(int32_t id);
   void TrajDone(int32_t id);
+  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
+  void Rewarded(int32_t id);
+  void StartJudgePhase();
+  void EndJudgePhase();
+  void JudgeEvent(const Event& ev);
   void FreeBatchIfDone(int b);
 
   // Engines.
@@ -353,7 +360,21 @@ class Simulator {
   // Colocated sync: engine idle GPU-seconds inside the rollout phase and
   // inside the reward phase after it (every engine waits for the verifier).
   double idle_in_rollout_ = 0, idle_in_reward_ = 0;
-  double IdleSum() const { return idle_tail_ + idle_trainer_ + idle_tools_ + idle_sync_; }
+  double IdleSum() const { return idle_tail_ + idle_trainer_ + idle_tools_ + idle_sync_ + idle_judge_; }
+  // Model verifiers as engine work (sim/judge.h). Sync: from the end of a
+  // round's generation every policy engine waits for the judges (idle_judge_;
+  // a shared judge's own work on those GPUs is moved out of it to other).
+  Judges judges_;
+  bool judge_wait_ = false;
+  double judge_phase_t0_ = 0;
+  double judge_idle0_ = 0;
+  double judge_carry_ = 0;         // environment.failures: share of trajectories judged, carried
+  double idle_judge_ = 0;          // policy GPU-seconds waiting for the judges
+  double judge_shared_gpu_s_ = 0;  // shared judges' busy GPU-seconds (other, not idle)
+  double judge_phase_s_ = 0;       // wall time shared judges hold the policy's GPUs
+  std::vector<double> gen_done_t_;  // pipelined: when each multiple of g_ trajectories finished generating
+  int64_t gen_done_total_ = 0;
+  std::vector<int32_t> judge_done_;
   double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
   double preemptions_ = 0;
   std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
@@ -489,6 +510,9 @@ Result<void> Simulator::Setup() {
   traj_time_.reserve(size_t(std::min<int64_t>(max_start_, 4000000)));
   traj_tokens_.reserve(traj_time_.capacity());
   q_.Reserve(1024);
+  // Model verifiers as engine work (sim/judge.h); failed trajectories are not judged.
+  if (auto ok = judges_.Setup(s_, gen * (1.0 - s_.environment.failures.rate), pipelined_); !ok) return ok;
+  if (!judges_.not_simulated().empty()) notes_.push_back(judges_.not_simulated());
 
   if (!opt_.trace_path.empty()) {
     if (auto ok = trace_.Open(opt_.trace_path); !ok) return ok;
@@ -651,6 +675,13 @@ void Simulator::ToolOrReward(int32_t id) {
   ++bt.gen_done;
   bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
   gen_tokens_ += double(t.gen);
+  if (judges_.active()) {
+    if (pipelined_) {
+      if (++gen_done_total_ % g_ == 0) gen_done_t_.push_back(now_);
+    } else if (bt.gen_done == g_) {
+      StartJudgePhase();
+    }
+  }
   if (hold_sandbox_) {
     // Verified in the sandbox it holds, then released.
     if (t.verify_s > 0) {
@@ -659,7 +690,7 @@ void Simulator::ToolOrReward(int32_t id) {
       q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
     } else {
       ReleaseSandbox();
-      TrajDone(id);
+      Rewarded(id);
     }
   } else if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
     ++en.out;
@@ -669,7 +700,7 @@ void Simulator::ToolOrReward(int32_t id) {
     t.state = TrajState::kVerify;
     q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
   } else {
-    TrajDone(id);
+    Rewarded(id);
   }
   if (pipelined_ && update_pending_ && !partial_ && inflight_total_ == 0 && trainer_ == TrainerPhase::kWaitSync) {
     StartSync();
@@ -779,6 +810,61 @@ void Simulator::TrajDone(int32_t id) {
     cum_tokens_ += trained;
     if (bt.finished == g_) sync_done_flag_ = true;
   }
+}
+
+// ---------------------------------------------------------------------------
+// Judges (sim/judge.h; docs/model.md, "Judges in the simulator")
+
+void Simulator::Rewarded(int32_t id) {
+  if (judges_.active()) {
+    // environment.failures: the failed share is not judged (as the closed form).
+    judge_carry_ += 1.0 - s_.environment.failures.rate;
+    if (judge_carry_ >= 1.0 - 1e-9) {
+      judge_carry_ -= 1.0;
+      Traj& t = T(id);
+      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + t.tool_tokens), q_);
+      if (calls > 0) {
+        t.judge_left = calls;
+        t.state = TrajState::kJudge;
+        return;
+      }
+    }
+  }
+  TrajDone(id);
+}
+
+void Simulator::JudgeEvent(const Event& ev) {
+  judge_done_.clear();
+  judges_.OnEvent(now_, ev, q_, judge_done_);
+  for (int32_t id : judge_done_) {
+    Traj& t = T(id);
+    if (--t.judge_left == 0) TrajDone(id);
+  }
+}
+
+// Sync: the round's generation is over. Every engine waits for the judges
+// from here; judges on the policy's GPUs start (veRL's RayPPOTrainer.fit
+// scores the whole generated batch between generation and the log-prob pass).
+void Simulator::StartJudgePhase() {
+  judge_wait_ = true;
+  judge_phase_t0_ = now_;
+  ReclassifyAll();
+  judge_idle0_ = idle_judge_;
+  judges_.OpenShared(now_, q_);
+}
+
+// Sync: the round's rewards are in (after every engine's idle is booked).
+void Simulator::EndJudgePhase() {
+  if (!judge_wait_) return;
+  judge_wait_ = false;
+  if (!judges_.any_shared()) return;
+  judges_.CloseShared();
+  // A shared judge worked on the GPUs whose engines were idle meanwhile: its
+  // busy GPU-seconds are work (other), the rest of the phase idle.
+  const double moved = std::min(judges_.TakeSharedGpuS(), idle_judge_ - judge_idle0_);
+  idle_judge_ -= moved;
+  judge_shared_gpu_s_ += moved;
+  judge_phase_s_ += now_ - judge_phase_t0_;
 }
 
 // ---------------------------------------------------------------------------
@@ -1140,6 +1226,7 @@ void Simulator::EndSegment(int e) {
 
 IdleCause Simulator::Classify(const Engine& en) const {
   if (en.paused) return IdleCause::kSync;
+  if (judge_wait_) return IdleCause::kJudge;
   if (en.out > 0) return IdleCause::kTools;
   if (!pipelined_) return IdleCause::kTail;
   if (update_pending_ && !partial_) return IdleCause::kSync;
@@ -1166,11 +1253,12 @@ void Simulator::CloseIdle(int e) {
     case IdleCause::kTrainer: idle_trainer_ += gs; break;
     case IdleCause::kTools: idle_tools_ += gs; break;
     case IdleCause::kSync: idle_sync_ += gs; break;
+    case IdleCause::kJudge: idle_judge_ += gs; break;
     case IdleCause::kNone: break;
   }
   if (Tracing() && now_ > en.idle_since) {
     static const char* kNames[] = {"idle", "idle: length tail", "idle: waiting for trainer", "idle: tools",
-                                   "idle: weight sync"};
+                                   "idle: weight sync", "idle: waiting for the judge"};
     trace_.Span(e + 1, kNames[int(en.idle_cause)], en.idle_since, now_);
   }
 }
@@ -1298,7 +1386,13 @@ void Simulator::TrainerTry() {
   if (trainer_ != TrainerPhase::kWaitBatch) return;
   if (finished_total_ < int64_t(trainer_step_ + 1) * g_) return;
   double wait = now_ - trainer_since_;
-  sum_rollout_s_ += wait;
+  // With judges, what the trainer waits after the batch's generation is done
+  // is waiting for their rewards.
+  double reward_wait = 0;
+  if (judges_.active() && size_t(trainer_step_) < gen_done_t_.size())
+    reward_wait = std::clamp(now_ - std::max(trainer_since_, gen_done_t_[trainer_step_]), 0.0, wait);
+  sum_rollout_s_ += wait - reward_wait;
+  sum_reward_s_ += reward_wait;
   idle_wait_rollout_ += wait * train_gpus_;
   if (Tracing()) trace_.Span(n_engines_ + 1, "wait for rollouts", trainer_since_, now_);
   double tok_all = finished_tokens_cum_[trainer_step_] - (trainer_step_ > 0 ? finished_tokens_cum_[trainer_step_ - 1] : 0);
@@ -1398,7 +1492,7 @@ Result<void> Simulator::Dispatch(const Event& ev) {
       Engine& en = engines_[t.engine];
       --en.out;
       int e = t.engine;
-      TrajDone(ev.a);
+      Rewarded(ev.a);
       Reclassify(e);
       break;
     }
@@ -1431,6 +1525,10 @@ Result<void> Simulator::Dispatch(const Event& ev) {
     case EventType::kOverheadEnd:
       if (Tracing()) trace_.Span(n_engines_ + 1, "overhead", trainer_since_, now_);
       StepDone();
+      break;
+    case EventType::kJudgeOpen:
+    case EventType::kJudgeSegmentEnd:
+      JudgeEvent(ev);
       break;
   }
   return {};
@@ -1498,6 +1596,7 @@ Result<void> Simulator::RunSyncColocated() {
         }
       }
       for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
+      EndJudgePhase();
       double gen_end = batches_[b].t_last_gen_end;
       rollout += gen_end - r0;
       reward += now_ - gen_end;
@@ -1627,6 +1726,49 @@ Result<SimResult> Simulator::Run() {
     st.notes.push_back(fmt::format("rollout-bound: the trainer waits {:.1f} s per step for rollouts", st.rollout_s));
   }
 
+  r.idle_waiting_judge_gpu_s = idle_judge_ / n;
+  if (judges_.active()) {
+    // The judges as the events ran them: their work is `other` GPU time (and
+    // its dollars the verifier's); dedicated judge GPUs join the run's.
+    const Judges::Totals& jt = judges_.totals();
+    r.judge_simulated = true;
+    r.judge_calls = jt.calls / n;
+    r.judge_busy_gpu_s = (judge_shared_gpu_s_ + jt.dedicated_gpu_s) / n;
+    r.judge_phase_s = judge_phase_s_ / n;
+    r.judge_queue_wait_s = jt.calls > 0 ? jt.queue_wait_s / jt.calls : 0;
+    r.judge_max_queue = jt.max_queue;
+    st.verifier_calls = r.judge_calls;
+    st.gpu_s_reward = r.judge_busy_gpu_s;
+    st.verifier_shared_s = r.judge_phase_s;
+    st.other_flops += jt.flops / n;
+    if (const int dg = judges_.dedicated_gpus(); dg > 0) {
+      st.verifier_gpus = dg;
+      st.gpu_s_other += jt.dedicated_gpu_s / n;
+      r.idle_judge_pool_gpu_s = std::max(0.0, st.time_s * dg - jt.dedicated_gpu_s / n);
+      st.gpu_s_idle += r.idle_judge_pool_gpu_s;
+    }
+    for (const Judges::PoolInfo& p : judges_.Pools()) {
+      const double busy_s = p.busy_gpu_s / std::max(1, p.gpus) / n;
+      st.notes.push_back(fmt::format(
+          "verifier (simulated): {} answers {:.0f} calls per step on {} {} GPU{} ({} engine{} of tp {}, {:.0f}k "
+          "tokens of KV each): busy {:.1f} s per GPU per step{}; a call waits {:.2f} s on average for a place in "
+          "a batch",
+          p.what, p.calls / n, p.gpus, p.shared ? "of the policy's" : "dedicated", p.gpus == 1 ? "" : "s",
+          p.engines, p.engines == 1 ? "" : "s", p.tp, p.kv_tokens / 1e3, busy_s,
+          p.shared ? fmt::format(" (loading its weights {:.1f} s included)", p.weight_load_s) : std::string(),
+          p.calls > 0 ? p.queue_wait_s / p.calls : 0.0));
+    }
+    if (!pipelined_) {
+      st.notes.push_back(fmt::format(
+          "verifier (simulated): the step waits {:.1f} s after generation for its rewards{}", st.reward_s,
+          judges_.any_shared() ? fmt::format(", {:.1f} s of it judging on the policy's GPUs", r.judge_phase_s)
+                               : std::string()));
+    } else if (st.reward_s > 0.05 * st.time_s) {
+      st.notes.push_back(fmt::format("verifier (simulated): the trainer waits {:.1f} s per step for judges after "
+                                     "its batch is generated",
+                                     st.reward_s));
+    }
+  }
   r.trajectory_time_s = Percentile::Of(traj_time_);
   r.trajectory_tokens = Percentile::Of(traj_tokens_);
   r.idle_length_tail_gpu_s = idle_tail_ / n;

@@ -858,7 +858,7 @@ class Loader {
     }
   }
 
-  // environment.reward.rubric: [{name, weight, kind: llm-judge | rule, output_tokens}, ...].
+  // environment.reward.rubric: [{name, weight, kind: llm-judge | rule, output_tokens, pass_rate}, ...].
   void ReadRubric(const YAML::Node& reward, RewardSpec& rw) {
     const std::string path = "environment.reward.rubric";
     YAML::Node n = Reader::Child(reward, "rubric");
@@ -876,7 +876,7 @@ class Loader {
     for (size_t i = 0; i < n.size(); ++i) {
       const std::string ip = fmt::format("{}[{}]", path, i);
       YAML::Node item = n[i];
-      if (!r_.CheckKeys(item, ip, {"name", "weight", "kind", "output_tokens"})) continue;
+      if (!r_.CheckKeys(item, ip, {"name", "weight", "kind", "output_tokens", "pass_rate"})) continue;
       RewardSpec::RubricItem it;
       it.name = fmt::format("criterion {}", i + 1);
       r_.String(item, "name", ip, it.name);
@@ -908,6 +908,10 @@ class Loader {
                  "only used by kind llm-judge (this criterion is a rule)");
         else
           r_.Double(item, "output_tokens", ip, it.output_tokens, {.min = 1.0});
+      }
+      if (Reader::Child(item, "pass_rate").IsDefined()) {
+        double pr = 0;
+        if (r_.Double(item, "pass_rate", ip, pr, {.min = 0.0, .max = 1.0})) it.pass_rate = pr;
       }
       sum += it.weight;
       rw.rubric.push_back(std::move(it));

@@ -5,8 +5,10 @@
 // trajectories are paid for and shown as wasted. The shipped scenarios load,
 // estimate and simulate.
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/report.h"
@@ -93,6 +95,58 @@ TEST(Rubric, BadInputNamesTheField) {
   // An llm-judge criterion needs a judge.
   m = LoadError(kShared + "default.yaml", {{"environment.reward.rubric", "[{name: a, weight: 1, kind: llm-judge}]"}});
   EXPECT_NE(m.find("environment.reward.rubric[0].kind"), std::string::npos) << m;
+}
+
+// Reward bits of a graded rubric score, by hand: two criteria met half the
+// time each, equal weights: scores 0, 1/2, 1 with probability 1/4, 1/2, 1/4,
+// 1.5 bits; distinct weights: four distinct scores, equally likely, 2 bits.
+TEST(Rubric, RewardBitsAreTheEntropyOfTheGradedScore) {
+  using Item = RewardSpec::RubricItem;
+  auto item = [](double w, std::optional<double> p) {
+    Item it;
+    it.weight = w;
+    it.pass_rate = p;
+    return it;
+  };
+  EXPECT_NEAR(signal::RubricRewardBits({item(1, 0.5), item(1, 0.5)}, 0.3), 1.5, 1e-12);
+  EXPECT_NEAR(signal::RubricRewardBits({item(0.7, 0.5), item(0.3, 0.5)}, 0.3), 2.0, 1e-12);
+  // Without a pass rate a criterion takes the default: one criterion of p = 0.3 is H(0.3).
+  const double h03 = -(0.3 * std::log2(0.3) + 0.7 * std::log2(0.7));
+  EXPECT_NEAR(signal::RubricRewardBits({item(1, std::nullopt)}, 0.3), h03, 1e-12);
+  // A criterion always met carries nothing.
+  EXPECT_NEAR(signal::RubricRewardBits({item(1, 1.0), item(2, 0.3)}, 0.5), h03, 1e-12);
+  // Weights 1, 1, 2: outcomes (1,1,0) and (0,0,1) share the score 1/2 (merged).
+  // P = 1/8 each of 8 outcomes; scores 0, 1/4 (x2), 1/2 (x2), 3/4 (x2), 1.
+  const double merged = -(2 * 0.125 * std::log2(0.125) + 3 * 0.25 * std::log2(0.25));
+  EXPECT_NEAR(signal::RubricRewardBits({item(1, 0.5), item(1, 0.5), item(2, 0.5)}, 0.3), merged, 1e-12);
+
+  // The scenario: its reward bits and dollars per bit follow.
+  Scenario s = test::LoadFile(kRepo + "llm-judge-rubric.yaml");
+  for (auto& it : s.environment.reward.rubric) it.pass_rate = 0.5;
+  s.environment.reward.rubric[3].weight = 0.6;  // correctness and format now share a weight
+  auto e = EstimateAnalytic(s);
+  ASSERT_TRUE(e) << e.error().ToString();
+  EXPECT_NEAR(e->signal.reward_bits_per_rollout, signal::RubricRewardBits(s.environment.reward.rubric, 0.5), 1e-12);
+  EXPECT_NEAR(e->usd_per_reward_bit, e->usd_per_step / (e->signal.rollouts_per_step * e->signal.reward_bits_per_rollout),
+              1e-12 * e->usd_per_reward_bit);
+  const Scenario loaded = test::LoadFile(kRepo + "llm-judge-rubric.yaml",
+                                         {{"environment.reward.rubric",
+                                           "[{name: a, weight: 1, kind: rule, pass_rate: 0.5}, "
+                                           "{name: b, weight: 1, kind: rule, pass_rate: 0.5}]"}});
+  auto e2 = EstimateAnalytic(loaded);
+  ASSERT_TRUE(e2) << e2.error().ToString();
+  EXPECT_NEAR(e2->signal.reward_bits_per_rollout, 1.5, 1e-12);
+}
+
+TEST(Rubric, CriterionPassRateOutsideTheUnitIntervalIsRefused) {
+  const std::string f = kRepo + "llm-judge-rubric.yaml";
+  for (const char* bad : {"1.2", "-0.1"}) {
+    std::string m = LoadError(
+        f, {{"environment.reward.rubric",
+             fmt::format("[{{name: a, weight: 1, kind: rule}}, {{name: b, weight: 1, kind: rule, pass_rate: {}}}]", bad)}});
+    EXPECT_NE(m.find("environment.reward.rubric[1].pass_rate"), std::string::npos) << m;
+    EXPECT_NE(m.find(bad), std::string::npos) << m;
+  }
 }
 
 // --- Ensembles ---------------------------------------------------------------

@@ -209,7 +209,12 @@ TEST(Verifier, SimulatorRunsTheSamePhase) {
   ASSERT_TRUE(r) << r.error().ToString();
   auto w = perf::VerifierCost(s, r->sim->mean_step.rollouts_generated);
   ASSERT_TRUE(w);
-  EXPECT_NEAR(r->step.reward_s - r->sim->mean_step.reward_s, w->time_s, 1e-9);
+  // The simulator ran the judge's calls as engine events (src/sim/judge.cc):
+  // its reward phase is the step's, nothing is added on top, and it is the
+  // closed form's judge time within 10% (tests/sim/judge_test.cc has more).
+  EXPECT_TRUE(r->sim->judge_simulated);
+  EXPECT_EQ(r->step.reward_s, r->sim->mean_step.reward_s);
+  EXPECT_NEAR(r->step.reward_s / w->time_s, 1.0, 0.10);
   EXPECT_GT(r->usd_verifier_per_step, 0);
 }
 

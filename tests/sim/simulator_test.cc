@@ -200,7 +200,8 @@ TEST(Simulate, IdleBreakdownSumsToTheGpuSplitsIdle) {
     SimResult r = RunSim(s, 1, 3);
     const StepTiming& t = r.mean_step;
     double causes = r.idle_length_tail_gpu_s + r.idle_waiting_trainer_gpu_s + r.idle_tools_gpu_s +
-                    r.idle_weight_sync_gpu_s + r.idle_waiting_rollout_gpu_s;
+                    r.idle_weight_sync_gpu_s + r.idle_waiting_rollout_gpu_s + r.idle_waiting_judge_gpu_s +
+                    r.idle_judge_pool_gpu_s;
     EXPECT_GT(causes, 0) << f;
     EXPECT_NEAR(t.gpu_s_idle, causes, 1e-6 * t.time_s * s.hardware.gpus) << f;
     EXPECT_GT(r.length_tail_underfill_gpu_s, 0) << f;
