@@ -114,6 +114,7 @@ constexpr const char* kColReference = "#b99be8";
 constexpr const char* kColSync = "#d64545";
 constexpr const char* kColReward = "#2a9d8f";
 constexpr const char* kColOverhead = "#9aa3b2";
+constexpr const char* kColOffload = "#6b8e23";
 constexpr const char* kColIdle = "#d7dbe2";
 constexpr const char* kSeries[] = {"#d64545", "#e07b00", "#2a9d8f", "#2f6fd6", "#8e6bd1"};
 
@@ -276,7 +277,7 @@ const std::vector<Part>& StepParts() {
       {"step.rollout_s", "rollout", kColRollout},       {"step.train_s", "train", kColTrain},
       {"step.logprob_s", "log-prob pass", kColLogprob}, {"step.reference_s", "reference pass", kColReference},
       {"step.weight_sync_s", "weight sync", kColSync},  {"step.reward_s", "reward", kColReward},
-      {"step.overhead_s", "overhead", kColOverhead}};
+      {"step.overhead_s", "overhead", kColOverhead},    {"step.offload_s", "offload to host", kColOffload}};
   return p;
 }
 
@@ -487,7 +488,7 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
   if (!async) {
     lane(0, fmt::format("all {} GPUs", sc.hardware.gpus),
          {{&P[0], t.rollout_s}, {&P[5], t.reward_s}, {&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], t.train_s},
-          {&P[4], t.weight_sync_s}, {&P[6], t.overhead_s}},
+          {&P[4], t.weight_sync_s}, {&P[7], t.offload_s}, {&P[6], t.overhead_s}},
          t.time_s, true);
   } else {
     lane(0, fmt::format("{} rollout GPUs", sc.placement.rollout_gpus), {{&P[0], t.rollout_busy_s}, {&P[4], t.weight_sync_s}}, span, false);

@@ -104,7 +104,7 @@ const std::map<std::string, Verdicts>& Expected() {
        {{"pass_rate_5_vs_50", "fails"},
         {"capability_30_vs_2", "fails"},
         {"tool_use_tokens", "depends"},
-        {"rollout_share", "holds"},
+        {"rollout_share", "fails"},  // 78.3%: the colocated step now also moves the optimizer to host and back around the refit (placement.refit_offload, NeMo RL's default), just under the essay's 80-90%
         {"decode_mfu", "depends"},
         {"lora_tenancy", "depends"},
         {"moe_active_params", "fails"},
@@ -150,7 +150,7 @@ const std::map<std::string, Verdicts>& Expected() {
         {"tool_use_tokens", "holds"},
         {"rollout_share", "fails"},
         {"decode_mfu", "holds"},
-        {"lora_tenancy", "fails"},  // at the market GPU price the sandbox CPUs are 8% of the bill (4% at list price): LoRA's GPU-side gain, 1.003x at list price, is 0.9999x
+        {"lora_tenancy", "depends"},  // 1.00x: LoRA itself 1.01x x the 4x batch 1.03x x sharing 0.967x (market GPU prices, sandbox CPUs 8% of the bill; the refit offload LoRA's small optimizer avoids)
         {"moe_active_params", "depends"},  // the MoE paired with qwen3-32b (qwen3-235b-a22b) does not fit at this rollout_tp: depends on the layout
         {"async", "fails"},
         {"quantized_rollout", "fails"},
@@ -176,7 +176,7 @@ const std::map<std::string, Verdicts>& Expected() {
         {"tool_use_tokens", "holds"},
         {"rollout_share", "fails"},
         {"decode_mfu", "holds"},
-        {"lora_tenancy", "fails"},  // at the market GPU price the sandbox CPUs are 8% of the bill (4% at list price): LoRA's GPU-side gain, 1.003x at list price, is 0.9999x
+        {"lora_tenancy", "depends"},  // 1.00x: LoRA itself 1.01x x the 4x batch 1.03x x sharing 0.967x (market GPU prices, sandbox CPUs 8% of the bill; the refit offload LoRA's small optimizer avoids)
         {"moe_active_params", "depends"},  // as swe-agent: qwen3-235b-a22b does not fit at this rollout_tp
         {"async", "fails"},
         {"quantized_rollout", "fails"},

@@ -73,8 +73,9 @@ TEST(Judges, SharedJudgeDelaysTrainingByWhatItsEventsTake) {
   const SimResult j = RunSim(judged, 3), p = RunSim(plain, 3);
   ASSERT_TRUE(j.judge_simulated);
   EXPECT_FALSE(p.judge_simulated);
-  EXPECT_EQ(j.mean_step.rollout_s, p.mean_step.rollout_s);
-  EXPECT_EQ(j.mean_step.train_s, p.mean_step.train_s);
+  // (Equal up to rounding: the judged steps start at later clock times.)
+  EXPECT_NEAR(j.mean_step.rollout_s, p.mean_step.rollout_s, 1e-9 * p.mean_step.rollout_s);
+  EXPECT_NEAR(j.mean_step.train_s, p.mean_step.train_s, 1e-9 * p.mean_step.train_s);
   EXPECT_GT(j.judge_phase_s, 1.0);
   EXPECT_NEAR(j.mean_step.time_s - p.mean_step.time_s, j.judge_phase_s, 1e-9 * j.mean_step.time_s);
   EXPECT_NEAR(j.mean_step.reward_s, j.judge_phase_s, 1e-9 * j.mean_step.time_s);

@@ -103,7 +103,7 @@ try {
   holdToJson("chart-steptime", false);
   holdToJson("chart-gputime", true);
   holdToJson("chart-usdphase", false);
-  const stepSum = ["rollout_s", "reward_s", "logprob_s", "reference_s", "train_s", "weight_sync_s", "overhead_s"]
+  const stepSum = ["rollout_s", "reward_s", "logprob_s", "reference_s", "train_s", "weight_sync_s", "overhead_s", "offload_s"]
     .reduce((a, k) => a + json.step[k], 0);
   check(Math.abs(stepSum - json.step.time_s) <= 1e-6 * json.step.time_s, `the JSON's phases add up to step.time_s ${json.step.time_s.toFixed(2)} s`);
   const timeline = byId["chart-timeline"].bars[0];
