@@ -166,11 +166,11 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   Catalog cat = Builtin();
   // catalog/efficiency.yaml default: decode_bw (0.60 + 0.85) / 2 = 0.725,
   // train_mfu (0.38 + 0.47) / 2 = 0.425. Blackwell carries measured overrides
-  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.864 = 0.626 (b200) and
-  // 0.725 x 0.951 = 0.689 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
+  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.788 = 0.571 (b200) and
+  // 0.725 x 0.840 = 0.609 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
   // 0.425 x 1.012 = 0.430.
-  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.626, 0.409}},
-                                                                      {"gb200", {0.689, 0.430}}};
+  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.571, 0.409}},
+                                                                      {"gb200", {0.609, 0.430}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -426,14 +426,10 @@ TEST(Catalog, TableAndJsonShowEveryEntry) {
 // from H100 (docs/model.md, "Blackwell"). TensorRT-LLM perf-overview.md, Llama
 // 3.3 70B, 1000 in / 1000 out at maximum load: B200 TP1 NVFP4 7,007 tok/s,
 // GB200 TP1 NVFP4 7,326, H100 TP2 FP8 4,205 (2,102.5 per GPU). Measured /
-// predicted on Blackwell over the same ratio on H100: 0.986 (B200) and 0.884
-// (GB200) with the overrides; 0.851 and 0.840 with H100's fractions copied.
-// The overrides were read off the rows with the earlier full-cache model,
-// which ran a KV-bound cache about half full; with the fluid model of a full,
-// preempting cache (docs/model.md) H100 TP2 (224 sequences of KV) comes out
-// 15% slower and B200 / GB200 TP1 10% slower, so the ratios are 0.936 and
-// 0.838 until the Blackwell factors are read off again with it. GB200 is
-// held at 17% meanwhile.
+// predicted on Blackwell over the same ratio on H100, with the full,
+// preempting KV cache model the factors were read off with: 1.026 (B200) and
+// 0.948 (GB200) with the overrides; 0.808 and 0.797 with H100's fractions
+// copied.
 TEST(Catalog, BlackwellEfficienciesMatchMeasuredThroughput) {
   Catalog cat = Builtin();
   auto ratio = [&](const std::string& gpu, int tp, const std::string& precision, double measured_per_gpu) {
@@ -451,7 +447,7 @@ TEST(Catalog, BlackwellEfficienciesMatchMeasuredThroughput) {
   };
   const double h100 = ratio("h100-sxm", 2, "fp8", 4205.0 / 2);
   EXPECT_NEAR(ratio("b200", 1, "fp4", 7007.0) / h100, 1.0, 0.15);
-  EXPECT_NEAR(ratio("gb200", 1, "fp4", 7326.0) / h100, 1.0, 0.17);
+  EXPECT_NEAR(ratio("gb200", 1, "fp4", 7326.0) / h100, 1.0, 0.15);
   const Efficiency& d = cat.FindGpu("h100-sxm")->efficiency;
   EXPECT_LT(cat.FindGpu("b200")->efficiency.decode_bw, d.decode_bw);
   EXPECT_LT(cat.FindGpu("gb200")->efficiency.decode_bw, d.decode_bw);
