@@ -39,6 +39,19 @@ inline Scenario LoadFile(const std::string& path, const std::vector<Override>& o
   return *s;
 }
 
+// "key=value;key=value" (the override column of the pinned-case files) as
+// overrides; a part that does not parse is a test failure naming it.
+inline std::vector<Override> ParseOverrides(const std::string& list) {
+  std::vector<Override> ov;
+  std::istringstream in(list);
+  for (std::string kv; std::getline(in, kv, ';');) {
+    auto o = ParseOverride(kv);
+    EXPECT_TRUE(o.has_value()) << kv;
+    if (o) ov.push_back(*o);
+  }
+  return ov;
+}
+
 // Every *.yaml of ../shared/scenarios and ../shared/validation, sorted.
 inline std::vector<std::string> SharedScenarioFiles() {
   namespace fs = std::filesystem;

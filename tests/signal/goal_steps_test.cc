@@ -125,13 +125,7 @@ TEST(StepsWithoutStepping, EstimatePathMatchesTheTrajectoryPathOnThePinnedCases)
     std::string file, ovs;
     double target = 0, exponent = 0;
     ASSERT_TRUE(ls >> file >> ovs >> target >> exponent) << line;
-    std::vector<Override> ov;
-    std::istringstream os(ovs);
-    for (std::string kv; std::getline(os, kv, ';');) {
-      auto o = ParseOverride(kv);
-      ASSERT_TRUE(o) << kv;
-      ov.push_back(*o);
-    }
+    const std::vector<Override> ov = test::ParseOverrides(ovs);
     auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/" + file, test::Cat(), ov);
     ASSERT_TRUE(s) << line;
     LearningCurveSpec curve;

@@ -512,13 +512,7 @@ TEST(StepsToTargetPinned, SameStepsAndTotalsAsBeforeOnTheSharedScenarios) {
     ASSERT_TRUE(ls >> file >> ovs >> target >> exponent >> reachable >> steps >> useful >> generated >> final_fraction >>
                 points >> mid_step >> mid_r)
         << line;
-    std::vector<Override> ov;
-    std::istringstream os(ovs);
-    for (std::string kv; std::getline(os, kv, ';');) {
-      auto o = ParseOverride(kv);
-      ASSERT_TRUE(o) << kv;
-      ov.push_back(*o);
-    }
+    const std::vector<Override> ov = test::ParseOverrides(ovs);
     auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/" + file, test::Cat(), ov);
     ASSERT_TRUE(s) << line << "\n" << s.error().ToString();
     LearningCurveSpec curve;

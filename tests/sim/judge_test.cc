@@ -10,6 +10,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
+#include "sim/sim_support.h"
 #include "support.h"
 
 namespace rlcost::sim {
@@ -17,15 +18,7 @@ namespace {
 
 const std::string kRepo = std::string(RLCOST_SOURCE_DIR) + "/scenarios/";
 
-SimResult RunSim(const Scenario& s, int steps = 2) {
-  auto sig = signal::Analyze(s);
-  EXPECT_TRUE(sig.has_value());
-  Options o;
-  o.steps = steps;
-  auto r = Simulate(s, *sig, o);
-  EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().ToString());
-  return r ? *r : SimResult{};
-}
+using test::RunSim;
 
 Estimate Sim(const Scenario& s, int steps = 2) {
   Options o;

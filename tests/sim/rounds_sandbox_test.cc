@@ -11,6 +11,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "sim/sim_support.h"
 #include "support.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
@@ -30,15 +31,7 @@ StepTiming Analytic(const Scenario& s) {
   return t ? *t : StepTiming{};
 }
 
-SimResult RunSim(const Scenario& s, int steps) {
-  auto sig = signal::Analyze(s);
-  EXPECT_TRUE(sig.has_value());
-  Options o;
-  o.steps = steps;
-  auto r = Simulate(s, *sig, o);
-  EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().ToString());
-  return r ? *r : SimResult{};
-}
+using test::RunSim;
 
 std::string Shared(const std::string& rel) { return "/work/shared/" + rel; }
 
