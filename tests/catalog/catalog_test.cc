@@ -153,6 +153,9 @@ TEST(Catalog, HandCheckedFacts) {
                           "    intra_node_gb_per_s: 1\n    inter_node_gb_per_s: 1\n    price_per_hour: 1\n",
                           "user.yaml"));
   EXPECT_EQ(cat.FindGpu("x")->nvlink_domain, 8);
+  // AddText is all or nothing: it copies the entries, changes the copy and
+  // assigns it back, so a pointer from FindGpu before it is stale after it.
+  h100 = cat.FindGpu("h100-sxm");
   // Measured matmul rates: H100 794.5 of 989 bf16, 1402.6 of 1979 fp8; a GPU
   // without a measurement uses H100's bf16 fraction for both (assumed).
   EXPECT_NEAR(h100->MatmulFraction(Precision::kBf16), 794.5 / 989, 1e-12);

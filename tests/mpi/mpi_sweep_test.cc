@@ -13,8 +13,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // mpirun as CI runs it: as root, two processes on a 2-core machine, shared memory only.
+// Under AddressSanitizer the ranks run without its leak check (address and
+// undefined-behaviour checks stay on): Open MPI's plugins, loaded with dlopen
+// and unloaded at MPI_Finalize, leave allocations (and vasprintf buffers of
+// Open MPI itself) that LeakSanitizer reports from "<unknown module>", where a
+// suppression cannot name them. The sweep code the ranks run is leak-checked
+// in-process by the sweep tests. In other builds ASAN_OPTIONS is not read.
 std::string Mpirun(int np, const std::string& args) {
-  return std::string("env OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader ") + RLCOST_MPIEXEC +
+  return std::string("env ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader ") + RLCOST_MPIEXEC +
          " --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " " + RLCOST_MPI_BINARY + " " + args;
 }
 
