@@ -126,3 +126,41 @@ TEST(Harbor, CommandWritesOnlyOnSuccess) {
 
 }  // namespace
 }  // namespace rlcost
+
+namespace rlcost {
+namespace {
+
+// fuzz/regressions/import/: a task.toml with non-ASCII bytes in a bare key
+// (the fuzz input's first byte picks the Harbor importer). toml++ 3.3 reached
+// its own "unreachable" on it (UBSan); TOML allows non-ASCII only in strings
+// and comments, so the importer refuses it first, naming the file and line.
+TEST(Harbor, NonAsciiOutsideStringsIsRefusedWithItsLine) {
+  const fs::path input = fs::path(RLCOST_SOURCE_DIR) / "fuzz" / "regressions" / "import" / "ubsan_toml_unreachable_nonascii";
+  std::ifstream in(input, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  ASSERT_GT(bytes.size(), 1u);
+  const fs::path dir = fs::temp_directory_path() / ("rlcost_harbor_nonascii_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "tests");
+  std::ofstream(dir / "task.toml", std::ios::binary) << bytes.substr(1);
+  std::ofstream(dir / "instruction.md") << "Fix the bug.\n";
+  std::ofstream(dir / "tests" / "test.sh") << "#!/bin/sh\nexit 0\n";
+  auto r = ingest::ImportHarbor(dir.string(), test::Cat(), {});
+  fs::remove_all(dir);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().ToString().find("task.toml:1"), std::string::npos) << r.error().ToString();
+  EXPECT_NE(r.error().ToString().find("non-ASCII"), std::string::npos) << r.error().ToString();
+  // Non-ASCII text inside strings and comments is TOML and still reads.
+  fs::create_directories(dir / "tests");
+  std::ofstream(dir / "task.toml") << "# café\n[task]\nname = \"café-ünïcode\"\n[verifier]\ntimeout_sec = 60.0\n"
+                                        "[environment]\ndocker_image = \"python:3.12\"\n";
+  std::ofstream(dir / "instruction.md") << "Fix the bug.\n";
+  std::ofstream(dir / "tests" / "test.sh") << "#!/bin/sh\nexit 0\n";
+  auto ok = ingest::ImportHarbor(dir.string(), test::Cat(), {});
+  fs::remove_all(dir);
+  EXPECT_TRUE(ok.has_value()) << (ok ? "" : ok.error().ToString());
+}
+
+}  // namespace
+}  // namespace rlcost
