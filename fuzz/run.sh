@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of build/fuzz for SECONDS each (default 60; with
 # FUZZ_RUNS=N set, a target stops after N inputs if that comes first; FUZZ_TIMEOUT
-# is the wall-clock seconds one input may take, default 20) on a
+# is the wall-clock seconds one input may take, default 20; FUZZ_SEED fixes
+# libFuzzer's seed, so that a run explores the same inputs in the same order) on a
 # seed corpus of the shipped and shared files; crashes land in
 # build/fuzz/findings/<target>/ (keep each as a regression input under
 # fuzz/regressions/<target>/). Usage: fuzz/run.sh [SECONDS] [target ...]
@@ -35,7 +36,7 @@ for t in "${targets[@]}"; do
   # Regression inputs first: each once crashed and must not again.
   if [[ -d fuzz/regressions/$t ]]; then "$bin/fuzz_$t" -timeout=20 fuzz/regressions/$t/* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails"; exit 1; }; fi
   echo "fuzz_$t: ${secs}s"
-  "$bin/fuzz_$t" "$corpus" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -rss_limit_mb=4096 -timeout="${FUZZ_TIMEOUT:-20}" -max_len=65536 \
+  "$bin/fuzz_$t" "$corpus" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} ${FUZZ_SEED:+-seed=$FUZZ_SEED} -rss_limit_mb=4096 -timeout="${FUZZ_TIMEOUT:-20}" -max_len=65536 \
       -artifact_prefix="$findings/" -print_final_stats=1 2>&1 | grep -E "^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY" || true
   # crash-, timeout-, oom- and leak- inputs fail the run; slow-unit- inputs (an
   # input past 10 s of wall time, e.g. on a busy machine) are kept, not failed.
