@@ -19,19 +19,23 @@
 
 namespace {
 
-// One folder per fuzzing process: importers read files, not text.
+void Write(const std::filesystem::path& p, std::string_view text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+// One folder per fuzzing process: importers read files, not text. The Harbor
+// task's instruction and test script are written once; each input rewrites
+// only its own file.
 const std::filesystem::path& Dir() {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("rlcost-fuzz-import-" + std::to_string(getpid()));
     std::filesystem::create_directories(d / "task" / "tests");
+    Write(d / "task" / "instruction.md", "Fix the bug.\n");
+    Write(d / "task" / "tests" / "test.sh", "#!/bin/sh\nexit 0\n");
     return d;
   }();
   return dir;
-}
-
-void Write(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace
@@ -56,8 +60,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 2: {
       Write(Dir() / "task" / "task.toml", text);
-      Write(Dir() / "task" / "instruction.md", "Fix the bug.\n");
-      Write(Dir() / "task" / "tests" / "test.sh", "#!/bin/sh\nexit 0\n");
       imported = rlcost::ingest::ImportHarbor((Dir() / "task").string(), catalog, {});
       break;
     }
