@@ -2,8 +2,10 @@
 # Runs every libFuzzer target of build/fuzz for SECONDS each (default 60; with
 # FUZZ_RUNS=N set, a target stops after N inputs if that comes first; FUZZ_TIMEOUT
 # is the wall-clock seconds one input may take, default 20; FUZZ_SEED fixes
-# libFuzzer's seed, so that a run explores the same inputs in the same order) on a
-# seed corpus of the shipped and shared files; crashes land in
+# libFuzzer's seed and starts each corpus afresh from the seed files, so that
+# runs start from the same inputs and mutate them the same way; coverage still
+# differs by an edge or so between runs, inside libstdc++, so a seeded run is
+# not an exact replay) on a seed corpus of the shipped and shared files; crashes land in
 # build/fuzz/findings/<target>/ (keep each as a regression input under
 # fuzz/regressions/<target>/). Usage: fuzz/run.sh [SECONDS] [target ...]
 set -euo pipefail
@@ -15,6 +17,7 @@ bin=build/fuzz/fuzz
 prefixed() { { printf "\\$(printf '%03o' "$1")"; cat "$2"; } >"$3"; }
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t; findings=build/fuzz/findings/$t
+  [[ -n "${FUZZ_SEED:-}" ]] && rm -rf "$corpus"
   mkdir -p "$corpus" "$findings"
   case $t in
     scenario) cp -n ../shared/scenarios/*.yaml ../shared/validation/*.yaml scenarios/*.yaml "$corpus"/ 2>/dev/null || true ;;

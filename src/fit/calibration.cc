@@ -2,6 +2,7 @@
 // reads. The fit itself is in econ/calibrate.cc.
 #include "rlcost/calibration.h"
 
+#include <cmath>
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -102,7 +103,15 @@ Result<Calibration> ParseCalibrationText(std::string_view text, const std::strin
   if (c["gpu"]) cal.gpu_id = c["gpu"].as<std::string>("");
   if (c["source"]) cal.source = c["source"].as<std::string>("");
   if (c["scenario"]) cal.scenario = c["scenario"].as<std::string>("");
-  if (c["steps"]) cal.steps = static_cast<int>(AsDouble(c["steps"]).value_or(0));
+  if (c["steps"]) {
+    auto v = AsDouble(c["steps"]);
+    if (v && std::isfinite(*v) && *v >= 0 && *v <= 2e9 && *v == std::floor(*v)) {
+      cal.steps = static_cast<int>(*v);
+    } else {
+      bad(c["steps"], "calibration.steps", "expected a whole number of logged steps >= 0, got '" +
+                                              (c["steps"].IsScalar() ? c["steps"].Scalar() : std::string("(not a number)")) + "'");
+    }
+  }
   if (c["error_before"]) cal.error_before = AsDouble(c["error_before"]).value_or(0);
   if (c["error_after"]) cal.error_after = AsDouble(c["error_after"]).value_or(0);
   std::vector<std::string> listed;

@@ -80,7 +80,8 @@ class Fields {
     }
     for (size_t i = 0; i < v.size(); ++i) {
       double d = 0;
-      if (!v[i].IsScalar() || !YAML::convert<double>::decode(v[i], d) || d != std::floor(d) || d < 0) {
+      if (!v[i].IsScalar() || !YAML::convert<double>::decode(v[i], d) || !std::isfinite(d) || d != std::floor(d) || d < 0 ||
+          d > 2e9) {
         Bad(v[i], fmt::format("{}[{}]", key, i), "expected a layer number >= 0, got " + Describe(v[i]));
         continue;
       }

@@ -47,7 +47,9 @@ Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin)
         continue;
       }
       if (key == "step" || key == "_step") {
-        rec.step = static_cast<int>(*v);
+        auto step = StepNumber(*v);
+        if (!step) return Fail(LineError(origin, line_no, NotAStep(key, it->dump())));
+        rec.step = *step;
       } else {
         rec.values[key] = *v;
       }

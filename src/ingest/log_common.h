@@ -3,6 +3,9 @@
 // wandb_csv_log.cc; training_log.cc detects the format).
 #pragma once
 
+#include <climits>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +26,19 @@ inline Error LineError(const std::string& file, int line, std::string message) {
   e.problems[0].file = file;
   e.problems[0].line = line;
   return e;
+}
+
+// A step number as the logs write it (1, 12.0): a whole number from 0 to
+// INT_MAX, or nothing (NaN, 1e300, -3 and 2.5 are not steps; a cast of them to
+// int is undefined behaviour, found by fuzz_log).
+inline std::optional<int> StepNumber(double v) {
+  if (!std::isfinite(v) || v < 0 || v > static_cast<double>(INT_MAX) || v != std::floor(v)) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+inline std::string NotAStep(std::string_view key, std::string_view shown) {
+  return std::string(key) + ": " + std::string(shown) + " is not a step number (expected a whole number from 0 to " +
+         std::to_string(INT_MAX) + ")";
 }
 
 // Keys whose values the fit reads: a malformed value there is an error, while

@@ -18,12 +18,13 @@ Result<TrainingLog> ParseTensorboardJson(const nlohmann::json& j, const std::str
       return Fail(LineError(origin, 0, it.key() + ": expected a mapping of step -> value"));
     }
     for (auto s = it->begin(); s != it->end(); ++s) {
-      auto step = ParseLogNumber(s.key());
+      auto number = ParseLogNumber(s.key());
+      auto step = number ? StepNumber(*number) : std::nullopt;
       if (!step || !s->is_number()) {
         return Fail(LineError(origin, 0, it.key() + "." + s.key() + ": expected an integer step and a number"));
       }
-      auto& rec = by_step[static_cast<int>(*step)];
-      rec.step = static_cast<int>(*step);
+      auto& rec = by_step[*step];
+      rec.step = *step;
       rec.values[it.key()] = s->get<double>();
     }
   }

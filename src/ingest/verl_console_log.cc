@@ -60,7 +60,9 @@ Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origi
         continue;
       }
       if (key == "step") {
-        rec.step = static_cast<int>(*v);
+        auto step = StepNumber(*v);
+        if (!step) return Fail(LineError(origin, line_no, NotAStep(key, "\"" + std::string(val) + "\"")));
+        rec.step = *step;
         have_step = true;
       } else {
         rec.values[key] = *v;

@@ -87,7 +87,9 @@ Result<TrainingLog> ParseWandbCsv(std::string_view text, const std::string& orig
     if (!step) {
       return Fail(LineError(origin, line_no, header[step_col] + ": \"" + cells[step_col] + "\" is not a step number"));
     }
-    rec.step = static_cast<int>(*step);
+    auto whole = StepNumber(*step);
+    if (!whole) return Fail(LineError(origin, line_no, NotAStep(header[step_col], "\"" + cells[step_col] + "\"")));
+    rec.step = *whole;
     for (size_t c = 0; c < cells.size(); ++c) {
       if (names[c].empty() || Trim(cells[c]).empty()) continue;
       auto v = ParseLogNumber(cells[c]);

@@ -1127,8 +1127,8 @@ class Loader {
         rates.push_back(v);
       } else {
         double k = 0, m = 0;
-        if (!ParseNumber(cell(samp_col), m) || m < 1 || m != std::floor(m)) {
-          r_.AddAtLine(t->lines[i], fp, "samples '" + cell(samp_col) + "' is not a whole number >= 1", resolved);
+        if (!ParseNumber(cell(samp_col), m) || m < 1 || m > 1e9 || m != std::floor(m)) {
+          r_.AddAtLine(t->lines[i], fp, "samples '" + cell(samp_col) + "' is not a whole number from 1 to 1e9", resolved);
           ok = false;
           continue;
         }

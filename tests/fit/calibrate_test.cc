@@ -150,6 +150,18 @@ TEST(CalibrationFile, ImplausibleValueIsAnErrorWithLine) {
   EXPECT_NE(msg.find("did you mean decode_bw?"), std::string::npos) << msg;
 }
 
+TEST(CalibrationFile, StepsMustBeAWholeNumber) {
+  for (const char* steps : {"1e300", "-2", "2.5", ".nan", "[1]"}) {
+    std::string text = std::string("calibration:\n  gpu: h100-sxm\n  steps: ") + steps +
+                       "\n  efficiency:\n    train_mfu: 0.4\n";
+    auto c = ParseCalibrationText(text, "c.yaml");
+    ASSERT_FALSE(c.has_value()) << steps;
+    EXPECT_NE(c.error().ToString().find("c.yaml:3: calibration.steps: expected a whole number of logged steps >= 0"),
+              std::string::npos)
+        << c.error().ToString();
+  }
+}
+
 TEST(CalibrationFile, ASecondYamlDocumentIsRefusedWithItsLine) {
   Calibration c;
   c.gpu_id = "h100-sxm";

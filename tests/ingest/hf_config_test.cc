@@ -144,6 +144,14 @@ TEST(HfConfig, BadInputNamesFileAndField) {
                             "moe.json");
   ASSERT_FALSE(a);
   EXPECT_NE(a.error().ToString().find("moe_intermediate_size: missing"), std::string::npos) << a.error().ToString();
+  // A layer number no int holds (its cast was undefined behaviour).
+  a = ingest::ParseHfConfig(R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+      "vocab_size": 10, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+      "mlp_only_layers": [0, 1e300]})",
+                            "big.json");
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().ToString().find("mlp_only_layers[1]: expected a layer number >= 0"), std::string::npos)
+      << a.error().ToString();
   // Not JSON; no file.
   EXPECT_FALSE(ingest::ParseHfConfig("{", "x.json"));
   auto missing = ingest::ReadHfConfig(Hf("no-such-model"));

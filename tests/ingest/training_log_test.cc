@@ -112,6 +112,13 @@ TEST(TrainingLog, MalformedLinesNameFileAndLine) {
       {"wandb2.csv", "_step,timing_s/gen\n1,3\nx,4\n", 3, "is not a step number"},
       {"wandb3.csv", "_step,timing_s/gen\n1,\"3\n", 2, "unclosed quote"},
       {"nostep.csv", "_runtime,timing_s/gen\n1,3\n", 1, "no step column"},
+      // Steps no int holds (a cast of them was undefined behaviour: fuzz_log).
+      {"hugestep.log", "step:1 - timing_s/gen:3\nstep:1e300 - timing_s/gen:3\n", 2,
+       "step: \"1e300\" is not a step number (expected a whole number from 0 to 2147483647)"},
+      {"negstep.jsonl", "{\"step\": -4, \"timing_s/gen\": 3}\n", 1, "step: -4 is not a step number"},
+      {"halfstep.jsonl", "{\"step\": 2.5, \"timing_s/gen\": 3}\n", 1, "step: 2.5 is not a step number"},
+      {"nanstep.csv", "_step,timing_s/gen\n1,3\nnan,4\n", 3, "_step: \"nan\" is not a step number"},
+      {"hugestep.json", "{\"timing_s/gen\": {\"1e12\": 3}}", 0, "expected an integer step"},
   };
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("rlcost_badlogs_" + std::to_string(::getpid()));
