@@ -46,7 +46,7 @@ class Distribution {
   double Cdf(double x) const;
   // One draw: Quantile(u) with u from the 53 high bits of rng().
   double Sample(std::mt19937_64& rng) const;
-  // E[X^2] of the clipped distribution (numerical where needed).
+  // E[X^2] of the clipped distribution (closed form, computed when made).
   double SecondMoment() const;
 
  private:
@@ -57,6 +57,7 @@ class Distribution {
   double hi_ = 0;
   double p1_ = 0;  // underlying location (lognormal mu, normal mean, exponential mean, uniform lo)
   double p2_ = 0;  // underlying scale (lognormal sigma, normal sd, -, uniform hi)
+  double m2_ = 0;  // E[clip(X)^2] of the parametric kinds, computed once by Make
   std::vector<double> samples_;  // empirical, sorted
   double UnclippedQuantile(double u) const;
   double UnclippedCdf(double x) const;

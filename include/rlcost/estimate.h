@@ -16,6 +16,7 @@
 
 #include "rlcost/error.h"
 #include "rlcost/scenario.h"
+#include "rlcost/text_detail.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
 #include "rlcost/timing.h"
@@ -103,9 +104,9 @@ struct Estimate {
 // Econ: dollars, MFU, throughput from a step timing and the signal summary.
 // `evaluation_s` is one evaluation pass (run.evaluation), 0 when there is none.
 Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig,
-                       double evaluation_s = 0);
+                       double evaluation_s = 0, TextDetail detail = TextDetail::kFull);
 
-Result<Estimate> EstimateAnalytic(const Scenario& s);
+Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail = TextDetail::kFull);
 Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt);
 
 struct MetricDef {

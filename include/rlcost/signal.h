@@ -15,6 +15,7 @@
 
 #include "rlcost/error.h"
 #include "rlcost/scenario.h"
+#include "rlcost/text_detail.h"
 
 namespace rlcost::signal {
 
@@ -107,7 +108,7 @@ struct Summary {
   double wasted_rollouts_per_step = 0;
 };
 
-Result<Summary> Analyze(const Scenario& s);
+Result<Summary> Analyze(const Scenario& s, TextDetail detail = TextDetail::kFull);
 
 // Largest oversampling used for costs under dynamic sampling: 1 / 1e-4, the
 // P(informative group) below which a full batch is called impractical.

@@ -13,12 +13,14 @@
 
 #include "rlcost/error.h"
 #include "rlcost/scenario.h"
+#include "rlcost/text_detail.h"
 #include "rlcost/signal.h"
 #include "rlcost/timing.h"
 
 namespace rlcost::sim {
 
-Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig);
+Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig,
+                                TextDetail detail = TextDetail::kFull);
 
 struct Options {
   uint64_t seed = 1;

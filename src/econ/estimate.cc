@@ -123,7 +123,8 @@ std::vector<std::string> Assumptions(const Scenario& s) {
 // the run's GPUs waiting. Dedicated: the judge works through the calls while
 // the policy generates; the step waits for the last call judged alone, or for
 // the judge's whole work when that outlasts generation.
-Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
+Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t, TextDetail detail = TextDetail::kFull) {
+  const bool text = detail == TextDetail::kFull;
   // Failed trajectories (environment.failures) are not judged.
   const double judged = t.rollouts_generated * (1.0 - s.environment.failures.rate);
   auto w = perf::VerifierCost(s, judged);
@@ -165,7 +166,7 @@ Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
   }
   const auto& v = s.environment.reward.verifier;
   for (const auto& p : parts) {
-    t.notes.push_back(fmt::format(
+    if (text) t.notes.push_back(fmt::format(
         "verifier: {} judges {:.0f} calls per step ({:.0f} tokens in, {:.0f} out each) on {} {} GPU{} (tp {}, "
         "{:.0f} calls at once per engine): prefill {:.1f} s + decode {:.1f} s{}{}",
         p.what, p.calls, p.input_tokens, p.output_tokens, p.gpus, p.shared ? "of the policy's" : "dedicated",
@@ -174,7 +175,7 @@ Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
         parts.size() == 1 ? fmt::format("; the step waits {:.1f} s for it", wait_s) : std::string()));
   }
   if (parts.size() > 1 || v.kind == VerifierKind::kEnsemble) {
-    t.notes.push_back(fmt::format("verifier: the ensemble's {} members vote on every rollout; the step waits {:.1f} s "
+    if (text) t.notes.push_back(fmt::format("verifier: the ensemble's {} members vote on every rollout; the step waits {:.1f} s "
                                   "for the last vote ({:.1f} s of judges sharing the policy's GPUs, one after "
                                   "another; {:.1f} s of dedicated judges' tail)",
                                   v.members.size(), wait_s, shared_s, dedicated_wait_s));
@@ -182,7 +183,7 @@ Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
   if (!s.environment.reward.rubric.empty() && v.kind == VerifierKind::kLlmJudge) {
     int judged_items = 0;
     for (const auto& it : s.environment.reward.rubric) judged_items += it.judged ? 1 : 0;
-    t.notes.push_back(fmt::format("rubric: {} criteria, {} judged by {} (one call each per rollout), the rest by rules",
+    if (text) t.notes.push_back(fmt::format("rubric: {} criteria, {} judged by {} (one call each per rollout), the rest by rules",
                                   s.environment.reward.rubric.size(), judged_items, v.model_id));
   }
   return t;
@@ -190,7 +191,9 @@ Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t) {
 
 }  // namespace
 
-Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s) {
+Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s,
+                       TextDetail detail) {
+  const bool text = detail == TextDetail::kFull;
   Estimate e;
   e.scenario_name = s.name;
   e.step = t;
@@ -255,8 +258,10 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     u.evaluation = e.run.evaluation_h * usd_per_h;
     u.restarts = e.run.restarts_h * usd_per_h;
   }
-  e.assumptions = Assumptions(s);
-  for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
+  if (text) {
+    e.assumptions = Assumptions(s);
+    for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
+  }
   if (s.goal.target_pass_rate) {
     GoalEstimate& g = e.goal;
     g.requested = true;
@@ -278,7 +283,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
       g.gpu_hours = g.steps * t.time_s * gpus / 3600.0;
       g.usd = g.steps * e.usd_per_step;
     }
-    if (g.curve_is_illustrative) {
+    if (g.curve_is_illustrative && text) {
       e.assumptions.push_back(fmt::format(
           "goal: ILLUSTRATIVE learning curve R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) with default A = {:.2f}, "
           "B = {:.2f}, C_mid = {:.3g} useful samples (set goal.curve to your own fit)",
@@ -288,16 +293,16 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   return e;
 }
 
-Result<Estimate> EstimateAnalytic(const Scenario& s) {
-  auto sig = signal::Analyze(s);
+Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail) {
+  auto sig = signal::Analyze(s, detail);
   if (!sig) return Fail(sig.error());
-  auto t0 = econ_internal::ScheduledAnalyticStep(s, *sig);
+  auto t0 = econ_internal::ScheduledAnalyticStep(s, *sig, detail);
   if (!t0) return Fail(t0.error());
-  auto t = WithVerifier(s, *t0);
+  auto t = WithVerifier(s, *t0, detail);
   if (!t) return Fail(t.error());
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
-  Estimate e = BuildEstimate(s, *t, *sig, *eval_s);
+  Estimate e = BuildEstimate(s, *t, *sig, *eval_s, detail);
   e.method = "analytic";
   return e;
 }

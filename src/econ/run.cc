@@ -57,13 +57,13 @@ double StartupLoadGb(const Scenario& s) {
 
 }  // namespace
 
-Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig) {
+Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig, TextDetail detail) {
   const auto& sched = s.environment.response_tokens_schedule;
-  if (!sched || sched->mean_per_step.empty()) return sim::AnalyticStep(s, sig);
+  if (!sched || sched->mean_per_step.empty()) return sim::AnalyticStep(s, sig, detail);
   const auto& means = sched->mean_per_step;
   auto [lo_it, hi_it] = std::minmax_element(means.begin(), means.end());
   const double lo = *lo_it, hi = *hi_it;
-  if (hi - lo <= 1e-9 * hi) return sim::AnalyticStep(s, sig);  // flat: s holds that length
+  if (hi - lo <= 1e-9 * hi) return sim::AnalyticStep(s, sig, detail);  // flat: s holds that length
   // Weights: step i's mean length m_i falls between nodes j and j+1 and adds
   // (1 - f) to node j, f to node j+1; divided by the number of steps.
   std::array<double, kScheduleNodes> node_len{}, w{};
@@ -86,7 +86,7 @@ Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summar
     auto d = sched->At(node_len[j]);
     if (!d) return Fail(ErrorCode::kInvalidInput, "environment.response_tokens_schedule", d.error());
     sj.environment.response_tokens = *d;
-    auto t = sim::AnalyticStep(sj, sig);
+    auto t = sim::AnalyticStep(sj, sig, detail);
     if (!t) return Fail(t.error());
     node_time[j] = t->time_s;
     // Counts, notes and anything not blended come from the node nearest the run mean.

@@ -20,7 +20,8 @@ namespace rlcost::econ_internal {
 // Without a schedule: sim::AnalyticStep. With one: the step at a few response
 // lengths spanning the schedule, blended with the weights that piecewise-linear
 // interpolation in length gives each step of the run (the mean step).
-Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig);
+Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig,
+                                         TextDetail detail = TextDetail::kFull);
 
 // The number of schedule points ScheduledAnalyticStep evaluates.
 inline constexpr int kScheduleNodes = 5;

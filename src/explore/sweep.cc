@@ -88,21 +88,24 @@ Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& ca
 namespace {
 
 // Estimates the loaded point and fills the row's metrics (or its reason).
-void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,
-            const std::vector<const MetricDef*>& metrics) {
+void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
-  if (!s) {
-    row.status = StatusOf(s.error().code);
-    row.reason = Reason(s.error());
-    return;
-  }
-  auto e = opt.simulate ? EstimateSimulated(*s, opt.sim) : EstimateAnalytic(*s);
+  // A row holds numbers only: the estimate leaves its notes unwritten.
+  auto e = opt.simulate ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s, TextDetail::kNumbers);
   if (!e) {
     row.status = StatusOf(e.error().code);
     row.reason = Reason(e.error());
     return;
   }
   for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
+}
+
+void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,
+            const std::vector<const MetricDef*>& metrics) {
+  if (s) return Finish(row, *s, opt, metrics);
+  row.metrics.assign(metrics.size(), std::nullopt);
+  row.status = StatusOf(s.error().code);
+  row.reason = Reason(s.error());
 }
 
 }  // namespace
@@ -131,7 +134,14 @@ PointRow PointRunner::Run(uint64_t index) const {
   std::vector<Override> overrides;
   overrides.reserve(row.values.size());
   for (size_t k = 0; k < row.values.size(); ++k) overrides.push_back({design_.axes()[k].key, row.values[k]});
-  Finish(row, fast_.Load(overrides), opt_, metrics_);
+  // The point's scenario goes into this thread's scratch copy, whose maps and
+  // strings keep their storage from the last point.
+  thread_local Scenario scratch;
+  if (fast_.TryLoadInto(scratch, overrides)) {
+    Finish(row, scratch, opt_, metrics_);
+  } else {
+    Finish(row, fast_.Load(overrides), opt_, metrics_);
+  }
   return row;
 }
 

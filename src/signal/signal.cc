@@ -584,7 +584,7 @@ double RubricRewardBits(const std::vector<RewardSpec::RubricItem>& rubric, doubl
   return bits + beyond;
 }
 
-Result<Summary> Analyze(const Scenario& s) {
+Result<Summary> Analyze(const Scenario& s, TextDetail detail) {
   const AlgorithmSpec& alg = s.algorithm;
   const RewardSpec& reward = s.environment.reward;
   if (alg.group_size < 1)
@@ -676,6 +676,7 @@ Result<Summary> Analyze(const Scenario& s) {
   out.hard_task_fraction = out.rollouts_per_task > 1 ? MassBelow(eff, 1 / out.rollouts_per_task) : 1.0;
 
   // ---- notes, in plain words ----
+  if (detail == TextDetail::kNumbers) return out;
   const std::string algo(ToString(alg.name));
   if (out.pilot.present) {
     const PilotFit& f = out.pilot;

@@ -121,10 +121,16 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
 // half full).
 constexpr double kFragTokens = 0.5 * double(kBlockTokens);
 
-// Cohorts times length slices of the admission-ordered fluid model
-// (FullCache): 85 cohorts of 48 slices; fixed lengths (one slice) get 4096
-// cohorts, so that cohorts admitted apart do not finish in lockstep.
-constexpr int kMaxCohorts = 4096;
+// Cohorts of the admission-ordered fluid model (FullCache). Its cost is
+// O(cohorts x slices) events. A spread of lengths (48 slices) gets 1024 / 48
+// = 21 cohorts: the slices already spread the finishes, and 85 cohorts (4096
+// cohort-slices) moved the KV-limit sweep of default.yaml by at most 0.016 of
+// the simulator's rollout time (tests/sim/kv_limit_sweep_test.cc) at 1.4x
+// the sweep benchmark's time per point (bench/sweep_bench.cc). Fixed lengths (one slice) get 4096 cohorts, so that cohorts
+// admitted apart do not finish in lockstep (1024 put TensorRT-LLM 1000/1000
+// 1.8% further from the simulator).
+constexpr int kMaxCohortSlices = 1024;
+constexpr int kMaxCohortsFixedLength = 4096;
 
 // Generation of n sequences whose all-at-once drain does not fit in the KV
 // cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
@@ -132,7 +138,7 @@ constexpr int kMaxCohorts = 4096;
 // block is missing, recompute on resume, the preempted one first in line).
 // Derivation: docs/model.md, "A full, preempting KV cache".
 //
-// The engine's sequences are C = min(n, 4096 / m) cohorts in admission order, c = n / C each,
+// The engine's sequences are C = min(n, 1024 / m, or 4096 for fixed lengths) cohorts in admission order, c = n / C each,
 // every cohort with the lengths `len` (equal-weight slices, as Drain). Cohort
 // k has run a_k iterations; c * S(a_k) of it is alive, each holding P + a_k
 // tokens (+ half a block). Under FCFS admission and last-in-first-out
@@ -158,7 +164,7 @@ constexpr int kMaxCohorts = 4096;
 // cohorts admitted drain with the cache no longer full.
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
-  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxCohorts / m);
+  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
   const double c = n / C;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
@@ -170,23 +176,23 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   for (int j = 0; j < m; ++j) mean_len += len[j] / m;
   const double iters_est = n * mean_len / std::max(1.0, kv_tokens / (p + mean_len + kFragTokens));
   const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
-  std::vector<double> age(C, 0.0), share(C, 0.0);
-  std::vector<int> next(C, 0);  // first slice still alive in cohort k
+  // Per cohort: age, running share, first slice still alive; and, updated
+  // only when that slice changes, the sequences alive (c * (m - next) / m)
+  // and the length that ends the slice (len[next], infinity when done).
+  std::vector<double> age(C, 0.0), share(C, 0.0), alive(C, c), ends(C, len[0]);
+  std::vector<int> next(C, 0);
   int first = 0;                        // first cohort with sequences alive
   double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
+  // The running prefix: cohorts first..last, the last one possibly in part,
+  // and the cache it uses (summed where the ages advance, below).
+  double used = 0;
+  int last = first;
   RolloutResult r;
   while (first < C) {
-    // The running prefix: cohorts first..last, the last one possibly in part.
-    double used = 0;
-    int last = first;
-    for (int k = first; k < C && share[k] > 0; ++k) {
-      used += share[k] * c * (m - next[k]) / m * (p + age[k] + kFragTokens);
-      last = k;
-    }
     // A block missing: preempt from the back (the most recently admitted).
     bool preempted = false;
     for (int k = last; k >= first && used > full_kv; --k) {
-      double mem = c * (m - next[k]) / m * (p + age[k] + kFragTokens);
+      double mem = alive[k] * (p + age[k] + kFragTokens);
       if (mem <= 0) continue;
       double drop = std::min(share[k], (used - full_kv) / mem);
       if (drop <= 0) break;
@@ -199,14 +205,13 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     if (!preempted) {
       for (int k = first; k < C; ++k) {
         if (share[k] >= 1.0) continue;
-        double alive = c * (m - next[k]) / m;
-        if (alive <= 0) continue;
-        double mem = alive * (p + age[k] + kFragTokens);
+        if (alive[k] <= 0) continue;
+        double mem = alive[k] * (p + age[k] + kFragTokens);
         double add = std::min(1.0 - share[k], (admit_kv - used) / mem);
         if (add <= 0) break;
         if (age[k] > 0) {
-          recompute_tokens += add * alive * (p + age[k]);
-          recompute_seqs += add * alive;
+          recompute_tokens += add * alive[k] * (p + age[k]);
+          recompute_seqs += add * alive[k];
         }
         share[k] += add;
         used += add * mem;
@@ -216,17 +221,16 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     // The first cohort always runs: alone it takes what the cache holds (a
     // single sequence larger than the cache is ruled out by PlanMemory).
     if (share[first] <= 0) {
-      double mem = c * (m - next[first]) / m * (p + age[first] + kFragTokens);
+      double mem = alive[first] * (p + age[first] + kFragTokens);
       share[first] = std::min(1.0, full_kv / std::max(mem, 1e-9));
     }
     // Run until the next event.
     double dt = step_max, batch = 0, ctx = 0;
     for (int k = first; k < C && share[k] > 0; ++k) {
       if (next[k] >= m) continue;  // done
-      double alive = c * (m - next[k]) / m;
-      batch += share[k] * alive;
-      ctx += share[k] * alive * (p + age[k]);
-      dt = std::min(dt, (len[next[k]] - age[k]) / share[k]);
+      batch += share[k] * alive[k];
+      ctx += share[k] * alive[k] * (p + age[k]);
+      dt = std::min(dt, (ends[k] - age[k]) / share[k]);
     }
     dt = std::max(dt, 1e-9);
     auto w = perf::DecodeIterations(e, batch, ctx, dt);
@@ -234,12 +238,22 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     r.flops += w.flops;
     r.decode_tokens += batch * dt;
     batch_time += batch * w.time_s;
+    // Advance the running cohorts and sum the cache they now use.
+    used = 0;
+    last = first;
     for (int k = first; k < C && share[k] > 0; ++k) {
+      last = k;
       if (next[k] >= m) continue;
       age[k] += share[k] * dt;
-      while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
+      if (ends[k] <= age[k] + 1e-9) {
+        while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
+        alive[k] = c * (m - next[k]) / m;
+        ends[k] = next[k] < m ? len[next[k]] : INFINITY;
+      }
+      used += share[k] * alive[k] * (p + age[k] + kFragTokens);
     }
     while (first < C && next[first] >= m) ++first;
+    if (last < first) last = first;
   }
   auto pre = perf::Prefill(e, n * p, 0, n);
   auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
@@ -400,7 +414,8 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
 
 }  // namespace
 
-Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
+Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, TextDetail detail) {
+  const bool text = detail == TextDetail::kFull;
   auto mem = perf::PlanMemory(s);
   if (!mem) return Fail(mem.error());
   const auto& env = s.environment;
@@ -452,7 +467,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
       sandbox_life_s = startup_s + std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean() +
                        roll.time_s * roll.mean_batch / std::max(n, 1e-9);
       // Tool time still bounds a trajectory, but other trajectories fill the batch.
-      t.notes.push_back("partial rollouts: generation modelled as steady state, no length tail");
+      if (text) t.notes.push_back("partial rollouts: generation modelled as steady state, no length tail");
     }
   } else if (multi_turn) {
     auto mt = MultiTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
@@ -474,7 +489,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     const double held_round_s = n_total * (sandbox_life_s + verify_s);
     double pool_bound_s = held_round_s / slots - verify_s;
     if (pool_bound_s > round_s) {
-      t.notes.push_back(fmt::format("sandbox-bound: {} sandboxes, each held for a whole trajectory ({:.0f} s), "
+      if (text) t.notes.push_back(fmt::format("sandbox-bound: {} sandboxes, each held for a whole trajectory ({:.0f} s), "
                                     "need {:.0f} s per round, more than generation ({:.0f} s)",
                                     slots, sandbox_life_s + verify_s, pool_bound_s, round_s));
       round_s = pool_bound_s;
@@ -489,7 +504,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
     roll.flops *= rounds;
     roll.decode_tokens *= rounds;
     roll.prefill_tokens *= rounds;
-    t.notes.push_back(fmt::format("dynamic sampling: {:.2f} generation rounds of {:.0f} rollouts per step, each a "
+    if (text) t.notes.push_back(fmt::format("dynamic sampling: {:.2f} generation rounds of {:.0f} rollouts per step, each a "
                                   "batch with its own length tail and rewards",
                                   rounds, n_total));
   }
@@ -519,12 +534,12 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   const perf::WeightSyncParts sync = perf::WeightSync(s);
   double sync_s = sync.total_s;
   t.sync_parts = sync;
-  t.notes.push_back(perf::DescribeWeightSync(s, sync));
+  if (text) t.notes.push_back(perf::DescribeWeightSync(s, sync));
   t.overhead_s = eff.step_overhead_s;
   t.offload_s = perf::OffloadTime(s, *mem);
   t.refit_offload_s = perf::RefitOffloadTime(s, *mem);
   if (t.refit_offload_s > 0) {
-    t.notes.push_back(fmt::format("the optimizer states ({:.1f} GB per GPU) go to host memory before each weight sync "
+    if (text) t.notes.push_back(fmt::format("the optimizer states ({:.1f} GB per GPU) go to host memory before each weight sync "
                                   "and come back before the update, {}: {:.1f} s per step (placement.refit_offload: "
                                   "none keeps them on the GPU)",
                                   perf::RefitOffloadGb(s, *mem),
@@ -534,7 +549,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
                                   t.refit_offload_s));
   }
   if ((s.placement.offload.params || s.placement.offload.optimizer) && !mem->train_state_offloaded) {
-    t.notes.push_back(fmt::format("placement.offload: {} moved to host memory between phases and back, {:.2f} s per "
+    if (text) t.notes.push_back(fmt::format("placement.offload: {} moved to host memory between phases and back, {:.2f} s per "
                                   "step over PCIe",
                                   s.placement.offload.params && s.placement.offload.optimizer
                                       ? "parameters and optimizer states"
@@ -542,7 +557,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
                                   t.offload_s - perf::HostTransferTime(*mem) - t.refit_offload_s));
   }
   if (mem->train_state_offloaded) {
-    t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
+    if (text) t.notes.push_back(fmt::format("the training state ({:.1f} GB per GPU{}) does not fit beside the inference "
                                   "engine: it is moved to host memory while generating ({:.1f} s per step over PCIe)",
                                   mem->train_state_gb + mem->critic_state_gb + mem->reference_gb,
                                   std::string(mem->critic_state_gb > 0 ? ", critic included" : "") +
@@ -550,7 +565,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
                                   t.offload_s - t.refit_offload_s));
   }
   if (mem->optimizer_offloaded) {
-    t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");
+    if (text) t.notes.push_back("optimizer states do not fit on the training GPUs: kept in host memory (ZeRO-Offload)");
   }
   t.train_busy_s = logprob.time_s + reference.time_s + update.time_s + critic_s;
 
@@ -599,7 +614,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
       t.train_s = (1.0 - k) * (update.time_s + critic_s);
       t.logprob_s = (1.0 - k) * logprob.time_s;
       t.reference_s = (1.0 - k) * reference.time_s;
-      t.notes.push_back(fmt::format("rollout-bound: the trainer is busy {:.1f} s of each {:.1f} s step", tside,
+      if (text) t.notes.push_back(fmt::format("rollout-bound: the trainer is busy {:.1f} s of each {:.1f} s step", tside,
                                     t.time_s));
     } else {
       t.rollout_s = (1.0 - k) * rollout_side_s;
@@ -607,7 +622,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
       t.train_s = update.time_s + critic_s;
       t.logprob_s = logprob.time_s;
       t.reference_s = reference.time_s;
-      t.notes.push_back(fmt::format("train-bound: rollout GPUs generate {:.1f} s of each {:.1f} s step",
+      if (text) t.notes.push_back(fmt::format("train-bound: rollout GPUs generate {:.1f} s of each {:.1f} s step",
                                     rside, t.time_s));
     }
     t.other_s = t.time_s - t.rollout_s - t.train_s;
@@ -619,7 +634,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig) {
   }
   if (env.sandbox) t.sandbox_mean_in_use = t.time_s > 0 ? sandbox_held_s / t.time_s : 0;
   if (s.pipeline.mode == PipelineMode::kAsync && colocated) {
-    t.notes.push_back("pipeline.mode async with colocated placement runs synchronously: rollout and training "
+    if (text) t.notes.push_back("pipeline.mode async with colocated placement runs synchronously: rollout and training "
                       "share the same GPUs");
   }
   return t;

@@ -235,6 +235,7 @@ tl::expected<Distribution, std::string> Distribution::Make(DistKind kind, double
     d.hi_ = std::clamp(d.p2_, lo, hi);
   }
   d.mean_ = mean;
+  d.m2_ = d.ClippedMoments().second;
   return d;
 }
 
@@ -331,7 +332,7 @@ double Distribution::SecondMoment() const {
       for (double x : samples_) s += x * x;
       return s / static_cast<double>(samples_.size());
     }
-    default: return ClippedMoments().second;
+    default: return m2_;
   }
 }
 

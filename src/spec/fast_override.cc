@@ -215,10 +215,16 @@ Result<Scenario> FastOverrides::Load(const std::vector<Override>& overrides) con
     all.insert(all.end(), overrides.begin(), overrides.end());
     return doc_.Load(catalog_, all);
   };
-  if (!base_) return yaml_way();
+  Scenario s;
+  if (TryLoadInto(s, overrides)) return s;
+  return yaml_way();
+}
+
+bool FastOverrides::TryLoadInto(Scenario& out, const std::vector<Override>& overrides) const {
+  if (!base_) return false;
   // Up to a few fields a point: look each one up, read its value.
   constexpr size_t kMax = 16;
-  if (overrides.size() > kMax) return yaml_way();
+  if (overrides.size() > kMax) return false;
   const Field* field[kMax];
   double value[kMax];
   for (size_t i = 0; i < overrides.size(); ++i) {
@@ -229,15 +235,15 @@ Result<Scenario> FastOverrides::Load(const std::vector<Override>& overrides) con
         break;
       }
     }
-    if (!field[i] || !PlainNumber(overrides[i].value, value[i])) return yaml_way();
+    if (!field[i] || !PlainNumber(overrides[i].value, value[i])) return false;
   }
-  Scenario s = *base_;
+  out = *base_;
   Working w{pass_rate_mean_, concentration_, false};
   for (size_t i = 0; i < overrides.size(); ++i) {
-    if (!field[i]->set(s, w, value[i])) return yaml_way();  // refused: the loader says why
+    if (!field[i]->set(out, w, value[i])) return false;  // refused: the loader says why
   }
-  if (w.pass_rate) fields::SetBetaOfMean(s.environment.pass_rate, w.mean, w.concentration);
-  return s;
+  if (w.pass_rate) fields::SetBetaOfMean(out.environment.pass_rate, w.mean, w.concentration);
+  return true;
 }
 
 }  // namespace rlcost::spec_internal

@@ -37,6 +37,12 @@ class FastOverrides {
   // Exactly doc.Load(catalog, fixed + overrides).
   Result<Scenario> Load(const std::vector<Override>& overrides) const;
 
+  // The same scenario written into `out` (whose storage a sweep reuses from
+  // point to point), when every override is a field written straight into
+  // it and its check accepts the value; false otherwise (`out` is then
+  // unspecified, and Load takes the YAML way and says why).
+  bool TryLoadInto(Scenario& out, const std::vector<Override>& overrides) const;
+
   // Whether an override of `path` is written straight into the Scenario for
   // this document (a value its check refuses still goes the YAML way).
   bool Direct(std::string_view path) const;

@@ -81,6 +81,35 @@ TEST(Properties, ContractFiguresAreFiniteAndNonNegative) {
   EXPECT_GT(checked, int(files.size()));
 }
 
+// A sweep's rows come from estimates without their text (TextDetail::kNumbers):
+// every metric must be the same number, bit for bit, as the full estimate's.
+TEST(Properties, NumbersOnlyGivesTheSameNumbers) {
+  auto files = test::SharedScenarioFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared not present";
+  std::mt19937_64 rng(7);
+  int compared = 0;
+  for (const auto& f : files) {
+    for (int k = 0; k < 6; ++k) {
+      std::vector<Override> o = k == 0 ? std::vector<Override>{} : Perturb(rng);
+      auto s = LoadScenarioFile(f, test::Cat(), o);
+      if (!s) continue;
+      auto full = EstimateAnalytic(*s);
+      auto bare = EstimateAnalytic(*s, TextDetail::kNumbers);
+      ASSERT_EQ(full.has_value(), bare.has_value()) << f << Describe(o);
+      if (!full) continue;
+      EXPECT_TRUE(bare->assumptions.empty()) << f << Describe(o);
+      EXPECT_TRUE(bare->step.notes.empty()) << f << Describe(o);
+      for (const MetricDef& m : Metrics()) {
+        const auto a = m.get(*full), b = m.get(*bare);
+        ASSERT_EQ(a.has_value(), b.has_value()) << m.key << " " << f << Describe(o);
+        if (a && !(std::isnan(*a) && std::isnan(*b))) EXPECT_EQ(*a, *b) << m.key << " " << f << Describe(o);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
 TEST(Properties, SameSeedSameBytes) {
   auto files = test::SharedScenarioFiles();
   if (files.empty()) GTEST_SKIP() << "../shared not present";
