@@ -1,9 +1,11 @@
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -11,26 +13,32 @@
 
 namespace rlcost::cli {
 
+std::span<const Command> Commands() {
+  static constexpr Command kCommands[] = {
+      {"estimate", RegisterEstimate},   {"simulate", RegisterSimulate},   {"catalog", RegisterCatalog},
+      {"compare", RegisterCompare},     {"waterfall", RegisterWaterfall}, {"price", RegisterPrice},
+      {"report", RegisterReport},       {"validate", RegisterValidate},   {"calibrate", RegisterCalibrate},
+      {"import", RegisterImport},       {"sweep", RegisterSweep},         {"serve", RegisterServe},
+      {"optimize", RegisterOptimize},   {"sensitivity", RegisterSensitivity}, {"claims", RegisterClaims},
+  };
+  return kCommands;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"rlcost: what an RL post-training run will cost, where the money goes, and which lever cuts it most"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rlcost 0.1.0");
   int exit_code = 0;
-  RegisterEstimate(app, exit_code);
-  RegisterSimulate(app, exit_code);
-  RegisterCatalog(app, exit_code);
-  RegisterCompare(app, exit_code);
-  RegisterWaterfall(app, exit_code);
-  RegisterPrice(app, exit_code);
-  RegisterReport(app, exit_code);
-  RegisterValidate(app, exit_code);
-  RegisterCalibrate(app, exit_code);
-  RegisterImport(app, exit_code);
-  RegisterSweep(app, exit_code);
-  RegisterServe(app, exit_code);
-  RegisterOptimize(app, exit_code);
-  RegisterSensitivity(app, exit_code);
-  RegisterClaims(app, exit_code);
+  // When the first argument names a command, only that command is built:
+  // building the options of all of them was a fifth of an estimate's start-up
+  // (docs/performance.md). Anything else (--help, --version, a typo) gets all
+  // of them, so that help lists them and CLI11 says what it expected.
+  const std::string_view asked = argc > 1 ? argv[1] : "";
+  const auto commands = Commands();
+  const bool known = std::any_of(commands.begin(), commands.end(), [&](const Command& c) { return c.name == asked; });
+  for (const Command& c : commands) {
+    if (!known || c.name == asked) c.add(app, exit_code);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "rlcost/embedded.h"
 
 namespace rlcost::interval {
 namespace {
@@ -57,20 +55,8 @@ Result<Bands> ParseBands(std::string_view text, const std::string& origin) {
   return out;
 }
 
-const Bands& BuiltinBands() {
-  static const Bands bands = [] {
-    auto text = EmbeddedFile("intervals.yaml");
-    auto parsed = text ? ParseBands(*text, "catalog/intervals.yaml") : Result<Bands>{};
-    if (!text || !parsed) {
-      // A build-time file: a bad one is a programmer error, not user input.
-      std::cerr << "internal error: catalog/intervals.yaml: "
-                << (text ? parsed.error().ToString() : std::string("not compiled in")) << "\n";
-      std::abort();
-    }
-    return *parsed;
-  }();
-  return bands;
-}
+// BuiltinBands(): generated from catalog/intervals.yaml at build time
+// (cmake/intervals.cmake).
 
 const Band& BandFor(std::string_view method) {
   return method == "simulated" ? BuiltinBands().simulated : BuiltinBands().analytic;

@@ -11,6 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.h"
 #include "support.h"
 
 namespace {
@@ -39,6 +42,29 @@ const nlohmann::json* At(const nlohmann::json& j, const std::string& dotted) {
     if (dot == std::string::npos) return node;
     start = dot + 1;
   }
+}
+
+// `rlcost NAME ...` builds only NAME's options (start-up); the table it picks
+// from must hold every command under the name it registers, and each one
+// still answers --help on its own, while `rlcost --help` lists them all.
+TEST(Cli, EachCommandIsBuiltAloneWhenAskedForAndAllAreListed) {
+  CLI::App app;
+  int code = 0;
+  for (const auto& c : rlcost::cli::Commands()) c.add(app, code);
+  const auto subs = app.get_subcommands([](CLI::App*) { return true; });
+  ASSERT_EQ(subs.size(), rlcost::cli::Commands().size());
+  for (size_t i = 0; i < subs.size(); ++i) EXPECT_EQ(subs[i]->get_name(), rlcost::cli::Commands()[i].name);
+  const CmdResult all = Rlcost("--help");
+  EXPECT_EQ(all.code, 0) << all.err;
+  for (const auto& c : rlcost::cli::Commands()) {
+    EXPECT_NE(all.out.find(std::string(c.name)), std::string::npos) << c.name;
+    const CmdResult one = Rlcost(std::string(c.name) + " --help");
+    EXPECT_EQ(one.code, 0) << c.name << ": " << one.err;
+    EXPECT_NE(one.out.find(std::string(c.name)), std::string::npos) << c.name << ": " << one.out;
+  }
+  // A mistyped command still gets CLI11's answer with every command built.
+  const CmdResult typo = Rlcost("estimat");
+  EXPECT_EQ(typo.code, 2);
 }
 
 TEST(Cli, EstimateWithoutAFileRunsTheBuiltInDefault) {

@@ -97,6 +97,25 @@ TEST(Interval, BadBandFileNamesTheField) {
   EXPECT_NE(m.error().ToString().find("intervals.simulated"), std::string::npos);
 }
 
+// The bands compiled in (cmake/intervals.cmake) are exactly what the YAML
+// reader makes of catalog/intervals.yaml.
+TEST(Interval, BuiltinBandsAreTheCatalogFile) {
+  std::ifstream f(std::string(RLCOST_SOURCE_DIR) + "/catalog/intervals.yaml");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto parsed = ParseBands(ss.str(), "catalog/intervals.yaml");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().ToString();
+  const Bands& built = BuiltinBands();
+  for (auto [a, b] : {std::pair{&parsed->analytic, &built.analytic}, std::pair{&parsed->simulated, &built.simulated}}) {
+    EXPECT_EQ(a->low, b->low);
+    EXPECT_EQ(a->high, b->high);
+    EXPECT_EQ(a->nominal, b->nominal);
+    EXPECT_EQ(a->cases, b->cases);
+    EXPECT_EQ(a->source, b->source);
+    EXPECT_FALSE(b->source.empty());
+  }
+}
+
 // catalog/intervals.yaml must be what `rlcost validate ../shared/validation
 // --intervals` prints now: a model change that moves the residuals fails here.
 TEST(Interval, CatalogBandsAreRecomputedFromTheValidationRuns) {
