@@ -225,13 +225,20 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
       share[first] = std::min(1.0, full_kv / std::max(mem, 1e-9));
     }
     // Run until the next event.
-    double dt = step_max, batch = 0, ctx = 0;
+    // Events: a running cohort reaching its next length slice (a finish,
+    // which may let more in), and every step_max iterations while the cache
+    // could outgrow itself (preemption). Until the next finish the running
+    // set only grows its cache, by `growth` tokens an iteration: when that
+    // cannot pass the cache before the finish, nothing changes in between.
+    double dt = INFINITY, batch = 0, ctx = 0, growth = 0;
     for (int k = first; k < C && share[k] > 0; ++k) {
       if (next[k] >= m) continue;  // done
       batch += share[k] * alive[k];
       ctx += share[k] * alive[k] * (p + age[k]);
+      growth += share[k] * share[k] * alive[k];
       dt = std::min(dt, (ends[k] - age[k]) / share[k]);
     }
+    if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
     dt = std::max(dt, 1e-9);
     auto w = perf::DecodeIterations(e, batch, ctx, dt);
     r.time_s += w.time_s;
