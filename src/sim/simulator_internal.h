@@ -1,0 +1,390 @@
+// Internal to src/sim: the discrete-event simulator's state and parts, one
+// file per component (docs/model.md, "The event simulator"):
+//   simulator.cc     set-up, the event loop, the result
+//   trajectories.cc  batches, trajectories, tool calls and sandboxes, rewards and judges
+//   engines.cc       KV blocks, admission and preemption, decode segments, idle time, pauses
+//   pipeline.cc      the trainer, weight sync, and the sync / async pipelines
+//
+// Engines batch continuously under a KV budget counted in 16-token blocks;
+// between two events an engine's batch is fixed, so n decode iterations are
+// one closed-form perf::DecodeIterations call (no per-token loop). Trajectories
+// leave the batch for tool calls on a FIFO sandbox pool and come back to
+// prefill the tool output. The trainer, weight sync and the sync / async
+// pipelines are a handful of events per step.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+#include <fmt/format.h>
+#include "rlcost/perf.h"
+#include "rlcost/sim.h"
+#include "sim/event_queue.h"
+#include "sim/judge.h"
+#include "sim/kv_cache.h"
+#include "sim/trace.h"
+
+namespace rlcost::sim::internal {
+
+
+// Prefill tokens per engine iteration under chunked prefill: vLLM's
+// max_num_batched_tokens = 8192 (a model assumption; the V1 default for large
+// GPUs is in this range).
+constexpr int64_t kChunkTokens = 8192;
+// Trace only the first steps in detail (bounded file).
+constexpr int kTraceSteps = 3;
+// Above this many rollouts per step the simulation would take minutes.
+constexpr double kMaxRolloutsPerStep = 2.0e6;
+// Trajectories over the whole simulated run (steps x rollouts per step); see
+// Setup() for the time and memory this stands for.
+constexpr double kMaxSimulatedTrajectories = 5.0e7;
+// Engines: 1e6 GPUs at tp 1 took 30 s and 2.4 GB before a single step ran.
+constexpr int kMaxEngines = 100'000;
+
+constexpr int32_t kNone = -1;
+
+inline int64_t Blocks(int64_t tokens) { return tokens <= 0 ? 0 : (tokens + kBlockTokens - 1) / kBlockTokens; }
+inline int Mod16(int64_t x) { return static_cast<int>(((x % kBlockTokens) + kBlockTokens) % kBlockTokens); }
+
+inline uint64_t SplitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+enum class TrajState : uint8_t { kWaiting, kPrefill, kRunning, kTool, kSandboxQueue, kBarrier, kVerify, kJudge, kDone };
+enum class IdleCause : uint8_t { kNone, kTail, kTrainer, kTools, kSync, kJudge };
+
+struct Turn {
+  int32_t response = 0;
+  int32_t tool_out = 0;
+  double tool_latency_s = 0;
+};
+
+struct Traj {
+  int batch = 0;
+  int engine = 0;
+  int turns = 1;
+  int turn = 0;            // current turn, 0-based
+  int turn_off = 0;        // first Turn in its batch's pool
+  int64_t prompt = 0;
+  double verify_s = 0;
+  int64_t ctx = 0;         // context tokens committed (valid while not running)
+  int64_t gen = 0;         // tokens decoded so far
+  int64_t tool_tokens = 0;
+  int64_t pf_left = 0;     // prefill tokens still to process
+  int64_t pf_ctx = 0;      // context before the remaining prefill
+  int64_t resp_left = 0;   // tokens still to decode in this turn
+  int64_t key = 0;         // running: context = key + engine iteration counter
+  int64_t finish_iter = 0; // running: iteration at which the turn is decoded
+  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
+  int32_t judge_left = 0;  // judge calls not yet answered (sim/judge.h)
+  uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
+  int32_t prev = kNone, next = kNone;  // running list, admission order
+  double t_start = 0, t_end = 0, t_request = 0;
+  bool startup_paid = false;
+  bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
+  TrajState state = TrajState::kWaiting;
+};
+
+struct Batch {
+  int index = 0;
+  int created = 0;      // trajectories started
+  int gen_done = 0;     // trajectories done decoding
+  int finished = 0;     // trajectories rewarded
+  std::vector<Traj> trajs;
+  std::vector<Turn> turns;
+  std::vector<int> barrier_need;     // lockstep: trajectories that make tool call k
+  std::vector<int> barrier_arrived;
+  std::vector<std::vector<int32_t>> barrier_held;
+  double t_first_start = 0, t_last_gen_end = 0, t_last_end = 0;
+  bool materialized = false;
+};
+
+struct FinishEntry {
+  int64_t iter;
+  int32_t traj;
+  uint32_t epoch;
+  bool operator>(const FinishEntry& o) const {
+    return iter > o.iter || (iter == o.iter && traj > o.traj);
+  }
+};
+
+enum class SegKind : uint8_t { kNone, kDecode, kMixed };
+
+struct Engine {
+  int id = 0;
+  // Running set: context of sequence i is key_i + iter.
+  int64_t iter = 0;
+  int64_t n_running = 0;
+  int64_t sum_key = 0;
+  int64_t phase_cnt[kBlockTokens] = {};
+  int32_t head = kNone, tail = kNone;   // admission order: tail = most recent
+  std::vector<FinishEntry> finish_heap;
+  std::deque<int32_t> waiting;
+  std::deque<int32_t> prefill_q;
+  std::vector<int32_t> prefill_done;    // completed by the iteration in flight
+  std::deque<std::pair<int32_t, uint32_t>> parked_lru;
+  int64_t static_blocks = 0;            // prefill + parked
+  // Current segment.
+  SegKind seg = SegKind::kNone;
+  double seg_t0 = 0, seg_t1 = 0;
+  int64_t seg_n = 0, seg_b = 0, seg_ctx = 0;
+  double seg_flops = 0;                 // per GPU
+  uint32_t seg_version = 0;
+  bool in_handler = false;
+  bool paused = false;
+  bool recompute_on_resume = false;
+  bool resume_pending = false;  // its timer is a pause ending, not a segment
+  // Trajectories assigned and not done decoding; of those, out on a tool.
+  int inflight = 0;
+  int out = 0;
+  int64_t peak_batch = 0;
+  // Idle interval.
+  bool idle = false;
+  double idle_since = 0;
+  IdleCause idle_cause = IdleCause::kNone;
+  double pause_since = 0;
+  // Totals.
+  double busy_s = 0, batch_s = 0, blocks_s = 0, pause_s = 0;
+};
+
+struct Percentile {
+  static Percentiles Of(std::vector<double>& v) {
+    Percentiles p;
+    if (v.empty()) return p;
+    // Nearest-rank percentiles are order statistics: select them with
+    // nth_element on successively smaller tails (O(n), no full sort).
+    auto rank = [&](double q) {
+      size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+      return std::min(v.size() - 1, i == 0 ? 0 : i - 1);
+    };
+    // Each selection reorders the tail it works on, so read a value before
+    // the next one: [i, end) holds exactly the order statistics i, i+1, ...
+    size_t i50 = rank(0.50), i90 = rank(0.90), i99 = rank(0.99);
+    std::nth_element(v.begin(), v.begin() + i50, v.end());
+    p.p50 = v[i50];
+    std::nth_element(v.begin() + i50, v.begin() + i90, v.end());
+    p.p90 = v[i90];
+    std::nth_element(v.begin() + i90, v.begin() + i99, v.end());
+    p.p99 = v[i99];
+    p.max = *std::max_element(v.begin() + i99, v.end());
+    return p;
+  }
+};
+
+class Simulator {
+ public:
+  Simulator(const Scenario& s, const signal::Summary& sig, const Options& opt) : s_(s), sig_(sig), opt_(opt) {}
+  Result<SimResult> Run();
+
+ private:
+  // Setup and the two drivers.
+  Result<void> Setup();
+  Result<void> RunSyncColocated();
+  Result<void> RunPipelined();
+  Result<void> Dispatch(const Event& ev);
+  bool NextEvent();  // processes the earliest event; false when none is left
+  Result<void> Finish();
+
+  // Trajectories.
+  // id = batch * g_ + index. The division by the run-constant g_ is a
+  // multiply-high (Lemire, Kaser & Kurz, "Faster Remainder by Direct
+  // Computation", 2019: with M = ceil(2^64 / d), n / d = (M n) >> 64 exactly
+  // for every 32-bit n and d >= 2), not an integer divide on every lookup.
+  int32_t BatchOf(int32_t id) const {
+    if (g_ == 1) return id;
+    return static_cast<int32_t>((static_cast<unsigned __int128>(g_magic_) * uint32_t(id)) >> 64);
+  }
+  Traj& T(int32_t id) {
+    int32_t b = BatchOf(id);
+    return batches_[b].trajs[id - b * g_];
+  }
+  // False once the trajectory's batch is finished and its storage recycled
+  // (stale finish-heap and LRU entries may still name it).
+  bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
+  Batch& MaterializeBatch(int b);
+  void StartTrajectory(int32_t id, int engine);
+  void ToolOrReward(int32_t id);
+  void RequestSandbox(int32_t id, double dur_s, EventType done);
+  void ReleaseSandbox();
+  void SandboxInUse(int delta);
+  void DrawRounds();
+  void ReturnFromTool(int32_t id);
+  void TrajDone(int32_t id);
+  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
+  void Rewarded(int32_t id);
+  void StartJudgePhase();
+  void EndJudgePhase();
+  void JudgeEvent(const Event& ev);
+  void FreeBatchIfDone(int b);
+
+  // Engines.
+  void Kick(int e);
+  void Plan(int e);
+  void EndSegment(int e);
+  void TruncateSegment(int e);
+  void Admit(Engine& en);
+  bool MakeRoom(Engine& en, int64_t need);
+  bool EvictOneParked(Engine& en);
+  void JoinRunning(Engine& en, int32_t id);
+  void LeaveRunning(Engine& en, int32_t id);
+  void Preempt(Engine& en, int32_t id);
+  int64_t RunningBlocks(const Engine& en, int64_t iter) const;
+  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const;
+  void OpenIdle(int e);
+  void CloseIdle(int e);
+  IdleCause Classify(const Engine& en) const;
+  void Reclassify(int e);
+  void ReclassifyAll();
+  void PauseEngines();
+  void ResumeEngine(int e);
+
+  // Pipelined trainer.
+  bool CanStart() const;
+  void TryStart();
+  void TrainerTry();
+  void StartSync();
+  void StepDone();
+  // The trainer's passes over `tokens`, this step's `trajs` trained
+  // trajectories: their times, added with their FLOPs to the run's sums
+  // (both pipelines).
+  struct Phases {
+    double lp = 0, ref = 0, tr = 0;
+  };
+  Phases TrainOn(double tokens, double trajs);
+
+  bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
+  // The decode roofline arms at a batch size, computed once per size: they do
+  // not depend on the context (perf::DecodeArmsFor), and batch sizes repeat.
+  const perf::DecodeArms& Arms(int64_t batch) {
+    if (batch >= int64_t(arms_.size())) {
+      arms_.resize(size_t(batch) + 1);
+      arms_ok_.resize(size_t(batch) + 1, 0);
+    }
+    if (!arms_ok_[batch]) {
+      arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
+      arms_ok_[batch] = 1;
+    }
+    return arms_[batch];
+  }
+  perf::Work Decode(int64_t batch, double ctx, double n) {
+    if (n <= 0 || batch <= 0) return perf::Work{};
+    return perf::DecodeIterations(Arms(batch), double(batch), ctx, n);
+  }
+
+  const Scenario& s_;
+  const signal::Summary& sig_;
+  const Options& opt_;
+
+  // Configuration.
+  perf::EngineConfig ec_;
+  int steps_ = 0;
+  int g_ = 0;                // trajectories generated per step
+  uint64_t g_magic_ = 0;     // ceil(2^64 / g_) for BatchOf
+  double trained_ratio_ = 1; // trained / generated
+  int n_engines_ = 0;
+  int tp_ = 1;
+  int rollout_gpus_ = 0, train_gpus_ = 0, gpus_ = 0;
+  bool pipelined_ = false;   // disaggregated: rollout and trainer sides apart
+  bool async_ = false;
+  double staleness_ = 0;
+  bool partial_ = false;
+  bool lockstep_ = false;
+  bool has_sandbox_ = false;
+  // Multi-turn: a trajectory holds its sandbox from start-up to verification
+  // (the container lives for the whole episode); single-turn: only for its reward.
+  bool hold_sandbox_ = false;
+  SandboxSpec sandbox_;
+  // Dynamic sampling in rounds (sync colocated, veRL's DAPO loop): a batch is
+  // one generation round of g_ rollouts; step k runs rounds_[k] of them.
+  bool rounds_mode_ = false;
+  std::vector<int> rounds_;
+  int64_t total_rounds_ = 0;
+  double trained_per_step_ = 0;
+  int64_t total_blocks_ = 0, watermark_blocks_ = 0;
+  double kv_tokens_ = 0;
+  double sync_s_ = 0;
+  double overhead_s_ = 0;
+  double offload_s_ = 0;  // offloaded training state to host and back, per step
+  double refit_offload_s_ = 0;  // of which the optimizer states around the refit (colocated)
+  perf::WeightSyncParts sync_parts_;  // one sync, by part (sync_s_ is its total)
+  uint64_t seed_ = 1;
+  std::vector<std::string> notes_;
+  std::vector<perf::DecodeArms> arms_;  // by batch size
+  std::vector<uint8_t> arms_ok_;
+
+  // State.
+  double now_ = 0;
+  EventQueue q_;
+  EngineTimers timers_;
+  std::vector<Engine> engines_;
+  std::vector<Batch> batches_;
+  std::vector<std::vector<Traj>> traj_pool_;
+  std::vector<std::vector<Turn>> turn_pool_;
+  std::mt19937_64 rng_;
+  std::vector<int32_t> scratch_;
+  int sandbox_free_ = 0;
+  std::deque<std::tuple<int32_t, double, EventType>> sandbox_q_;
+  long long events_ = 0;
+  int trace_step_ = 0;
+  TraceWriter trace_;
+
+  // Pipelined state.
+  int64_t started_ = 0, max_start_ = 0;
+  int64_t inflight_total_ = 0;
+  int64_t finished_total_ = 0;
+  int version_ = 0;
+  bool update_pending_ = false;
+  int next_engine_rr_ = 0;
+  int trainer_step_ = 0;
+  enum class TrainerPhase { kWaitBatch, kBusy, kWaitSync, kSync, kOverhead, kDone } trainer_ = TrainerPhase::kWaitBatch;
+  double trainer_since_ = 0;
+  std::vector<double> finished_tokens_cum_;   // trained tokens after each multiple of g_ finished
+  double cum_tokens_ = 0;
+  bool sync_done_flag_ = false;  // sync colocated: the step's batch is rewarded
+
+  // Totals over the run.
+  double sum_rollout_s_ = 0, sum_train_s_ = 0, sum_lp_s_ = 0, sum_ref_s_ = 0, sum_sync_s_ = 0, sum_reward_s_ = 0,
+         sum_overhead_s_ = 0, sum_sync_wait_s_ = 0, sum_offload_s_ = 0;
+  double sum_rollout_busy_s_ = 0;
+  double rollout_flops_ = 0, train_flops_ = 0, other_flops_ = 0;
+  double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
+  double sandbox_busy_s_ = 0, sandbox_wait_s_ = 0;
+  int sandbox_in_use_ = 0, sandbox_peak_ = 0;
+  double sandbox_mark_t_ = 0;  // last change of sandbox_in_use_ (sandbox_busy_s_ integrates it)
+  double idle_tail_ = 0, idle_trainer_ = 0, idle_tools_ = 0, idle_sync_ = 0, idle_wait_rollout_ = 0;
+  // Under-filled decode in the length tail: busy GPU-seconds, not idle.
+  double underfill_ = 0;
+  // Colocated sync: engine idle GPU-seconds inside the rollout phase and
+  // inside the reward phase after it (every engine waits for the verifier).
+  double idle_in_rollout_ = 0, idle_in_reward_ = 0;
+  double IdleSum() const { return idle_tail_ + idle_trainer_ + idle_tools_ + idle_sync_ + idle_judge_; }
+  // Model verifiers as engine work (sim/judge.h). Sync: from the end of a
+  // round's generation every policy engine waits for the judges (idle_judge_;
+  // a shared judge's own work on those GPUs is moved out of it to other).
+  Judges judges_;
+  bool judge_wait_ = false;
+  double judge_phase_t0_ = 0;
+  double judge_idle0_ = 0;
+  double judge_carry_ = 0;         // environment.failures: share of trajectories judged, carried
+  double idle_judge_ = 0;          // policy GPU-seconds waiting for the judges
+  double judge_shared_gpu_s_ = 0;  // shared judges' busy GPU-seconds (other, not idle)
+  double judge_phase_s_ = 0;       // wall time shared judges hold the policy's GPUs
+  std::vector<double> gen_done_t_;  // pipelined: when each multiple of g_ trajectories finished generating
+  int64_t gen_done_total_ = 0;
+  std::vector<int32_t> judge_done_;
+  double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
+  double preemptions_ = 0;
+  std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
+  std::vector<double> traj_time_, traj_tokens_;
+  double end_time_ = 0;
+};
+
+}  // namespace rlcost::sim::internal

@@ -1,0 +1,320 @@
+// The simulator's trajectories: batches drawn lazily, turns, tool calls on the
+// sandbox pool, rewards and judge events (sim/simulator_internal.h).
+#include "sim/simulator_internal.h"
+
+namespace rlcost::sim::internal {
+
+// ---------------------------------------------------------------------------
+// Trajectories
+
+Batch& Simulator::MaterializeBatch(int b) {
+  Batch& bt = batches_[b];
+  if (bt.materialized) return bt;
+  bt.materialized = true;
+  if (!traj_pool_.empty()) {
+    bt.trajs = std::move(traj_pool_.back());
+    traj_pool_.pop_back();
+    bt.turns = std::move(turn_pool_.back());
+    turn_pool_.pop_back();
+  }
+  bt.trajs.assign(g_, Traj{});
+  bt.turns.clear();
+  // One random stream per batch, drawn in trajectory order when the batch is
+  // created: what a trajectory draws does not depend on the order of events.
+  rng_.seed(SplitMix64(seed_ ^ SplitMix64(0x5EED0000ULL + uint64_t(b))));
+  const auto& env = s_.environment;
+  int max_turns = 0;
+  for (int i = 0; i < g_; ++i) {
+    Traj& t = bt.trajs[i];
+    t.batch = b;
+    t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
+    t.turns = static_cast<int>(std::max<long long>(1, std::llround(env.turns.Sample(rng_))));
+    t.turn_off = static_cast<int>(bt.turns.size());
+    int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
+    for (int k = 0; k < t.turns; ++k) {
+      Turn tu;
+      tu.response = static_cast<int32_t>(std::max<long long>(1, std::llround(env.response_tokens.Sample(rng_))));
+      // The tool call follows every turn but the last (turns - 1 calls).
+      if (k + 1 < t.turns) {
+        tu.tool_out = static_cast<int32_t>(std::max<long long>(0, std::llround(env.tool_output_tokens.Sample(rng_))));
+        tu.tool_latency_s = std::max(0.0, env.tool_latency_s.Sample(rng_));
+      }
+      ctx += tu.response + tu.tool_out;
+      bt.turns.push_back(tu);
+    }
+    t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
+    max_turns = std::max(max_turns, t.turns);
+    // A context longer than one engine's whole KV cache can never be
+    // scheduled (vLLM rejects a request past max_model_len): the run would
+    // preempt and recompute it forever. Stop with the numbers instead.
+    if (ctx > total_blocks_ * kBlockTokens && !too_long_) {
+      too_long_ = Error(ErrorCode::kDoesNotFit, "memory",
+                        fmt::format("a trajectory of rollout batch {} reaches {} tokens of context ({} turns), more "
+                                    "than one engine's KV cache holds ({} tokens): it could never be scheduled; "
+                                    "use a larger placement.rollout_tp or lower environment.*.max",
+                                    b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
+    }
+  }
+  bt.barrier_need.assign(max_turns, 0);
+  bt.barrier_arrived.assign(max_turns, 0);
+  if (lockstep_) {
+    bt.barrier_held.resize(max_turns);
+    for (auto& h : bt.barrier_held) h.clear();
+    for (const Traj& t : bt.trajs)
+      for (int k = 0; k + 1 < t.turns; ++k) ++bt.barrier_need[k];
+  }
+  return bt;
+}
+
+void Simulator::FreeBatchIfDone(int b) {
+  Batch& bt = batches_[b];
+  if (!bt.materialized || bt.finished < g_) return;
+  traj_pool_.push_back(std::move(bt.trajs));
+  turn_pool_.push_back(std::move(bt.turns));
+  bt.trajs = {};
+  bt.turns = {};
+}
+
+void Simulator::StartTrajectory(int32_t id, int e) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  if (bt.created == 0) bt.t_first_start = now_;
+  ++bt.created;
+  t.engine = e;
+  t.t_start = now_;
+  t.ctx = 0;
+  t.pf_ctx = 0;
+  t.pf_left = t.prompt;
+  t.resp_left = bt.turns[t.turn_off].response;
+  t.state = TrajState::kWaiting;
+  Engine& en = engines_[e];
+  ++en.inflight;
+  ++inflight_total_;
+  if (hold_sandbox_) {
+    // Its container starts first (or it queues for a free one); it decodes once it is up.
+    ++en.out;
+    t.startup_paid = true;
+    RequestSandbox(id, sandbox_.startup_s, EventType::kSandboxReady);
+    return;
+  }
+  en.waiting.push_back(id);
+}
+
+// After a turn is decoded: a tool call (all turns but the last) or the reward.
+void Simulator::ToolOrReward(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  Engine& en = engines_[t.engine];
+  if (t.turn + 1 < t.turns) {
+    const Turn& tu = bt.turns[t.turn_off + t.turn];
+    ++en.out;
+    if (has_sandbox_ && !hold_sandbox_) {
+      RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
+    } else if (tu.tool_latency_s > 0) {
+      t.state = TrajState::kTool;
+      q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
+    } else {
+      t.state = TrajState::kTool;
+      ReturnFromTool(id);
+    }
+    return;
+  }
+  // Last turn decoded: the trajectory leaves generation.
+  --en.inflight;
+  --inflight_total_;
+  ++bt.gen_done;
+  bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
+  gen_tokens_ += double(t.gen);
+  if (judges_.active()) {
+    if (pipelined_) {
+      if (++gen_done_total_ % g_ == 0) gen_done_t_.push_back(now_);
+    } else if (bt.gen_done == g_) {
+      StartJudgePhase();
+    }
+  }
+  if (hold_sandbox_) {
+    // Verified in the sandbox it holds, then released.
+    if (t.verify_s > 0) {
+      ++en.out;
+      t.state = TrajState::kVerify;
+      q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
+    } else {
+      ReleaseSandbox();
+      Rewarded(id);
+    }
+  } else if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
+    ++en.out;
+    RequestSandbox(id, t.verify_s, EventType::kVerifyDone);
+  } else if (t.verify_s > 0) {
+    ++en.out;
+    t.state = TrajState::kVerify;
+    q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
+  } else {
+    Rewarded(id);
+  }
+  if (pipelined_ && update_pending_ && !partial_ && inflight_total_ == 0 && trainer_ == TrainerPhase::kWaitSync) {
+    StartSync();
+  }
+}
+
+void Simulator::RequestSandbox(int32_t id, double dur_s, EventType done) {
+  Traj& t = T(id);
+  // Sandbox start-up is paid once per trajectory, at its first use of a slot
+  // (its first tool call, or its reward for a single-turn trajectory).
+  if (!t.startup_paid) {
+    dur_s += sandbox_.startup_s;
+    t.startup_paid = true;
+  }
+  t.t_request = now_;
+  if (sandbox_free_ > 0) {
+    --sandbox_free_;
+    SandboxInUse(+1);
+    t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
+    q_.Push(now_ + dur_s, done, id);
+    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
+  } else {
+    t.state = TrajState::kSandboxQueue;
+    sandbox_q_.emplace_back(id, dur_s, done);
+    if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+  }
+}
+
+// Sandboxes in use change only here: sandbox_busy_s_ integrates their number
+// over time (sandbox-seconds held), and the peak is kept.
+void Simulator::SandboxInUse(int delta) {
+  sandbox_busy_s_ += double(sandbox_in_use_) * (now_ - sandbox_mark_t_);
+  sandbox_mark_t_ = now_;
+  sandbox_in_use_ += delta;
+  sandbox_peak_ = std::max(sandbox_peak_, sandbox_in_use_);
+}
+
+void Simulator::ReleaseSandbox() {
+  if (sandbox_q_.empty()) {
+    ++sandbox_free_;
+    SandboxInUse(-1);
+    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
+    return;
+  }
+  auto [id, dur_s, done] = sandbox_q_.front();
+  sandbox_q_.pop_front();
+  Traj& t = T(id);
+  sandbox_wait_s_ += now_ - t.t_request;
+  t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
+  q_.Push(now_ + dur_s, done, id);
+  if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+}
+
+void Simulator::ReturnFromTool(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  if (lockstep_) {
+    // Every turn waits for the slowest tool call of its batch.
+    int k = t.turn;
+    t.state = TrajState::kBarrier;
+    bt.barrier_held[k].push_back(id);
+    if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
+    scratch_.swap(bt.barrier_held[k]);
+  } else {
+    scratch_.assign(1, id);
+  }
+  std::vector<int32_t> released;
+  released.swap(scratch_);
+  for (int32_t rid : released) {
+    Traj& r = T(rid);
+    const Turn& tu = bt.turns[r.turn_off + r.turn];
+    r.tool_tokens += tu.tool_out;
+    ++r.turn;
+    r.resp_left = bt.turns[r.turn_off + r.turn].response;
+    r.pf_ctx = r.ctx;
+    r.pf_left = tu.tool_out;
+    r.state = TrajState::kWaiting;
+    Engine& en = engines_[r.engine];
+    --en.out;
+    en.waiting.push_back(rid);
+    Kick(r.engine);
+  }
+  released.clear();
+  scratch_.swap(released);
+}
+
+void Simulator::TrajDone(int32_t id) {
+  Traj& t = T(id);
+  Batch& bt = batches_[t.batch];
+  t.state = TrajState::kDone;
+  t.t_end = now_;
+  bt.t_last_end = std::max(bt.t_last_end, now_);
+  traj_time_.push_back(t.t_end - t.t_start);
+  traj_tokens_.push_back(double(t.gen));
+  double trained = double(t.prompt + t.gen + t.tool_tokens);
+  ++bt.finished;
+  if (pipelined_) {
+    // The trainer takes trajectories in the order they finish.
+    cum_tokens_ += trained;
+    ++finished_total_;
+    if (finished_total_ % g_ == 0) {
+      finished_tokens_cum_.push_back(cum_tokens_);
+    }
+    FreeBatchIfDone(t.batch);
+    if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
+  } else {
+    cum_tokens_ += trained;
+    if (bt.finished == g_) sync_done_flag_ = true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Judges (sim/judge.h; docs/model.md, "Judges in the simulator")
+
+void Simulator::Rewarded(int32_t id) {
+  if (judges_.active()) {
+    // environment.failures: the failed share is not judged (as the closed form).
+    judge_carry_ += 1.0 - s_.environment.failures.rate;
+    if (judge_carry_ >= 1.0 - 1e-9) {
+      judge_carry_ -= 1.0;
+      Traj& t = T(id);
+      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + t.tool_tokens), q_);
+      if (calls > 0) {
+        t.judge_left = calls;
+        t.state = TrajState::kJudge;
+        return;
+      }
+    }
+  }
+  TrajDone(id);
+}
+
+void Simulator::JudgeEvent(const Event& ev) {
+  judge_done_.clear();
+  judges_.OnEvent(now_, ev, q_, judge_done_);
+  for (int32_t id : judge_done_) {
+    Traj& t = T(id);
+    if (--t.judge_left == 0) TrajDone(id);
+  }
+}
+
+// Sync: the round's generation is over. Every engine waits for the judges
+// from here; judges on the policy's GPUs start (veRL's RayPPOTrainer.fit
+// scores the whole generated batch between generation and the log-prob pass).
+void Simulator::StartJudgePhase() {
+  judge_wait_ = true;
+  judge_phase_t0_ = now_;
+  ReclassifyAll();
+  judge_idle0_ = idle_judge_;
+  judges_.OpenShared(now_, q_);
+}
+
+// Sync: the round's rewards are in (after every engine's idle is booked).
+void Simulator::EndJudgePhase() {
+  if (!judge_wait_) return;
+  judge_wait_ = false;
+  if (!judges_.any_shared()) return;
+  judges_.CloseShared();
+  // A shared judge worked on the GPUs whose engines were idle meanwhile: its
+  // busy GPU-seconds are work (other), the rest of the phase idle.
+  const double moved = std::min(judges_.TakeSharedGpuS(), idle_judge_ - judge_idle0_);
+  idle_judge_ -= moved;
+  judge_shared_gpu_s_ += moved;
+  judge_phase_s_ += now_ - judge_phase_t0_;
+}
+
+}  // namespace rlcost::sim::internal
