@@ -5,14 +5,12 @@
 // errors, and takes a screenshot that must not be blank.
 // Usage: node e2e.mjs RLCOST_BINARY OUT_DIR
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, fail, withChromium } from "./chromium.mjs";
 
 const [binary, outDir = tmpdir()] = process.argv.slice(2);
-const fail = (msg) => { console.error("FAIL: " + msg); process.exitCode = 1; throw new Error(msg); };
-const check = (ok, msg) => { if (!ok) fail(msg); console.log("ok: " + msg); };
 
 const server = spawn(binary, ["serve", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
 const url = await new Promise((resolve, reject) => {
@@ -25,21 +23,8 @@ const url = await new Promise((resolve, reject) => {
   server.on("exit", (code) => reject(new Error("server exited " + code)));
   setTimeout(() => reject(new Error("server did not start in 10 s")), 10000);
 });
-const profile = mkdtempSync(join(tmpdir(), "rlcost-chromium-"));
-let context;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    acceptDownloads: true,
-    viewport: { width: 1200, height: 900 },
-  });
-  const errors = [];
-  const page = context.pages()[0] || (await context.newPage());
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
+await withChromium({ acceptDownloads: true, viewport: { width: 1200, height: 900 } }, async ({ context, page, errors }) => {
 
   await page.goto(url + "/");
   await page.waitForFunction(() => document.body.dataset.updates === "1", null, { timeout: 20000 });
@@ -123,8 +108,7 @@ try {
         `screenshot is not blank (${colours.distinct} colours, ${(colours.nonBgShare * 100).toFixed(1)}% off the background)`);
   check(errors.length === 0, "no console errors" + (errors.length ? ": " + errors.join(" | ") : ""));
   void backJson;
+});
 } finally {
-  if (context) await context.close();
   server.kill("SIGTERM");
-  rmSync(profile, { recursive: true, force: true });
 }

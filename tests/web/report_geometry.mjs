@@ -13,14 +13,12 @@
 //      sensitivity tornado is drawn, the GPU price says what it is and its date.
 // Usage: node report_geometry.mjs RLCOST_BINARY OUT_DIR SCENARIO.yaml
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, fail, withChromium } from "./chromium.mjs";
 
 const [binary, outDir = tmpdir(), scenario] = process.argv.slice(2);
-const fail = (msg) => { console.error("FAIL: " + msg); process.exitCode = 1; throw new Error(msg); };
-const check = (ok, msg) => { if (!ok) fail(msg); console.log("ok: " + msg); };
 if (!scenario) fail("usage: node report_geometry.mjs RLCOST_BINARY OUT_DIR SCENARIO.yaml");
 
 const html = join(outDir, "report.html");
@@ -28,21 +26,7 @@ execFileSync(binary, ["report", scenario, "-o", html], { stdio: ["ignore", "igno
 const json = JSON.parse(execFileSync(binary, ["estimate", scenario, "--json"], { encoding: "utf8" }));
 const figure = (key) => key.split(".").reduce((o, k) => (o == null ? undefined : o[k]), json);
 
-const profile = mkdtempSync(join(tmpdir(), "rlcost-chromium-"));
-let context;
-try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1400, height: 1000 },
-    deviceScaleFactor: 1,
-  });
-  const errors = [];
-  const page = context.pages()[0] || (await context.newPage());
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
+await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 }, async ({ page, errors }) => {
   await page.goto("file://" + html);
   await page.waitForFunction(() => document.getElementById("selfcheck")?.dataset.status, null, { timeout: 20000 });
 
@@ -181,7 +165,4 @@ try {
   const self = await page.textContent("#selfcheck");
   check(/^SELF-CHECK OK/.test(self), `the page's own check agrees (${self})`);
   check(errors.length === 0, "no console errors" + (errors.length ? ": " + errors.join(" | ") : ""));
-} finally {
-  if (context) await context.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+});
