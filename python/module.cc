@@ -2,6 +2,9 @@
 // returns (None, json_text) on success or (error_code, error_json_text), the
 // JSON being exactly what `rlcost <command> --json` prints; rlcost/__init__.py
 // turns it into dicts and exceptions. The computation runs without the GIL.
+#include <map>
+#include <utility>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -111,6 +114,13 @@ PYBIND11_MODULE(_rlcost, m) {
     if (PyErr_Occurred()) throw py::error_already_set();
     if (stopped == "time") return py::make_tuple("too_slow", r[1]);
     return r;
+  });
+  m.def("sensitivity", [](const std::string& file, const std::string& text, const std::vector<std::string>& sets,
+                          const std::string& metric, double span,
+                          const std::map<std::string, std::pair<double, double>>& ranges, const std::string& path,
+                          uint64_t seed, int steps) {
+    rlcost::ops::SensitivityInput si{metric, span, ranges, path, seed, steps};
+    return Call([&] { return rlcost::ops::Sensitivity(Input(file, text, sets), si); });
   });
   m.def("catalog", [] { return Call([] { return rlcost::ops::Catalog(); }); });
   m.def("validate", [](const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {

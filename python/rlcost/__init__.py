@@ -139,9 +139,24 @@ def catalog():
     return _result(_rlcost.catalog())
 
 
-def sensitivity(*args, **kwargs):
-    """Not yet: rlcost has no sensitivity analysis in this build."""
-    raise NotYetError("sensitivity analysis is not yet available in this build of rlcost")
+def sensitivity(scenario=None, metric=None, span=0.5, ranges=None, path="analytic", seed=1, steps=0,
+                overrides=None):
+    """Which input a figure hangs on (like `rlcost sensitivity --json`): each input
+    moved over its value x (1 - span) .. x (1 + span), or over your own
+    `ranges` ({"environment.response_tokens.mean": (6000, 16000)}, absolute
+    values), the rows sorted by how far `metric` swings (default: goal.usd when
+    the scenario has a goal, else run.usd). path="simulated" simulates each
+    point with the same seed."""
+    pairs = {}
+    for key, value in (ranges or {}).items():
+        try:
+            low, high = value
+            pairs[str(key)] = (float(low), float(high))
+        except (TypeError, ValueError):
+            raise ScenarioError("invalid_input", [{"path": f"ranges.{key}",
+                                                   "message": f"{value!r}; expected (low, high)"}]) from None
+    return _result(_rlcost.sensitivity(*_scenario(scenario), _sets(overrides), metric or "", float(span), pairs,
+                                       str(path), int(seed), int(steps)))
 
 
 def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=False, steps=0, overrides=None,

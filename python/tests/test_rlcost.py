@@ -203,9 +203,24 @@ def test_sweep_frame():
     assert list(df["hardware.gpu"]) == ["h100-sxm", "b200"]
 
 
-def test_sensitivity_not_yet():
-    with pytest.raises(rlcost.NotYetError):
-        rlcost.sensitivity(DEFAULT)
+def test_sensitivity_equals_cli():
+    t = rlcost.sensitivity(DEFAULT)
+    assert t == cli_json("sensitivity", str(DEFAULT))
+    assert len(t) >= 4 and all("swing" in row for row in t)
+    mine = rlcost.sensitivity(DEFAULT, metric="run.usd", span=0.25,
+                              ranges={"environment.response_tokens.mean": (1000, 3000)})
+    assert mine == cli_json("sensitivity", str(DEFAULT), "--metric", "run.usd", "--span", "0.25",
+                            "--range", "environment.response_tokens.mean=1000:3000")
+
+
+def test_sensitivity_bad_arguments_name_the_field():
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sensitivity(DEFAULT, span=2, path="sideways")
+    paths = {p["path"] for p in e.value.problems}
+    assert {"span", "path"} <= paths
+    with pytest.raises(rlcost.ScenarioError) as e:
+        rlcost.sensitivity(DEFAULT, ranges={"environment.response_tokens.mean": 5})
+    assert e.value.problems[0]["path"] == "ranges.environment.response_tokens.mean"
 
 
 @pytest.mark.skipif(not (SHARED / "validation").is_dir(), reason="../shared/validation not present")

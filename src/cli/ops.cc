@@ -23,6 +23,7 @@
 #include "report/html.h"
 #include "report/levers_table.h"
 #include "report/report.h"
+#include "report/sensitivity.h"
 #include "rlcost/estimate.h"
 #include "rlcost/embedded.h"
 #include "rlcost/scenario.h"
@@ -222,6 +223,47 @@ claims::LoadVariant VariantOf(const ScenarioInput& in, const rlcost::Catalog& ca
   };
 }
 
+// The scenario of `in` with more overrides after its own, for the tornado.
+sensitivity::Loader LoaderOf(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  return [in, &cat](const std::vector<Override>& extra) -> Result<Scenario> {
+    ScenarioInput more = in;
+    for (const auto& o : extra) more.sets.push_back(o.path + "=" + o.value);
+    return Load(more, cat);
+  };
+}
+
+Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInput& si) {
+  Error bad;
+  if (!(si.span >= 0.01 && si.span <= 0.99)) {
+    bad.problems.push_back({"span", fmt::format("{}; expected a share from 0.01 to 0.99 (0.5 = each input +-50%)", si.span)});
+  }
+  if (si.path != "analytic" && si.path != "simulated") {
+    bad.problems.push_back({"path", "'" + si.path + "'; expected analytic or simulated"});
+  }
+  if (si.steps < 0) bad.problems.push_back({"steps", fmt::format("{}; expected >= 0 (0 = the scenario's)", si.steps)});
+  for (const auto& [input, r] : si.ranges) {
+    if (!std::isfinite(r.first) || !std::isfinite(r.second)) {
+      bad.problems.push_back({"ranges." + input, "LOW and HIGH must be finite numbers"});
+    }
+  }
+  if (!bad.problems.empty()) {
+    bad.code = ErrorCode::kInvalidInput;
+    return Fail(std::move(bad));
+  }
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  sensitivity::Options opt;
+  opt.metric = si.metric;
+  opt.span = si.span;
+  opt.ranges = si.ranges;
+  opt.simulated = si.path == "simulated";
+  opt.sim.seed = si.seed;
+  opt.sim.steps = si.steps;
+  auto t = sensitivity::Build(loaded->s, LoaderOf(in, *loaded->cat), opt);
+  if (!t) return Fail(t.error());
+  return report::TornadoToJson(*t);
+}
+
 Result<nlohmann::json> Claims(const ScenarioInput& in) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
@@ -258,12 +300,7 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
   h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
   // The tornado of `rlcost sensitivity` with its defaults, as `rlcost report`.
-  auto load = [&](const std::vector<Override>& extra) -> Result<Scenario> {
-    ScenarioInput more = in;
-    for (const auto& o : extra) more.sets.push_back(o.path + "=" + o.value);
-    return Load(more, cat);
-  };
-  auto tornado = sensitivity::Build(s, load, sensitivity::Options{});
+  auto tornado = sensitivity::Build(s, LoaderOf(in, cat), sensitivity::Options{});
   if (tornado) {
     h.tornado = &*tornado;
   } else {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <functional>
 #include <initializer_list>
@@ -102,6 +103,18 @@ Result<nlohmann::json> Catalog();
 Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped = nullptr);
 // `rlcost claims --json`: the essay's claims checked on the scenario (a list).
 Result<nlohmann::json> Claims(const ScenarioInput& in);
+
+// `rlcost sensitivity` (a tornado): every input moved over `span` around its
+// value, or over the user's own `ranges` (input -> {low, high}).
+struct SensitivityInput {
+  std::string metric;  // a key of `estimate --json`; "" = goal.usd with a goal, else run.usd
+  double span = 0.5;   // 0.01 .. 0.99, as --span
+  std::map<std::string, std::pair<double, double>> ranges;
+  std::string path = "analytic";  // or "simulated"
+  uint64_t seed = 1;
+  int steps = 0;  // simulated: steps per point, 0 = the scenario's
+};
+Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInput& si);
 // The HTML report of `rlcost report` (analytic path, waterfall with the
 // default levers) as one self-contained page.
 Result<std::string> HtmlReport(const ScenarioInput& in);
