@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/count.h"
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
 
@@ -71,7 +72,7 @@ Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summar
   for (int j = 0; j < kScheduleNodes; ++j) node_len[j] = lo + h * j;
   for (double m : means) {
     double x = (m - lo) / h;
-    int j = std::clamp(static_cast<int>(std::floor(x)), 0, kScheduleNodes - 2);
+    int j = FloorCount(x, 0, kScheduleNodes - 2);
     double f = std::clamp(x - j, 0.0, 1.0);
     w[j] += 1.0 - f;
     w[j + 1] += f;
@@ -100,7 +101,7 @@ Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summar
   // Step time at the first and last step, by the same interpolation.
   auto interp = [&](double m) {
     double x = (m - lo) / h;
-    int j = std::clamp(static_cast<int>(std::floor(x)), 0, kScheduleNodes - 2);
+    int j = FloorCount(x, 0, kScheduleNodes - 2);
     double f = std::clamp(x - j, 0.0, 1.0);
     return (1 - f) * node_time[j] + f * node_time[j + 1];
   };

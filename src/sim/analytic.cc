@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
+#include "core/count.h"
 #include "sim/kv_cache.h"
 
 namespace rlcost::sim {
@@ -83,7 +85,7 @@ int LengthSlices(const Distribution& d, double n, double n_total, std::array<dou
     out[0] = d.mean();
     return 1;
   }
-  int m = std::clamp(static_cast<int>(std::ceil(n)), 1, kMaxSlices);
+  int m = CeilCount(n, 1, kMaxSlices);
   double top = n_total / (n_total + 1.0);
   for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
   // Rescale so the slices' mean equals the distribution's mean (the grid
@@ -164,7 +166,7 @@ constexpr int kMaxCohortsFixedLength = 4096;
 // cohorts admitted drain with the cache no longer full.
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
-  const int C = std::clamp(static_cast<int>(std::ceil(n)), 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
+  const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
   const double c = n / C;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
@@ -330,7 +332,8 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
     double tool_max = env.tool_latency_s.is_fixed() ? tau : env.tool_latency_s.Quantile(n_total / (n_total + 1.0));
     double batch_time = 0;
     double life = startup;  // a trajectory alive in round k holds its sandbox through it
-    for (int k = 0; k < static_cast<int>(std::ceil(rounds)); ++k) {
+    const int last_round = CeilCount(rounds, 0, std::numeric_limits<int>::max());
+    for (int k = 0; k < last_round; ++k) {
       double alive_frac = env.turns.is_fixed() ? 1.0 : 1.0 - env.turns.Cdf(k + 0.5);
       double alive = std::min(n * alive_frac, cap);
       if (alive <= 0) break;

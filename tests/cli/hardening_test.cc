@@ -78,6 +78,21 @@ TEST(Hardening, HugeStalenessIsCappedAtTheRunLength) {
   ExpectNoNullOrNonFinite(nlohmann::json::parse(big.out));
 }
 
+// ~2.7e10 sequences per engine (fuzz_overrides: algorithm.group_size=857126187):
+// the closed form takes it, with its slice and cohort counts computed in
+// floating point and clamped before they become ints (they were converted
+// out of int's range: UBSan, fuzz/regressions/overrides/), and says what it
+// costs, with finite numbers.
+TEST(Hardening, AHugeGroupIsEstimatedInClosedForm) {
+  for (const char* set : {"algorithm.group_size=857126187", "algorithm.prompts_per_step=1000000000"}) {
+    CmdResult r = Rlcost("estimate " + Default() + " --set " + set + " --json");
+    ASSERT_EQ(r.code, 0) << set << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ExpectNoNullOrNonFinite(j);
+    EXPECT_GT(j["step"]["time_s"].get<double>(), 0) << set;
+  }
+}
+
 TEST(Hardening, SimulateRefusesWhatItCannotHoldUpFront) {
   // --steps 1e9 and 1e9 GPUs died in bad_alloc; 1e6 engines took 2.4 GB.
   CmdResult r = Rlcost("simulate " + Default() + " --steps 1000000000");
