@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/count.h"
 #include "signal/beta_math.h"
 #include "signal/goal.h"
 
@@ -972,7 +973,7 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   }
   auto interpolate = [&](const std::vector<double>& tab, double r) {
     const double x = std::clamp((r - r0) / (target - r0), 0.0, 1.0) * kTable;
-    const int i = std::min(static_cast<int>(x), kTable - 1);
+    const int i = FloorCount(x, 0, kTable - 1);  // x is NaN only if r is
     return tab[i] + (x - i) * (tab[i + 1] - tab[i]);
   };
   // Dynamic sampling: the expected rounds (a sum of binomial tails) are
