@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
+#include "link/toml.h"
 
 #include "core/file.h"
 #include "ingest/config_tree.h"
@@ -120,46 +120,6 @@ class TaskReader {
   std::vector<Problem> problems_;
 };
 
-// TOML allows non-ASCII text only inside strings and comments (TOML 1.0: bare
-// keys are A-Za-z0-9_-, whitespace is tab and space). Such a byte anywhere
-// else is refused here with its line, before toml++ sees it: toml++ 3.3's
-// whitespace test reaches its own "unreachable" on some of those characters
-// (UBSan, found by fuzz_import; the input is invalid TOML either way).
-// Returns the 1-based line of the first such byte, or 0.
-int NonAsciiOutsideStrings(std::string_view t) {
-  int line = 1;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const char c = t[i];
-    if (c == '\n') {
-      ++line;
-    } else if (c == '#') {
-      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
-    } else if (c == '"' || c == '\'') {
-      const bool multi = t.substr(i, 3) == std::string(3, c);
-      const size_t open = multi ? 3 : 1;
-      i += open;
-      for (; i < t.size(); ++i) {
-        if (t[i] == '\n') {
-          ++line;
-          if (!multi) break;  // a one-line string ends at the line; the parser says why
-        } else if (c == '"' && t[i] == '\\') {
-          if (i + 1 < t.size() && t[i + 1] == '\n') ++line;
-          ++i;
-        } else if (t[i] == c && (!multi || t.substr(i, 3) == std::string(3, c))) {
-          if (multi) {
-            i += 2;
-            while (i + 1 < t.size() && t[i + 1] == c) ++i;  // """a"""" ends on the last three
-          }
-          break;
-        }
-      }
-    } else if (static_cast<unsigned char>(c) >= 0x80) {
-      return line;
-    }
-  }
-  return 0;
-}
-
 Result<HarborTask> ReadTask(const fs::path& dir) {
   HarborTask task;
   task.dir = dir.string();
@@ -175,13 +135,6 @@ Result<HarborTask> ReadTask(const fs::path& dir) {
   }
   auto toml_text = ReadBoundedFile(file, kMaxScenarioBytes, "the task's task.toml");
   if (!toml_text) return Fail(toml_text.error());
-  if (int line = NonAsciiOutsideStrings(*toml_text)) {
-    Error err;
-    err.problems.push_back(Problem{"", "malformed TOML: a non-ASCII character outside a string or comment (TOML allows "
-                                       "them only there; bare keys are A-Za-z0-9_-)",
-                                   line, file});
-    return Fail(std::move(err));
-  }
   toml::table t;
   try {
     t = toml::parse(*toml_text, file);

@@ -3,4 +3,4 @@
 // libtomlplusplus.so, for the same reason as fmt.cc. TOML_IMPLEMENTATION in one
 // translation unit is toml++'s documented way to compile its implementation.
 #define TOML_IMPLEMENTATION 1
-#include <toml++/toml.h>
+#include "link/toml.h"
