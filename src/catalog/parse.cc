@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/count.h"
 #include "rlcost/types.h"
 
 namespace rlcost::catalog_internal {
@@ -73,12 +74,11 @@ std::optional<double> ReadDouble(const YAML::Node& n, const std::string& path, s
 
 std::optional<int> ReadInt(const YAML::Node& n, const std::string& path, std::vector<Problem>& problems) {
   double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v != std::floor(v) ||
-      std::fabs(v) > 2e9) {
+  std::optional<int> i;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(i = WholeNumber(v, -2000000000, 2000000000))) {
     Add(problems, path, "expected a whole number, got " + Describe(n), n);
-    return std::nullopt;
   }
-  return static_cast<int>(v);
+  return i;
 }
 
 std::optional<std::string> ReadString(const YAML::Node& n, const std::string& path,

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/count.h"
 #include "core/file.h"
 #include "core/yaml.h"
 #include "fit/calibrate.h"
@@ -105,8 +106,8 @@ Result<Calibration> ParseCalibrationText(std::string_view text, const std::strin
   if (c["scenario"]) cal.scenario = c["scenario"].as<std::string>("");
   if (c["steps"]) {
     auto v = AsDouble(c["steps"]);
-    if (v && std::isfinite(*v) && *v >= 0 && *v <= 2e9 && *v == std::floor(*v)) {
-      cal.steps = static_cast<int>(*v);
+    if (auto n = v ? WholeNumber(*v, 0, 2000000000) : std::nullopt) {
+      cal.steps = *n;
     } else {
       bad(c["steps"], "calibration.steps", "expected a whole number of logged steps >= 0, got '" +
                                               (c["steps"].IsScalar() ? c["steps"].Scalar() : std::string("(not a number)")) + "'");

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/count.h"
+
 namespace rlcost::ingest {
 namespace {
 
@@ -32,12 +34,11 @@ class Fields {
     YAML::Node v = root_[key];
     if (!v.IsDefined() || v.IsNull()) return std::nullopt;
     double d = 0;
-    if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d) || d != std::floor(d) ||
-        d < min || d > 2e9) {
+    std::optional<int> n;
+    if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !(n = WholeNumber(d, min, 2000000000))) {
       Bad(v, key, fmt::format("expected a whole number >= {}, got {}", min, Describe(v)));
-      return std::nullopt;
     }
-    return static_cast<int>(d);
+    return n;
   }
 
   int Required(const char* key, const char* what, int min = 1) {
@@ -80,12 +81,12 @@ class Fields {
     }
     for (size_t i = 0; i < v.size(); ++i) {
       double d = 0;
-      if (!v[i].IsScalar() || !YAML::convert<double>::decode(v[i], d) || !std::isfinite(d) || d != std::floor(d) || d < 0 ||
-          d > 2e9) {
+      std::optional<int> n;
+      if (!v[i].IsScalar() || !YAML::convert<double>::decode(v[i], d) || !(n = WholeNumber(d, 0, 2000000000))) {
         Bad(v[i], fmt::format("{}[{}]", key, i), "expected a layer number >= 0, got " + Describe(v[i]));
         continue;
       }
-      out.push_back(static_cast<int>(d));
+      out.push_back(*n);
     }
     return out;
   }

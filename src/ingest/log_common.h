@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/count.h"
 #include "ingest/training_log.h"
 
 namespace rlcost::calib::log_internal {
@@ -31,10 +32,7 @@ inline Error LineError(const std::string& file, int line, std::string message) {
 // A step number as the logs write it (1, 12.0): a whole number from 0 to
 // INT_MAX, or nothing (NaN, 1e300, -3 and 2.5 are not steps; a cast of them to
 // int is undefined behaviour, found by fuzz_log).
-inline std::optional<int> StepNumber(double v) {
-  if (!std::isfinite(v) || v < 0 || v > static_cast<double>(INT_MAX) || v != std::floor(v)) return std::nullopt;
-  return static_cast<int>(v);
-}
+inline std::optional<int> StepNumber(double v) { return WholeNumber(v, 0, INT_MAX); }
 
 inline std::string NotAStep(std::string_view key, std::string_view shown) {
   return std::string(key) + ": " + std::string(shown) + " is not a step number (expected a whole number from 0 to " +
