@@ -102,6 +102,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                  {{"decode_bw", e.decode_bw},
                   {"decode_compute", e.decode_compute},
                   {"decode_iter_overhead_s", e.decode_iter_overhead_s},
+                  {"moe_layer_decode_s", e.moe_layer_decode_s},
                   {"prefill_mfu", e.prefill_mfu},
                   {"train_mfu", e.train_mfu},
                   {"train_mfu_moe", e.train_mfu_moe},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -248,9 +249,13 @@ std::vector<Input> Inputs(const Scenario& s) {
   }
   out.push_back(EfficiencyInput("logprob_mfu", &E::logprob_mfu, true, "log-prob pass MFU", s));
   out.push_back(EfficiencyInput("weight_sync_eff", &E::weight_sync_eff, true, "weight sync: achieved / peak link bandwidth", s));
-  for (auto [field, member, label] :
-       {std::tuple{"decode_iter_overhead_s", &E::decode_iter_overhead_s, "fixed cost per decode iteration"},
-        std::tuple{"step_overhead_s", &E::step_overhead_s, "fixed cost per training step"}}) {
+  std::vector<std::tuple<const char*, double E::*, const char*>> fixed_costs = {
+      {"decode_iter_overhead_s", &E::decode_iter_overhead_s, "fixed cost per decode iteration"},
+      {"step_overhead_s", &E::step_overhead_s, "fixed cost per training step"}};
+  if (s.model.is_moe()) {
+    fixed_costs.emplace_back("moe_layer_decode_s", &E::moe_layer_decode_s, "fixed cost per MoE-model layer per decode iteration");
+  }
+  for (auto [field, member, label] : fixed_costs) {
     Input in = EfficiencyInput(field, member, false, label, s);
     if (!(*in.base > 0)) {
       in.base.reset();

@@ -172,8 +172,12 @@ DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   arms.bytes = {weight_bytes, kv_per_token};
   arms.flops = {linear_flops, attn_flops};
   // Two all-reduces per layer (after attention and after the MLP) of the
-  // batch's hidden states in bf16.
-  arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s;
+  // batch's hidden states in bf16; the engine's per-iteration overhead; and
+  // for an MoE model a fixed time per layer that the batch does not shrink
+  // (router, top-k, token sort, expert GEMM launches; docs/model.md, "MoE
+  // decode floor").
+  arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s +
+                 (m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0);
   return arms;
 }
 

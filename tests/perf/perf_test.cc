@@ -284,6 +284,34 @@ TEST(Perf, DecodeWeightAndAttentionPartsEachAtTheirRoofline) {
   EXPECT_NEAR(DecodeIterations(arms, 64, 256000, 300).time_s, sum, 1e-9 * sum);
 }
 
+// MoE decode floor (docs/model.md): an MoE model's decode iteration carries a
+// fixed time per layer (router, top-k, token sort, expert GEMM launches) that
+// the batch does not shrink; a dense model's does not. It adds to the fixed
+// part of the iteration, once per iteration, at every batch size.
+TEST(Perf, MoeDecodeIterationCarriesAFixedTimePerLayer) {
+  const ModelSpec& moe = *Cat().FindModel("deepseek-v3");
+  const ModelSpec& dense = *Cat().FindModel("llama-3.1-8b");
+  GpuSpec g = *Cat().FindGpu("h200");
+  Efficiency with = Ideal(), without = Ideal();
+  with.moe_layer_decode_s = 90e-6;
+  without.moe_layer_decode_s = 0;
+  for (double batch : {1.0, 8.0, 64.0}) {
+    EngineConfig a{&moe, &g, with, 8, Precision::kFp8, Precision::kBf16};
+    EngineConfig b{&moe, &g, without, 8, Precision::kFp8, Precision::kBf16};
+    double added = DecodeIteration(a, batch, batch * 1024).time_s - DecodeIteration(b, batch, batch * 1024).time_s;
+    EXPECT_NEAR(added, 61 * 90e-6, 1e-12) << batch;  // deepseek-v3: 61 layers
+    EXPECT_NEAR(DecodeIterations(a, batch, batch * 1024, 100).time_s -
+                    DecodeIterations(b, batch, batch * 1024, 100).time_s,
+                100 * 61 * 90e-6, 1e-9)
+        << batch;
+    EngineConfig c{&dense, &g, with, 1, Precision::kBf16, Precision::kBf16};
+    EngineConfig d{&dense, &g, without, 1, Precision::kBf16, Precision::kBf16};
+    EXPECT_DOUBLE_EQ(DecodeIteration(c, batch, batch * 1024).time_s, DecodeIteration(d, batch, batch * 1024).time_s);
+  }
+  // The catalog default, read off InferenceX #870 (catalog/efficiency.yaml).
+  EXPECT_DOUBLE_EQ(Cat().FindGpu("h100-sxm")->efficiency.moe_layer_decode_s, 90e-6);
+}
+
 TEST(Perf, MlaPrefillUsesPerHeadAttention) {
   // DeepSeek-V3 (config.json: qk_nope 128, qk_rope 64, v_head_dim 128, 128
   // heads, 61 layers). Per-head form, per token per token of context:
