@@ -84,7 +84,6 @@ std::string FormatCatalogTable(const Catalog& catalog) {
 std::string FormatCatalogJson(const Catalog& catalog) {
   nlohmann::json gpus = nlohmann::json::object();
   for (const auto& [id, g] : catalog.gpus()) {
-    const Efficiency& e = g.efficiency;
     gpus[id] = {{"name", g.name},
                 {"aliases", g.aliases},
                 {"memory_gb", g.memory_gb},
@@ -98,18 +97,9 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                 {"matmul_tflops_bf16", g.matmul_tflops_bf16},
                 {"matmul_tflops_fp8", g.matmul_tflops_fp8},
                 {"price_per_hour", g.price_per_hour},
-                {"efficiency",
-                 {{"decode_bw", e.decode_bw},
-                  {"decode_compute", e.decode_compute},
-                  {"decode_iter_overhead_s", e.decode_iter_overhead_s},
-                  {"moe_layer_decode_s", e.moe_layer_decode_s},
-                  {"prefill_mfu", e.prefill_mfu},
-                  {"train_mfu", e.train_mfu},
-                  {"train_mfu_moe", e.train_mfu_moe},
-                  {"logprob_mfu", e.logprob_mfu},
-                  {"step_overhead_s", e.step_overhead_s},
-                  {"weight_sync_eff", e.weight_sync_eff}}},
                 {"sources", g.sources}};
+    // Every efficiency field, from the one table the catalog reader uses.
+    for (const auto& f : EfficiencyFields()) gpus[id]["efficiency"][f.name] = g.efficiency.*(f.member);
   }
   nlohmann::json models = nlohmann::json::object();
   for (const auto& [id, m] : catalog.models()) {

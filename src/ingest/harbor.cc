@@ -17,12 +17,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include "link/toml.h"
 
 #include "core/file.h"
 #include "ingest/config_tree.h"
 #include "ingest/import.h"
 #include "ingest/import_common.h"
+#include "link/toml.h"
 
 namespace rlcost::ingest {
 namespace {
