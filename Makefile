@@ -20,12 +20,15 @@ test: build
 	@ctest --preset $(PRESET) -j $(JOBS)
 
 # The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset
-# asan-ubsan; CI runs it after `make test`). Left out there: web.e2e and
+# asan-ubsan, clang-14; CI runs it after `make test`). The same build holds the
+# libFuzzer targets (`make fuzz` runs them without building again), so CI
+# compiles the library twice, not three times. Left out there: web.e2e and
 # web.report_geometry, the browser tests (they check the pages in Chromium; the
 # server and report code they drive run under the sanitizers in serve_test and
-# html_test), and python.pytest (python3
-# cannot load a sanitized module; not registered in that build).
-test-asan: deps
+# html_test), the benchmarks and the Python module (python3 cannot load a
+# sanitized module).
+test-asan:
+	@scripts/install-deps.sh --with-fuzz
 	@cmake --preset asan-ubsan >/dev/null
 	@cmake --build --preset asan-ubsan -j $(JOBS)
 	@echo "asan-ubsan: web.e2e, web.report_geometry and python.pytest are not run under the sanitizers (browser JavaScript; python3 cannot load a sanitized module)"
@@ -39,12 +42,13 @@ docs: build
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts validation/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
 	@echo "wrote docs/validation.md and docs/validation-source-facts.md"
 
-# libFuzzer targets (clang-14): build with the fuzz preset, run each
+# libFuzzer targets (clang-14): built in the sanitizer build (preset
+# asan-ubsan; nothing to do when `make test-asan` built them), then each run
 # FUZZ_SECONDS (default 60) on the seed corpus; see fuzz/run.sh.
 FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/install-deps.sh --with-fuzz
-	@cmake --preset fuzz >/dev/null
+	@cmake --preset asan-ubsan >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
 	@fuzz/run.sh $(FUZZ_SECONDS)
 

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of build/fuzz for SECONDS each (default 60; with
+# Runs every libFuzzer target of build/asan-ubsan for SECONDS each (default 60; with
 # FUZZ_RUNS=N set, a target stops after N inputs if that comes first; FUZZ_TIMEOUT
 # is the wall-clock seconds one input may take, default 20; FUZZ_SEED fixes
 # libFuzzer's seed and starts each corpus afresh from the seed files, so that
 # runs start from the same inputs and mutate them the same way; coverage still
 # differs by an edge or so between runs, inside libstdc++, so a seeded run is
 # not an exact replay) on a seed corpus of the shipped and shared files; crashes land in
-# build/fuzz/findings/<target>/ (keep each as a regression input under
+# build/asan-ubsan/findings/<target>/ (keep each as a regression input under
 # fuzz/regressions/<target>/). Usage: fuzz/run.sh [SECONDS] [target ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"; shift || true
 targets=("$@"); ((${#targets[@]})) || targets=(scenario overrides catalog log import request)
-bin=build/fuzz/fuzz
+build=build/asan-ubsan
+bin=$build/fuzz
 # prefixed BYTE FILE OUT: OUT is FILE with one leading byte (which format it is).
 prefixed() { { printf "\\$(printf '%03o' "$1")"; cat "$2"; } >"$3"; }
 for t in "${targets[@]}"; do
-  corpus=build/fuzz/corpus/$t; findings=build/fuzz/findings/$t
+  corpus=$build/corpus/$t; findings=$build/findings/$t
   [[ -n "${FUZZ_SEED:-}" ]] && rm -rf "$corpus"
   mkdir -p "$corpus" "$findings"
   case $t in
