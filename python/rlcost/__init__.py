@@ -72,6 +72,41 @@ def _sets(overrides):
     return [f"{k}={_json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.items()]
 
 
+_INT_MAX = 2**31 - 1
+_U64_MAX = 2**64 - 1
+
+
+def _int(name, value, low, high):
+    """`value` as an int in [low, high], or ValueError naming the argument
+    (instead of the engine's opaque "incompatible function arguments")."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) and not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}") from None
+    if isinstance(value, float) and number != value:
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {number}")
+    return number
+
+
+def _number(name, value):
+    """`value` as a finite float, or ValueError naming the argument."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+def _opt_number(name, value):
+    return None if value is None else _number(name, value)
+
+
 def _result(pair):
     code, text = pair
     data = _json.loads(text)
@@ -97,9 +132,8 @@ def estimate(scenario=None, overrides=None):
 
 def simulate(scenario=None, steps=0, seed=1, overrides=None):
     """Discrete-event simulation (like `rlcost simulate --json`); steps=0 runs the scenario's algorithm.steps."""
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0, got {steps}")
-    return _result(_rlcost.simulate(*_scenario(scenario), _sets(overrides), int(seed), int(steps)))
+    return _result(_rlcost.simulate(*_scenario(scenario), _sets(overrides), _int("seed", seed, 0, _U64_MAX),
+                                    _int("steps", steps, 0, _INT_MAX)))
 
 
 def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe", gpu="b200", tenants=0, rank=0,
@@ -113,10 +147,14 @@ def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe"
     """
     if not isinstance(order, str):
         order = ",".join(order)
-    opt = lambda v: None if v is None else float(v)
-    return _result(_rlcost.waterfall(*_scenario(scenario), _sets(overrides), order, gpu, int(tenants), int(rank),
-                                     moe_model, dense_model, opt(moe_pass_rate), opt(dense_pass_rate),
-                                     opt(staleness_discount), opt(fp8_discount), opt(fp4_discount)))
+    return _result(_rlcost.waterfall(*_scenario(scenario), _sets(overrides), order, str(gpu),
+                                     _int("tenants", tenants, 0, _INT_MAX), _int("rank", rank, 0, _INT_MAX),
+                                     str(moe_model), str(dense_model),
+                                     _opt_number("moe_pass_rate", moe_pass_rate),
+                                     _opt_number("dense_pass_rate", dense_pass_rate),
+                                     _opt_number("staleness_discount", staleness_discount),
+                                     _opt_number("fp8_discount", fp8_discount),
+                                     _opt_number("fp4_discount", fp4_discount)))
 
 
 def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None,
@@ -124,14 +162,20 @@ def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None
     """Price card per model x GPU (like `rlcost price --json`); the *_discount arguments as waterfall's."""
     if not isinstance(stack, str):
         stack = ",".join(stack)
-    opt = lambda v: None if v is None else float(v)
-    return _result(_rlcost.price(*_scenario(scenario), _sets(overrides), list(models), list(gpus), stack,
-                                 int(tenants), opt(staleness_discount), opt(fp8_discount), opt(fp4_discount)))
+    if isinstance(models, str):
+        models = [models]
+    if isinstance(gpus, str):
+        gpus = [gpus]
+    return _result(_rlcost.price(*_scenario(scenario), _sets(overrides), [str(m) for m in models],
+                                 [str(g) for g in gpus], stack, _int("tenants", tenants, 0, _INT_MAX),
+                                 _opt_number("staleness_discount", staleness_discount),
+                                 _opt_number("fp8_discount", fp8_discount), _opt_number("fp4_discount", fp4_discount)))
 
 
 def validate(directory, path="both", seed=1, sim_steps=0):
     """Predicted vs measured for a folder of scenarios with `expect` blocks (like `rlcost validate --json`)."""
-    return _result(_rlcost.validate(_os.fspath(directory), path, int(seed), int(sim_steps)))
+    return _result(_rlcost.validate(_os.fspath(directory), str(path), _int("seed", seed, 0, _U64_MAX),
+                                    _int("sim_steps", sim_steps, 0, _INT_MAX)))
 
 
 def catalog():
@@ -155,8 +199,9 @@ def sensitivity(scenario=None, metric=None, span=0.5, ranges=None, path="analyti
         except (TypeError, ValueError):
             raise ScenarioError("invalid_input", [{"path": f"ranges.{key}",
                                                    "message": f"{value!r}; expected (low, high)"}]) from None
-    return _result(_rlcost.sensitivity(*_scenario(scenario), _sets(overrides), metric or "", float(span), pairs,
-                                       str(path), int(seed), int(steps)))
+    return _result(_rlcost.sensitivity(*_scenario(scenario), _sets(overrides), metric or "", _number("span", span),
+                                       pairs, str(path), _int("seed", seed, 0, _U64_MAX),
+                                       _int("steps", steps, 0, _INT_MAX)))
 
 
 def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=False, steps=0, overrides=None,
@@ -187,19 +232,18 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
         vary = [vary]
     # A dict's order is the sweep's (the first key varies slowest): sent as pairs.
     vary = [[k, v] for k, v in vary.items()] if isinstance(vary, dict) else list(vary)
-    if int(sample) < 0:
-        raise ValueError(f"sample must be >= 0 (0 = the whole grid), got {sample}")
-    if int(max_points) < 1:
-        raise ValueError(f"max_points must be >= 1, got {max_points}")
-    if timeout is not None and not timeout > 0:
+    sample = _int("sample", sample, 0, _U64_MAX)
+    max_points = _int("max_points", max_points, 1, _U64_MAX)
+    if timeout is not None and not _number("timeout", timeout) > 0:
         raise ValueError(f"timeout must be a number of seconds > 0 or None, got {timeout}")
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0, got {steps}")
     if isinstance(metrics, str):
         metrics = [metrics]
+    # jobs: threads (0 = every core); more than the machine allows start as
+    # many as it does (the sweep does not fail for it).
     result = _result(_rlcost.sweep(*_scenario(scenario), _sets(overrides), _json.dumps(vary, allow_nan=False),
-                                   int(sample), int(seed), list(metrics or ()), bool(simulate), int(steps),
-                                   int(jobs), int(max_points), float(timeout or 0)))
+                                   sample, _int("seed", seed, 0, _U64_MAX), list(metrics or ()), bool(simulate),
+                                   _int("steps", steps, 0, _INT_MAX), _int("jobs", jobs, 0, 4096), max_points,
+                                   float(timeout or 0)))
     if not frame:
         return result
     try:

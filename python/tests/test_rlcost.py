@@ -227,3 +227,45 @@ def test_sensitivity_bad_arguments_name_the_field():
 def test_validate_analytic():
     rep = rlcost.validate(SHARED / "validation", path="analytic")
     assert rep == cli_json("validate", str(SHARED / "validation"), "--path", "analytic", "--report-only")
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: rlcost.simulate(DEFAULT, seed=-1), "seed"),
+    (lambda: rlcost.simulate(DEFAULT, seed=2**64), "seed"),
+    (lambda: rlcost.simulate(DEFAULT, steps=2**31), "steps"),
+    (lambda: rlcost.simulate(DEFAULT, steps=-1), "steps"),
+    (lambda: rlcost.waterfall(DEFAULT, tenants=-2), "tenants"),
+    (lambda: rlcost.waterfall(DEFAULT, rank=2**40), "rank"),
+    (lambda: rlcost.price(DEFAULT, tenants=2**31), "tenants"),
+    (lambda: rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, seed=-1), "seed"),
+    (lambda: rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, jobs=-1), "jobs"),
+    (lambda: rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["b200"]}, sample=-3), "sample"),
+    (lambda: rlcost.sensitivity(DEFAULT, seed=-5), "seed"),
+    (lambda: rlcost.validate(SRC, seed=-1), "seed"),
+    (lambda: rlcost.simulate(DEFAULT, steps=1.5), "steps"),
+])
+def test_argument_out_of_range_names_the_argument(call, name):
+    # Before: pybind11's "incompatible function arguments" listing C++ types.
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value).startswith(name + " must be"), str(e.value)
+    assert "incompatible function arguments" not in str(e.value)
+
+
+def test_sweep_with_more_jobs_than_the_machine_allows_runs():
+    # jobs=200 used to end the interpreter (std::terminate) where the threads
+    # could not all start. Here the address space is capped at what the
+    # interpreter uses plus 256 MiB, room for ~30 thread stacks of 8 MiB, and
+    # a 200-point grid asks for 200 threads: the sweep runs on those it gets.
+    import sys
+    code = (
+        "import resource, rlcost\n"
+        "vm = [int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmSize')][0]\n"
+        "cap = vm + (256 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+        "r = rlcost.sweep(None, vary={'algorithm.group_size': '1..200'}, jobs=200, metrics=['run.usd'])\n"
+        "print(r['points'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(pathlib.Path(rlcost.__file__).resolve().parents[1])})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "200"

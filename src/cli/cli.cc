@@ -39,6 +39,8 @@ int Main(int argc, char** argv) {
   for (const Command& c : commands) {
     if (!known || c.name == asked) c.add(app, exit_code);
   }
+  // A bad command line reads as every other error: "error: ..." (#27 item 8).
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) { return "error: " + CLI::FailureMessage::simple(a, e); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,14 +49,14 @@ int Main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     // Anything the checks above did not catch is our bug: one line, no core dump.
-    std::cerr << "rlcost: internal error: " << e.what()
+    std::cerr << "error: internal error: " << e.what()
               << " (please report it with the command and input that caused it)\n";
     return 3;
   }
   // Output lost to a full disk or a closed pipe is a failure, not a success.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::cerr << "rlcost: cannot write the output: " << std::strerror(errno) << "\n";
+    std::cerr << "error: cannot write the output: " << std::strerror(errno) << "\n";
     return exit_code != 0 ? exit_code : 1;
   }
   return exit_code;

@@ -24,6 +24,14 @@ struct CalibrateArgs {
 
 int Run(const CalibrateArgs& a) {
   const bool json = a.common.json;
+  std::string out_path = a.output;
+  if (out_path.empty()) out_path = std::filesystem::path(a.log).stem().string() + ".calibration.yaml";
+  // Refused before any work: an output that is one of the inputs.
+  std::vector<std::string> inputs = a.common.catalog_files;
+  inputs.push_back(a.log);
+  inputs.push_back(a.scenario);
+  inputs.push_back(a.common.calibration);
+  if (auto ok = CheckOutputNotInput(out_path, "--output", inputs); !ok) return PrintError(ok.error(), json);
   auto log = calib::ParseTrainingLogFile(a.log);
   if (!log) return PrintError(log.error(), json);
   auto steps = calib::ExtractPhases(*log);
@@ -32,8 +40,6 @@ int Run(const CalibrateArgs& a) {
   if (!s) return PrintError(s.error(), json);
   auto fit = calib::FitCalibration(*s, *steps, a.log);
   if (!fit) return PrintError(fit.error(), json);
-  std::string out_path = a.output;
-  if (out_path.empty()) out_path = std::filesystem::path(a.log).stem().string() + ".calibration.yaml";
   if (auto ok = WriteFileAtomic(out_path, CalibrationToYaml(fit->calibration), "--output"); !ok) {
     return PrintError(ok.error(), json);
   }

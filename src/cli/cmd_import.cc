@@ -10,37 +10,23 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "ingest/hf_config.h"
 #include "ingest/import.h"
 
 namespace rlcost::cli {
 namespace {
 
-// Writes `text` to `path` through a temporary file in the same folder, so a
-// failure leaves no half-written file; "" or "-" = stdout.
-Result<void> WriteOutput(const std::string& text, const std::string& path) {
+// Writes `text` to `path` whole or not at all (WriteFileAtomic: beside the
+// target, renamed only over a regular file), never over one of the command's
+// `inputs`; "" or "-" = stdout.
+Result<void> WriteOutput(const std::string& text, const std::string& path, const std::vector<std::string>& inputs) {
   if (path.empty() || path == "-") {
     std::cout << text;
     return {};
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return Fail(ErrorCode::kInvalidInput, "-o", "cannot write '" + path + "'");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Fail(ErrorCode::kInvalidInput, "-o", "cannot write '" + path + "': " + ec.message());
-  }
-  return {};
+  if (auto ok = CheckOutputNotInput(path, "-o", inputs); !ok) return ok;
+  return WriteFileAtomic(path, text, "-o");
 }
 
 std::string Lower(std::string s) {
@@ -101,6 +87,12 @@ void RegisterImportHf(CLI::App* parent, int& exit_code) {
   sub->add_option("-o,--output", args->out, "write the catalog file here (only when the import succeeds)");
   sub->add_flag("--json", args->json, "errors as JSON");
   sub->callback([args, &exit_code] {
+    // Refused before any work: an output that is the config itself.
+    const std::string config = std::filesystem::is_directory(args->dir) ? args->dir + "/config.json" : args->dir;
+    if (auto ok = CheckOutputNotInput(args->out, "-o", {config}); !ok) {
+      exit_code = PrintError(ok.error(), args->json);
+      return;
+    }
     auto arch = ingest::ReadHfConfig(args->dir);
     if (!arch) { exit_code = PrintError(arch.error(), args->json); return; }
     namespace fs = std::filesystem;
@@ -108,7 +100,7 @@ void RegisterImportHf(CLI::App* parent, int& exit_code) {
     std::string id = args->id.empty() ? Lower(p.parent_path().filename().string()) : args->id;
     if (id.empty()) id = "imported-model";
     ModelSpec m = ingest::ToModelSpec(*arch, id);
-    if (auto ok = WriteOutput(CatalogYaml(m, *arch), args->out); !ok) {
+    if (auto ok = WriteOutput(CatalogYaml(m, *arch), args->out, {arch->file}); !ok) {
       exit_code = PrintError(ok.error(), args->json);
       return;
     }
@@ -138,6 +130,12 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
   sub->add_option("--catalog", args->catalog_files, "extra catalog file (repeatable)");
   sub->add_flag("--json", args->json, "errors as JSON");
   sub->callback([args, &exit_code, importer] {
+    std::vector<std::string> inputs = args->catalog_files;
+    inputs.push_back(args->config);
+    if (auto ok = CheckOutputNotInput(args->out, "-o", inputs); !ok) {  // before any work
+      exit_code = PrintError(ok.error(), args->json);
+      return;
+    }
     Common common;
     common.catalog_files = args->catalog_files;
     auto cat = LoadCatalog(common);
@@ -147,7 +145,7 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
     // The scenario must load as written, before anything is written.
     auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
     if (!check) { exit_code = PrintError(check.error(), args->json); return; }
-    if (auto ok = WriteOutput(imported->yaml, args->out); !ok) {
+    if (auto ok = WriteOutput(imported->yaml, args->out, inputs); !ok) {
       exit_code = PrintError(ok.error(), args->json);
       return;
     }
@@ -189,7 +187,7 @@ void RegisterImportHarbor(CLI::App* parent, int& exit_code) {
     if (!imported) { exit_code = PrintError(imported.error(), args->json); return; }
     auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
     if (!check) { exit_code = PrintError(check.error(), args->json); return; }
-    if (auto ok = WriteOutput(imported->yaml, args->out); !ok) {
+    if (auto ok = WriteOutput(imported->yaml, args->out, args->catalog_files); !ok) {
       exit_code = PrintError(ok.error(), args->json);
       return;
     }

@@ -73,6 +73,14 @@ void RegisterReport(CLI::App& app, int& exit_code) {
   AddLeverOptions(sub, args->levers);
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] {
+    // Refused before any work: an output that is one of the inputs.
+    std::vector<std::string> inputs = args->common.catalog_files;
+    inputs.push_back(args->file);
+    inputs.push_back(args->common.calibration);
+    if (auto ok = CheckOutputNotInput(args->out, "--output", inputs); !ok) {
+      exit_code = PrintError(ok.error(), args->common.json);
+      return;
+    }
     Catalog cat;
     auto s = LoadAll(args->file, args->common, &cat);
     if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }

@@ -27,8 +27,10 @@
 #include "rlcost/estimate.h"
 #include "rlcost/embedded.h"
 #include "rlcost/scenario.h"
+#include "core/nesting.h"
 #include "spec/document.h"
 #include "spec/json_scenario.h"
+#include "sim/cancel.h"
 
 namespace rlcost::ops {
 namespace {
@@ -52,6 +54,13 @@ Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) {
   const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
   if (!in.text.empty()) return LoadScenarioText(in.text, cat, in.origin, base_dir, overrides);
   if (in.json) return spec_internal::LoadScenarioJson(*in.json, cat, in.origin, base_dir, overrides);
+  if (!in.allow_files) {
+    // The built-in default under a request's rules: a `set` naming a file
+    // ({file: ...}, {hf_config: ...}) is refused like the scenario's own fields.
+    auto d = EmbeddedFile("default.yaml");
+    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+    return LoadScenarioText(std::string(*d), cat, "default.yaml", base_dir, overrides);
+  }
   return DefaultScenario(cat, overrides);
 }
 
@@ -162,7 +171,7 @@ Result<nlohmann::json> Estimate(const ScenarioInput& in) {
   return report::EstimateToJson(s, *e);
 }
 
-Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps) {
+Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps, const std::atomic<bool>* cancel) {
   if (steps < 0) return Fail(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(steps));
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
@@ -170,6 +179,7 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
   sim::Options opt;
   opt.seed = seed;
   opt.steps = steps;
+  sim::ScopedCancel polled(cancel);  // the simulator stops once *cancel is set
   auto e = EstimateSimulated(s, opt);
   if (!e) return Fail(e.error());
   return report::EstimateToJson(s, *e);
@@ -507,7 +517,9 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
     // Each sweep thread parses its own copy of the text (yaml-cpp nodes are not shared).
     doc = spec_internal::ScenarioDocument::FromText(in.json->dump(), in.origin, base_dir, "");
   } else {
-    doc = spec_internal::ScenarioDocument::FromFile("");
+    auto d = EmbeddedFile("default.yaml");  // as FromFile(""), under this input's file rules
+    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+    doc = spec_internal::ScenarioDocument::FromText(std::string(*d), "default.yaml", base_dir, "");
   }
   if (!doc) return Fail(doc.error());
   // The scenario itself must load (at the first point) before the sweep is
@@ -544,7 +556,7 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   const uint64_t done = explore::RunSweep(*doc, **cat, *design, opt, [&](explore::PointRow&& row) {
     rows.push_back(Unordered(explore::RowToJson(keys, opt.metrics, row)));
   });
-  if (done < planned) {
+  if (done < planned || stop.load()) {  // stopped: a point under way may have been cut short
     if (why.empty()) why = "time";
     if (stopped) *stopped = why;
     char secs[32];
@@ -567,27 +579,7 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
                         {"rows", std::move(rows)}};
 }
 
-int JsonDepth(std::string_view text) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
+int JsonDepth(std::string_view text) { return NestingDepth(text); }
 
 // The body of an HTTP request (`rlcost serve`).
 Result<RequestBody> ParseRequestBody(std::string_view body_text, bool yaml, std::initializer_list<std::string_view> allowed) {

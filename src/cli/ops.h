@@ -8,6 +8,7 @@
 //   // j->at("cost").at("usd_per_step")
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -92,7 +93,9 @@ Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std:
 Result<const Catalog*> BuiltinCatalog();
 
 Result<nlohmann::json> Estimate(const ScenarioInput& in);
-Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps);
+// `cancel` (when given) stops the simulation as it runs once set (an error).
+Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps,
+                                const std::atomic<bool>* cancel = nullptr);
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv);
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p);
 Result<nlohmann::json> Catalog();

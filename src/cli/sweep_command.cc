@@ -1,12 +1,14 @@
 #include "cli/sweep_command.h"
 
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "core/file.h"
 
 #ifndef RLCOST_VERSION
 #define RLCOST_VERSION "unknown"
@@ -150,6 +152,24 @@ Result<SweepOutput> SweepOutput::Open(const SweepArgs& a, const explore::StoreHe
       {explore::StoreFormat::kSqlite, db, "-o"},
       {explore::StoreFormat::kCsv, a.csv, "--csv"},
       {explore::StoreFormat::kJsonl, a.jsonl, "--jsonl"}};
+  // An output may be neither an input of the sweep (its scenario, a catalog)
+  // nor another of its outputs: each would be overwritten.
+  std::vector<std::string> inputs = a.catalog_files;
+  if (!a.file.empty()) inputs.push_back(a.file);
+  std::vector<std::pair<std::string, const char*>> seen;
+  for (const auto& [format, path, flag] : targets) {
+    if (path.empty()) continue;
+    if (auto ok = CheckOutputNotInput(path, flag, inputs); !ok) return Fail(ok.error());
+    std::error_code ec;
+    const std::string canon = std::filesystem::weakly_canonical(path, ec).string();
+    for (const auto& [other, other_flag] : seen) {
+      if (other == canon) {
+        return Fail(ErrorCode::kInvalidInput, flag,
+                    "'" + path + "' is also the file of " + other_flag + "; give each output its own file");
+      }
+    }
+    seen.emplace_back(canon, flag);
+  }
   for (const auto& [format, path, flag] : targets) {
     if (path.empty()) continue;
     auto w = explore::OpenWriter(format, path, header, flag);

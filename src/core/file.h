@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rlcost/error.h"
 
@@ -24,6 +25,10 @@ inline constexpr uint64_t kMaxTableBytes = 64ull << 20;
 // A training log: console logs of long runs reach hundreds of MB.
 inline constexpr uint64_t kMaxLogBytes = 1ull << 30;
 
+// "-" names standard input: read once, bounded, and the same text returned
+// to every later read (a command may load its scenario more than once).
+inline constexpr std::string_view kStdinPath = "-";
+
 // The whole file, or kNotFound (missing, unreadable) / kInvalidInput (not a
 // regular file, larger than `max_bytes`) with the file named in the problem.
 // `what` names the file's role in messages ("scenario file").
@@ -32,7 +37,19 @@ Result<std::string> ReadBoundedFile(const std::string& path, uint64_t max_bytes,
 // Writes `text` to `path` whole or not at all: into a temporary file beside
 // it, flushed and checked (a full disk, /dev/full), then renamed over `path`.
 // A failure leaves `path` as it was and names `option` in the problem. A
-// path that is not a regular file (/dev/stdout, a FIFO) is written in place.
+// path that is not a regular file (/dev/stdout, a FIFO, /dev/null) is written
+// in place, never renamed over (a device node stays a device node); a folder
+// is refused.
 Result<void> WriteFileAtomic(const std::string& path, std::string_view text, std::string_view option);
+
+// Refuses to write `path` (named by `option` in the problem) when it is one of
+// the command's `inputs` (the same file, however spelt: device and inode), so
+// `sweep s.yaml -o s.yaml` cannot replace its own scenario.
+Result<void> CheckOutputNotInput(const std::string& path, std::string_view option, const std::vector<std::string>& inputs);
+
+// What is at `path` when it exists and is not a regular file ("a character
+// device", "a folder", ...); "" for a regular file or nothing there. An output
+// is renamed into place only over a regular file (or nothing).
+std::string NonRegularKind(const std::string& path);
 
 }  // namespace rlcost

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "core/file.h"
+
 namespace rlcost::explore {
 namespace {
 
@@ -31,6 +33,11 @@ Result<void> CheckTarget(const std::string& flag, const std::string& path) {
   std::error_code ec;
   if (path.empty()) return Fail(WriteError(flag, path, "empty file name"));
   if (fs::is_directory(path, ec)) return Fail(WriteError(flag, path, "it is a directory; expected a file name"));
+  // The rows are written beside the target and renamed over it: only over a
+  // regular file (a device node such as /dev/null must not become one).
+  if (std::string kind = NonRegularKind(path); !kind.empty()) {
+    return Fail(WriteError(flag, path, "it is " + kind + "; expected a regular file name"));
+  }
   const fs::path dir = fs::path(path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec)) {
     return Fail(WriteError(flag, path, "folder '" + dir.string() + "' does not exist"));

@@ -5,7 +5,10 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
+
+#include "sim/cancel.h"
 
 namespace rlcost::explore {
 namespace {
@@ -169,30 +172,51 @@ uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& cat
 
   std::vector<std::thread> pool;
   pool.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
-      auto mine = spec_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
-                                                            doc.source_path());
-      if (!mine) {  // the same text parsed once already: cannot happen, but stop rather than spin
-        std::lock_guard<std::mutex> lock(mu);
-        --running;
-        cv.notify_one();
-        return;
-      }
-      const PointRunner runner(*mine, catalog, design, opt);
-      while (!stopped()) {
-        const uint64_t k = next.fetch_add(1);
-        if (k >= count) break;
-        PointRow row = runner.Run(opt.first + k * opt.stride);
-        std::lock_guard<std::mutex> lock(mu);
-        pending.emplace(k, std::move(row));
-        cv.notify_one();
-      }
+  auto work = [&] {
+    // A simulated point under way stops too when the sweep is stopped, not
+    // only the points after it (the simulator polls the flag).
+    sim::ScopedCancel cancel(opt.stop);
+    // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
+    auto mine = spec_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
+                                                          doc.source_path());
+    if (!mine) {  // the same text parsed once already: cannot happen, but stop rather than spin
       std::lock_guard<std::mutex> lock(mu);
       --running;
       cv.notify_one();
-    });
+      return;
+    }
+    const PointRunner runner(*mine, catalog, design, opt);
+    while (!stopped()) {
+      const uint64_t k = next.fetch_add(1);
+      if (k >= count) break;
+      PointRow row = runner.Run(opt.first + k * opt.stride);
+      std::lock_guard<std::mutex> lock(mu);
+      pending.emplace(k, std::move(row));
+      cv.notify_one();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    --running;
+    cv.notify_one();
+  };
+  // Under a thread limit (ulimit -u, a container's pids limit) fewer threads
+  // than asked may start: the sweep runs on those it got, or on this thread
+  // when none started, instead of ending the process (std::thread throws).
+  unsigned started = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+      ++started;
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  if (started < threads) {
+    std::lock_guard<std::mutex> lock(mu);
+    running -= threads - started;
+  }
+  if (started == 0) {
+    running = 1;
+    work();  // every point here; the loop below hands them over in order
   }
 
   uint64_t delivered = 0;

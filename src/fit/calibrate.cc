@@ -3,13 +3,22 @@
 // one-dimensional least-squares fit of the relative residuals
 //   r_i = predicted_i(x) / logged_i - 1
 // over the logged steps, each step predicted by the analytic model with that
-// step's logged mean prompt and response lengths.
+// step's logged mean prompt and response lengths. A long log (more than
+// kExactSteps steps) is predicted at a grid of lengths spanning it and
+// interpolated between them, as a response-length schedule is
+// (econ/run.h, ScheduledAnalyticStep); the least-squares sums then come from
+// sums over the log computed once (Fitter::Grid), so a trial value costs a
+// few dozen estimates however long the log is.
 #include "fit/calibrate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -86,16 +95,106 @@ double GoldenMin(const std::function<double(double)>& f, double a, double b, int
   return (a + b) / 2;
 }
 
+// Grid nodes over the log's range of mean response / prompt lengths.
+// ASSUMPTION: 9 x 3 nodes; the step time is piecewise linear or smooth in the
+// lengths between them (the schedule integration uses 5 nodes over a run).
+constexpr int kResponseNodes = 9;
+constexpr int kPromptNodes = 3;
+
+// The nodes spanning one length over the log: `count` evenly spaced from the
+// smallest to the largest logged value; one node when every step has the same
+// value, or none is logged (-1: the scenario's own length).
+std::vector<double> Nodes(const std::vector<LoggedStep>& steps, double LoggedStep::*field, int count) {
+  double lo = steps.front().*field, hi = lo;
+  for (const auto& st : steps) {
+    lo = std::min(lo, st.*field);
+    hi = std::max(hi, st.*field);
+  }
+  if (hi - lo <= 1e-9 * std::abs(hi)) return {lo};
+  std::vector<double> out;
+  for (int j = 0; j < count; ++j) out.push_back(lo + (hi - lo) * j / (count - 1));
+  return out;
+}
+
+// Piecewise-linear weights of `x` between `nodes`: (index, weight) pairs.
+std::array<std::pair<int, double>, 2> Between(const std::vector<double>& nodes, double x) {
+  if (nodes.size() == 1) return {{{0, 1.0}, {0, 0.0}}};
+  const double h = nodes[1] - nodes[0];
+  const int j = std::clamp(static_cast<int>((x - nodes[0]) / h), 0, static_cast<int>(nodes.size()) - 2);
+  const double f = std::clamp((x - nodes[j]) / h, 0.0, 1.0);
+  return {{{j, 1.0 - f}, {j + 1, f}}};
+}
+
 struct Fitter {
   const Scenario& s;
   const std::vector<LoggedStep>& steps;
   Error first_error;
   bool failed = false;
 
-  std::vector<PhasePrediction> Eval(const Efficiency& eff) {
-    std::vector<PhasePrediction> out;
-    out.reserve(steps.size());
+  // The grid of a long log: each step's prediction is sum_k w_ik P_k over the
+  // node predictions P_k, so the relative residuals' sum of squares of a phase
+  // is P'AP - 2 b'P + n with A_km = sum_i w_ik w_im / l_i^2, b_k = sum_i w_ik /
+  // l_i over the steps logging it (l_i): A and b are summed once.
+  struct Grid {
+    std::vector<LoggedStep> nodes;                              // lengths at each node
+    std::vector<std::vector<std::pair<int, double>>> weights;   // per step: (node, weight)
+    std::array<std::vector<double>, 5> a, b;                    // per phase
+    std::array<double, 5> n{};
+  };
+  std::optional<Grid> grid;
+
+  // Up to `exact_up_to` logged steps each is predicted on its own; beyond, the grid.
+  Fitter(const Scenario& sc, const std::vector<LoggedStep>& st, size_t exact_up_to) : s(sc), steps(st) {
+    if (steps.size() <= exact_up_to) return;
+    // Every step logs its lengths or none does (else each is predicted alone).
+    for (double LoggedStep::*f : {&LoggedStep::prompt_mean, &LoggedStep::response_mean}) {
+      const bool first = steps.front().*f > 0;
+      for (const auto& st : steps) {
+        if ((st.*f > 0) != first) return;
+      }
+    }
+    Grid g;
+    const auto pn = Nodes(steps, &LoggedStep::prompt_mean, kPromptNodes);
+    const auto rn = Nodes(steps, &LoggedStep::response_mean, kResponseNodes);
+    for (double p : pn) {
+      for (double r : rn) {
+        LoggedStep node;
+        node.prompt_mean = p;
+        node.response_mean = r;
+        g.nodes.push_back(node);
+      }
+    }
+    const size_t k = g.nodes.size();
+    for (int w = 0; w < 5; ++w) {
+      g.a[w].assign(k * k, 0.0);
+      g.b[w].assign(k, 0.0);
+    }
+    g.weights.reserve(steps.size());
     for (const auto& st : steps) {
+      std::vector<std::pair<int, double>> wi;
+      for (auto [pj, pw] : Between(pn, st.prompt_mean)) {
+        for (auto [rj, rw] : Between(rn, st.response_mean)) {
+          if (pw * rw > 0) wi.emplace_back(pj * static_cast<int>(rn.size()) + rj, pw * rw);
+        }
+      }
+      for (int w = 0; w < 5; ++w) {
+        const double l = Logged(st, w);
+        if (l <= 0) continue;
+        g.n[w] += 1;
+        for (auto [i, wt] : wi) {
+          g.b[w][i] += wt / l;
+          for (auto [j, wt2] : wi) g.a[w][i * k + j] += wt * wt2 / (l * l);
+        }
+      }
+      g.weights.push_back(std::move(wi));
+    }
+    grid = std::move(g);
+  }
+
+  std::vector<PhasePrediction> Predict(const Efficiency& eff, const std::vector<LoggedStep>& at) {
+    std::vector<PhasePrediction> out;
+    out.reserve(at.size());
+    for (const auto& st : at) {
       auto p = PredictStep(s, eff, st);
       if (!p) {
         if (!failed) first_error = p.error();
@@ -106,6 +205,40 @@ struct Fitter {
       }
     }
     return out;
+  }
+
+  // Per logged step.
+  std::vector<PhasePrediction> Eval(const Efficiency& eff) {
+    if (!grid) return Predict(eff, steps);
+    const auto node = Predict(eff, grid->nodes);
+    std::vector<PhasePrediction> out(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      PhasePrediction& p = out[i];
+      for (auto [k, w] : grid->weights[i]) {
+        p.step_s += w * node[k].step_s;
+        p.gen_s += w * node[k].gen_s;
+        p.update_s += w * node[k].update_s;
+        p.logprob_s += w * node[k].logprob_s;
+        p.sync_s += w * node[k].sync_s;
+      }
+    }
+    return out;
+  }
+
+  // Sse(Eval(eff), which) without expanding the grid to every step.
+  double SseAt(const Efficiency& eff, int which) {
+    if (!grid) return Sse(Eval(eff), which);
+    const auto node = Predict(eff, grid->nodes);
+    const size_t k = node.size();
+    const auto& a = grid->a[which];
+    const auto& b = grid->b[which];
+    double sse = grid->n[which];
+    for (size_t i = 0; i < k; ++i) {
+      const double pi = Phase(node[i], which);
+      sse -= 2 * b[i] * pi;
+      for (size_t j = 0; j < k; ++j) sse += a[i * k + j] * pi * Phase(node[j], which);
+    }
+    return std::max(0.0, sse);
   }
   // Sum of squared relative residuals of one phase; points with no log skipped.
   double Sse(const std::vector<PhasePrediction>& pred, int which) const {
@@ -140,7 +273,7 @@ struct Fitter {
     auto objective = [&](double u) {
       Efficiency e = eff;
       e.*(f.member) = f.fraction ? std::exp(u) : u;
-      return Sse(Eval(e), which);
+      return SseAt(e, which);
     };
     double lo_u = f.fraction ? std::log(kMinFraction) : 0.0;
     double hi_u = f.fraction ? 0.0 : hi;
@@ -187,7 +320,7 @@ Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, co
   sc.hardware.gpu.efficiency = eff;
   if (step.prompt_mean > 0) sc.environment.prompt_tokens = WithMean(sc.environment.prompt_tokens, step.prompt_mean);
   if (step.response_mean > 0) sc.environment.response_tokens = WithMean(sc.environment.response_tokens, step.response_mean);
-  auto e = EstimateAnalytic(sc);
+  auto e = EstimateAnalytic(sc, TextDetail::kNumbers);  // the numbers only: the notes are not read here
   if (!e) {
     Error err = e.error();
     for (auto& p : err.problems) {
@@ -212,9 +345,9 @@ Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, co
 }
 
 Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep>& steps,
-                                 const std::string& source) {
+                                 const std::string& source, size_t exact_up_to) {
   if (steps.empty()) return Fail(ErrorCode::kInvalidInput, source, "no logged steps to fit");
-  Fitter fit{s, steps};
+  Fitter fit(s, steps, exact_up_to);
   FitResult out;
   out.before = s.hardware.gpu.efficiency;
   Calibration& cal = out.calibration;
@@ -229,6 +362,11 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   auto& notes = cal.notes;
   if (s.pipeline.mode != PipelineMode::kSync) {
     notes.push_back("async pipeline: phase times are compared with each side's busy time; the step time with the overlapped critical path");
+  }
+  if (fit.grid) {
+    notes.push_back(fmt::format("{} logged steps: the model was evaluated at {} pairs of mean prompt and response "
+                                "lengths spanning the log and interpolated linearly between them for each step",
+                                steps.size(), fit.grid->nodes.size()));
   }
   if (!steps.front().step_s_logged) {
     notes.push_back("the log has no whole-step time (timing_s/step, timing/train/total_step_time): the step time is the sum of the logged phases and step_overhead_s is not fitted");

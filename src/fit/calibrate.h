@@ -58,7 +58,11 @@ Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, co
 
 // Least-squares fit of the factors to the logged steps, bounded to (0, 1] and
 // >= 0 s. `source` names the log in the calibration.
+// A log of more than `exact_up_to` steps is predicted at a grid of lengths
+// spanning it and interpolated (docs/model.md, "The fit"); up to it, each
+// step on its own.
+inline constexpr size_t kExactFitSteps = 64;
 Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep>& steps,
-                                 const std::string& source);
+                                 const std::string& source, size_t exact_up_to = kExactFitSteps);
 
 }  // namespace rlcost::calib

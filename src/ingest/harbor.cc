@@ -165,12 +165,15 @@ Result<HarborTask> ReadTask(const fs::path& dir) {
   }
 
   const fs::path instruction = dir / "instruction.md";
-  std::ifstream in(instruction, std::ios::binary);
-  if (!in) {
+  std::error_code exists_ec;
+  if (!fs::exists(instruction, exists_ec)) {
     return Fail(ErrorCode::kNotFound, "",
                 fmt::format("{}: not found; a Harbor task's prompt is its instruction.md", instruction.string()));
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Regular files only, read bounded (linked to /dev/zero or a FIFO: refused with the path).
+  auto instruction_text = ReadBoundedFile(instruction.string(), kMaxScenarioBytes, "task's instruction.md");
+  if (!instruction_text) return Fail(instruction_text.error());
+  const std::string& text = *instruction_text;
   task.instruction_tokens = std::max(1.0, std::round(double(text.size()) / kCharsPerToken));
   const fs::path test = dir / "tests" / "test.sh";
   if (!fs::is_regular_file(test, ec)) {

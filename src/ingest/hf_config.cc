@@ -1,5 +1,8 @@
 #include "ingest/hf_config.h"
 
+#include "core/file.h"
+#include "core/nesting.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +118,12 @@ class Fields {
 }  // namespace
 
 Result<HfArchitecture> ParseHfConfig(std::string_view json_text, const std::string& origin) {
+  if (int d = NestingDepth(json_text); d > kMaxFileNesting) {
+    Error err;
+    err.problems.push_back(Problem{"", fmt::format("nested {} deep; a Hugging Face config nests a few levels (at most {} "
+                                                   "accepted)", d, kMaxFileNesting), 0, origin});
+    return Fail(std::move(err));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(json_text));
@@ -228,15 +237,10 @@ Result<HfArchitecture> ReadHfConfig(const std::string& path) {
     e.problems.back().file = p.string();
     return Fail(std::move(e));
   }
-  std::ifstream in(p, std::ios::binary);
-  if (!in) {
-    Error e(ErrorCode::kNotFound, "", "cannot read the Hugging Face config");
-    e.problems.back().file = p.string();
-    return Fail(std::move(e));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseHfConfig(ss.str(), p.string());
+  // Regular files only, read bounded (a link to /dev/zero, a FIFO: refused with the path).
+  auto text = ReadBoundedFile(p.string(), kMaxScenarioBytes, "Hugging Face config");
+  if (!text) return Fail(text.error());
+  return ParseHfConfig(*text, p.string());
 }
 
 ParamCounts CountParams(const HfArchitecture& a) {

@@ -66,6 +66,23 @@ void AssumedEnvironment(ScenarioText& out, const std::string& prompt_max, const 
              "the scenario format's default; a pilot's pass rates belong here");
 }
 
+long long NodeGpus(ConfigTree& tree, const std::string& nodes_key, long long nodes, const std::string& per_node_key,
+                   long long per_node) {
+  long long gpus = 0;
+  if (nodes < 1 || per_node < 1) {
+    tree.problems().push_back(tree.ProblemAt(
+        nodes_key, fmt::format("{} = {} and {} = {}: each must be at least 1", nodes_key, nodes, per_node_key, per_node)));
+    return 0;
+  }
+  if (__builtin_mul_overflow(nodes, per_node, &gpus) || gpus > kMaxImportGpus) {
+    tree.problems().push_back(tree.ProblemAt(
+        nodes_key, fmt::format("{} x {} = {} x {} is more than {} GPUs, the most a scenario describes", nodes_key,
+                               per_node_key, nodes, per_node, kMaxImportGpus)));
+    return 0;
+  }
+  return gpus;
+}
+
 Result<ImportedScenario> Finish(ConfigTree& tree, ScenarioText& out) {
   if (!tree.problems().empty()) {
     Error e;

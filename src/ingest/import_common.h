@@ -20,4 +20,14 @@ void AssumedEnvironment(ScenarioText& out, const std::string& prompt_max, const 
 Result<ImportedScenario> Finish(ConfigTree& tree, ScenarioText& out);
 std::string Fmt(double v);
 
+// The scenario format's largest GPU count (hardware.gpus), which an import
+// must not exceed either.
+inline constexpr long long kMaxImportGpus = 1'000'000;
+// `nodes` x `per_node` GPUs, computed without overflow: when either is below 1
+// or the product is above kMaxImportGpus, a problem at `nodes_key` (naming
+// both keys and values) and 0. A config with num_nodes 562812548014082 and
+// gpus_per_node 32776 must not wrap around to "16 GPUs".
+long long NodeGpus(ConfigTree& tree, const std::string& nodes_key, long long nodes, const std::string& per_node_key,
+                   long long per_node);
+
 }  // namespace rlcost::ingest

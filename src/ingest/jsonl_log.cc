@@ -3,6 +3,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "core/nesting.h"
 #include "ingest/log_common.h"
 
 namespace rlcost::calib::log_internal {
@@ -19,6 +20,12 @@ Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin)
     ++line_no;
     std::string_view line = Trim(raw);
     if (line.empty()) continue;
+    // Refused before parsing: nlohmann::json's copy and dump recurse, and a
+    // line nested 70,000 deep overflowed the stack.
+    if (int d = NestingDepth(line); d > kMaxFileNesting) {
+      return Fail(LineError(origin, line_no, "nested " + std::to_string(d) + " deep; a log line nests a few levels (at most " +
+                                                 std::to_string(kMaxFileNesting) + " accepted)"));
+    }
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return Fail(LineError(origin, line_no, "not valid JSON"));
     if (!j.is_object()) return Fail(LineError(origin, line_no, "expected one JSON object per line"));

@@ -27,7 +27,7 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
 
   const long long nodes = t.Int("cluster.num_nodes").value_or(1);
   const long long per_node = t.Int("cluster.gpus_per_node").value_or(1);
-  const long long gpus = nodes * per_node;
+  const long long gpus = NodeGpus(t, "cluster.num_nodes", nodes, "cluster.gpus_per_node", per_node);
   out.Set("hardware", "gpus", std::to_string(gpus), fmt::format("cluster.num_nodes x gpus_per_node {}x{}", nodes, per_node));
   out.Set("hardware", "gpus_per_node", std::to_string(per_node), "cluster.gpus_per_node");
   const bool colocated = t.Bool("policy.generation.colocated.enabled").value_or(true);
@@ -40,7 +40,8 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
     const auto gen_per_node = t.Int("policy.generation.colocated.resources.gpus_per_node");
     long long rollout = 0;
     if (gen_nodes && *gen_nodes > 0) {
-      rollout = *gen_nodes * gen_per_node.value_or(per_node);
+      rollout = NodeGpus(t, "policy.generation.colocated.resources.num_nodes", *gen_nodes,
+                         "policy.generation.colocated.resources.gpus_per_node", gen_per_node.value_or(per_node));
     } else if (gen_per_node && *gen_per_node > 0) {
       rollout = *gen_per_node;
     } else {
@@ -48,7 +49,7 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
                                          "colocated.enabled is false but resources.num_nodes / gpus_per_node are "
                                          "not set: the generation GPUs are unknown"));
     }
-    if (rollout >= gpus) {
+    if (rollout >= gpus && rollout > 0 && gpus > 0) {
       t.problems().push_back(t.ProblemAt("policy.generation.colocated.resources.num_nodes",
                                          fmt::format("generation takes {} of the {} GPUs; none left to train", rollout,
                                                      gpus)));

@@ -2,6 +2,7 @@
 
 #include "ingest/log_common.h"
 #include "core/file.h"
+#include "core/nesting.h"
 
 #include <algorithm>
 #include <cctype>
@@ -50,7 +51,9 @@ Result<TrainingLog> ParseTrainingLogText(std::string_view text, const std::strin
   if (t.empty()) return Fail(LineError(origin, 0, "the log is empty"));
   if (t.front() == '{') {
     // One document ({metric: {step: v}}) or JSON lines.
-    nlohmann::json whole = nlohmann::json::parse(t, nullptr, false);
+    // A deep document is left to the line reader, which names the line.
+    nlohmann::json whole = NestingDepth(t) > kMaxFileNesting ? nlohmann::json(nlohmann::json::value_t::discarded)
+                                                              : nlohmann::json::parse(t, nullptr, false);
     bool all_objects = !whole.is_discarded() && whole.is_object() && !whole.empty();
     if (all_objects) {
       for (auto it = whole.begin(); it != whole.end(); ++it) all_objects = all_objects && it->is_object();

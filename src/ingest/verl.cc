@@ -37,9 +37,9 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   const bool fully_async = t.Has("async_training");
   const long long rn = t.Int("rollout.nnodes").value_or(1);
   const long long rg = t.Int("rollout.n_gpus_per_node").value_or(8);
-  if (tn < 1 || tg < 1) t.problems().push_back(t.ProblemAt("trainer.nnodes", "trainer GPUs must be >= 1"));
+  const long long train = NodeGpus(t, "trainer.nnodes", tn, "trainer.n_gpus_per_node", tg);
   if (!hybrid && has_pool) {
-    const long long rollout = rn * rg, train = tn * tg;
+    const long long rollout = NodeGpus(t, "rollout.nnodes", rn, "rollout.n_gpus_per_node", rg);
     out.Set("hardware", "gpus", std::to_string(rollout + train),
             fmt::format("rollout.nnodes x n_gpus_per_node {}x{} + trainer {}x{}", rn, rg, tn, tg));
     // Both pools on the same nodes when they fit in one 8-GPU node together
@@ -51,7 +51,7 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
     out.Set("placement", "rollout_gpus", std::to_string(rollout), "rollout pool");
     out.Set("placement", "train_gpus", std::to_string(train), "trainer pool");
   } else {
-    out.Set("hardware", "gpus", std::to_string(tn * tg), fmt::format("trainer.nnodes x n_gpus_per_node {}x{}", tn, tg));
+    out.Set("hardware", "gpus", std::to_string(train), fmt::format("trainer.nnodes x n_gpus_per_node {}x{}", tn, tg));
     out.Set("hardware", "gpus_per_node", std::to_string(tg), "trainer.n_gpus_per_node");
     out.Set("placement", "mode", "colocated", hybrid ? "hybrid engine: generation and training share the GPUs"
                                                      : "no separate rollout pool");

@@ -12,28 +12,56 @@
 //   POST /v1/sweep      ... + "vary" {"KEY": [V1, V2, ...] | "LO..HI[:STEP]"}, "sample", "seed",
 //                       "metrics", "simulate", "steps": the rows of `rlcost sweep --jsonl`
 //   POST /v1/report     the HTML report of `rlcost report` (text/html)
-//   GET  /v1/catalog, /v1/health, /v1/default (the built-in scenario as JSON)
+//   GET  /v1/catalog, /v1/health, /v1/default (the built-in scenario as JSON),
+//        /v1/openapi.json (this list as OpenAPI 3.0, serve/openapi.h)
 //   GET  /              the web calculator (web/index.html, compiled in)
 //
 // Results are the JSON of `rlcost <command> --json` (cli/ops.h). Errors are
 // {"error": {"code", "problems": [{"path", "message"}]}} with 400 (bad input),
-// 413 (body over 1 MiB), 422 (does not fit), 503 (busy), 504 (too slow).
-// A request can never name a file: scenarios come inline and may not refer
-// to files (kNoFileAccess).
+// 401 (token), 403 (Host), 405 (method), 408 (request sent too slowly),
+// 413 (body over 1 MiB, chunked or not), 415 (Content-Type), 422 (does not
+// fit), 503 (busy), 504 (too slow).
+//
+// Safe to leave running (each rule has its test in tests/serve/serve_test.cc):
+// - a request never names a file: scenarios come inline and every field that
+//   would name one is refused with its path (kNoFileAccess), before the path
+//   is looked at;
+// - a body is read as JSON only with Content-Type: application/json (YAML only
+//   with a YAML type), so a cross-site form or text/plain POST, which a browser
+//   sends without asking, is refused (415); the Host header must name this
+//   server (DNS rebinding, 403); --token, required on any non-loopback address,
+//   is asked of every request (401);
+// - a request (headers and body) must arrive within --request-timeout-ms in
+//   all, however it trickles in (408 / closed); bodies are bounded as they are
+//   read, chunked or compressed ones included;
+// - a simulation or sweep stops when its answer is no longer wanted (504, or
+//   the client left): the simulator polls a cancel flag;
+// - answers are bounded before they are computed (sweep points and metrics,
+//   price rows).
+#include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <iostream>
 #include <list>
+#include <map>
 #include <memory>
-#include <unordered_map>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <unordered_map>
 
 #include <httplib.h>
 
@@ -41,6 +69,7 @@
 #include "cli/ops.h"
 #include "report/report.h"
 #include "rlcost/embedded.h"
+#include "serve/openapi.h"
 #include "serve/serve.h"
 
 namespace rlcost::cli {
@@ -49,6 +78,9 @@ namespace {
 struct ServeArgs {
   std::string host = "127.0.0.1";
   int port = 8080;
+  std::string token;                  // --token or RLCOST_SERVE_TOKEN; required off loopback
+  std::vector<std::string> allow_hosts;  // more names the Host header may carry
+  int request_timeout_ms = 10000;     // the whole request (headers and body) must arrive within this
   int threads = 64;          // workers; each keep-alive connection holds one
   int queue = 256;           // connections waiting for a worker; beyond it: 503
   int sim_timeout_ms = 10000;
@@ -63,6 +95,16 @@ constexpr int kDefaultSimSteps = 3;
 constexpr int kMaxSimsRunning = 4;       // simulations in flight, those past their 504 included
 constexpr int kMaxSweepsRunning = 2;     // sweeps in flight; each computes on one thread
 constexpr int kListenBacklog = 1024;     // cpp-httplib 0.11 compiles in 5
+// /v1/price rows (models x GPUs): the built-in catalog's every model on every
+// GPU is a few hundred; 1,000 rows answer in about 1 MB.
+constexpr size_t kMaxPriceRows = 1000;
+constexpr size_t kMaxSweepMetrics = 64;  // columns of /v1/sweep; each named once
+
+// The connection the current worker thread serves (GuardedServer), for the
+// handlers: whether the client has gone, and to close it after an answer.
+thread_local int t_sock = -1;
+thread_local bool t_close = false;          // close the connection after this answer
+thread_local bool t_deadline_passed = false;  // the request did not arrive in time
 
 // Set on the threads that answer every request with 503 (queue full).
 thread_local bool t_overflow = false;
@@ -126,6 +168,173 @@ class BoundedPool : public httplib::TaskQueue {
   bool stop_ = false;
   static inline std::atomic<size_t> queued_{0};
 };
+
+// A connection's stream with a deadline on reading each request: however the
+// bytes trickle in (a header line every few seconds, a body a byte at a time),
+// the request line, headers and body must all arrive by the deadline, which
+// is set when the request's first byte is there. cpp-httplib 0.11's own
+// stream times out each read alone, so a slow client could hold a worker
+// forever ("slowloris"). Writes keep their own per-write timeout.
+class DeadlineStream final : public httplib::Stream {
+ public:
+  DeadlineStream(int sock, int read_timeout_ms, int write_timeout_ms)
+      : sock_(sock), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
+
+  void SetDeadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
+  bool Buffered() const { return begin_ < end_; }
+
+  bool is_readable() const override { return begin_ < end_ || Wait(POLLIN, ReadWaitMs()); }
+  bool is_writable() const override { return Wait(POLLOUT, write_timeout_ms_); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (begin_ == end_) {
+      if (!Wait(POLLIN, ReadWaitMs())) {
+        if (std::chrono::steady_clock::now() >= deadline_) t_deadline_passed = true;
+        return -1;
+      }
+      if (size >= sizeof(buf_)) return Recv(ptr, size);
+      ssize_t n = Recv(buf_, sizeof(buf_));
+      if (n <= 0) return n;
+      begin_ = 0;
+      end_ = static_cast<size_t>(n);
+    }
+    const size_t n = std::min(size, end_ - begin_);
+    std::memcpy(ptr, buf_ + begin_, n);
+    begin_ += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!Wait(POLLOUT, write_timeout_ms_)) return -1;
+    for (;;) {
+      ssize_t n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      return n;
+    }
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { Name(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { Name(::getsockname, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  int ReadWaitMs() const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
+    return static_cast<int>(std::max<long long>(0, std::min<long long>(left, read_timeout_ms_)));
+  }
+  bool Wait(short events, int ms) const {
+    pollfd p{sock_, events, 0};
+    for (;;) {
+      int r = ::poll(&p, 1, ms);
+      if (r < 0 && errno == EINTR) continue;
+      return r > 0;
+    }
+  }
+  ssize_t Recv(char* p, size_t n) {
+    for (;;) {
+      ssize_t r = ::recv(sock_, p, n, 0);
+      if (r < 0 && errno == EINTR) continue;
+      return r;
+    }
+  }
+  template <typename F>
+  void Name(F f, std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t len = sizeof(a);
+    if (f(sock_, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
+    char host[NI_MAXHOST], serv[NI_MAXSERV];
+    if (::getnameinfo(reinterpret_cast<sockaddr*>(&a), len, host, sizeof(host), serv, sizeof(serv),
+                      NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+      ip = host;
+      port = std::atoi(serv);
+    }
+  }
+
+  int sock_;
+  int read_timeout_ms_, write_timeout_ms_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::now();
+  char buf_[4096];
+  size_t begin_ = 0, end_ = 0;
+};
+
+// cpp-httplib's server with its connection loop replaced (the same steps as
+// 0.11's process_server_socket: wait for a request while kept alive, answer
+// it, at most keep_alive_max_count of them) so that each request is read
+// through a DeadlineStream, and a handler can ask for the connection to close
+// (t_close: a body left unread, a request that came too slowly).
+class GuardedServer : public httplib::Server {
+ public:
+  explicit GuardedServer(int request_timeout_ms) : request_timeout_ms_(request_timeout_ms) {}
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    t_sock = sock;
+    DeadlineStream strm(sock, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
+                        static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
+    bool ret = false;
+    for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
+      if (!WaitForRequest(sock, strm)) break;
+      strm.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(request_timeout_ms_));
+      t_close = false;
+      t_deadline_passed = false;
+      bool closed = false;
+      ret = process_request(strm, count == 1, closed, nullptr);
+      if (!ret || closed || t_close) break;
+    }
+    LingeringClose(sock);
+    t_sock = -1;
+    return ret;
+  }
+
+  // Closes after reading (and dropping) what the client is still sending, for
+  // at most a second and 8 MiB, while it keeps coming (100 ms apart at most):
+  // closing with unread data would reset the connection, and the client would
+  // lose the answer (a 413 for a body it is still sending) before reading it.
+  // Nothing pending: closed at once.
+  static void LingeringClose(socket_t sock) {
+    ::shutdown(sock, SHUT_WR);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    char buf[65536];
+    size_t drained = 0;
+    for (int wait_ms = 0; drained < (8u << 20); wait_ms = 100) {
+      if (std::chrono::steady_clock::now() >= end) break;
+      pollfd p{sock, POLLIN, 0};
+      if (::poll(&p, 1, wait_ms) <= 0) break;
+      const ssize_t n = ::recv(sock, buf, sizeof(buf), 0);
+      if (n <= 0) break;
+      drained += static_cast<size_t>(n);
+    }
+    ::close(sock);
+  }
+
+  // Waits up to the keep-alive timeout for the next request's first byte
+  // (already buffered counts), giving up when the server stops.
+  bool WaitForRequest(socket_t sock, const DeadlineStream& strm) const {
+    if (strm.Buffered()) return true;  // a pipelined request already read in
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+    while (svr_sock_ != INVALID_SOCKET) {
+      pollfd p{sock, POLLIN, 0};
+      int r = ::poll(&p, 1, 100);
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+      if (std::chrono::steady_clock::now() >= end) return false;
+    }
+    return false;
+  }
+
+  int request_timeout_ms_;
+};
+
+// True when the client of this worker's connection has closed it (or reset
+// it): its answer is no longer wanted.
+bool ClientGone() {
+  if (t_sock < 0) return false;
+  pollfd p{t_sock, POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
+  char c;
+  return ::recv(t_sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
 
 std::atomic<int> g_sims_running{0};
 std::atomic<int> g_sweeps_running{0};
@@ -236,29 +445,47 @@ void Send(httplib::Response& res, const Result<T>& r) {
 
 using Parsed = ops::RequestBody;
 
-bool IsYamlBody(const httplib::Request& req) {
-  const std::string ct = req.get_header_value("Content-Type");
-  return ct.rfind("application/yaml", 0) == 0 || ct.rfind("application/x-yaml", 0) == 0 ||
-         ct.rfind("text/yaml", 0) == 0 || ct.rfind("text/plain", 0) == 0;
+// The body's media type, lower case, without parameters ("; charset=utf-8").
+std::string MediaType(const httplib::Request& req) {
+  std::string ct = req.get_header_value("Content-Type");
+  ct = ct.substr(0, ct.find(';'));
+  while (!ct.empty() && (ct.back() == ' ' || ct.back() == '\t')) ct.pop_back();
+  size_t b = ct.find_first_not_of(" \t");
+  ct = b == std::string::npos ? "" : ct.substr(b);
+  for (char& c : ct) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ct;
 }
 
-// Reads the body (ops::ParseRequestBody, which the request fuzz target drives too).
+bool IsJsonType(const std::string& t) { return t == "application/json"; }
+bool IsYamlType(const std::string& t) {
+  return t == "application/yaml" || t == "application/x-yaml" || t == "text/yaml" || t == "text/x-yaml";
+}
+
+// Reads the body (ops::ParseRequestBody, which the request fuzz target drives
+// too). Its type was checked before it was read (415 otherwise: PreRoute).
 Result<Parsed> ParseBody(const httplib::Request& req, std::initializer_list<std::string_view> allowed) {
-  return ops::ParseRequestBody(req.body, IsYamlBody(req), allowed);
+  return ops::ParseRequestBody(req.body, IsYamlType(MediaType(req)), allowed);
 }
 
 Result<long long> Int(const nlohmann::json& f, const char* key, long long def, long long lo, long long hi) {
   if (!f.contains(key)) return def;
   const auto& v = f.at(key);
   if (!v.is_number_integer()) return Fail(ErrorCode::kInvalidInput, key, "expected an integer, got " + Compact(v));
-  long long x = v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi)
-                    ? hi + 1
-                    : v.get<long long>();
-  if (x < lo || x > hi) {
-    return Fail(ErrorCode::kInvalidInput, key,
-                std::to_string(x) + " is out of range; expected " + std::to_string(lo) + ".." + std::to_string(hi));
+  // nlohmann keeps a non-negative integer as unsigned: compared as such, and
+  // the message shows the value sent (not a clamped one).
+  bool in_range = false;
+  if (v.is_number_unsigned()) {
+    const unsigned long long u = v.get<unsigned long long>();
+    in_range = u <= static_cast<unsigned long long>(hi) && (lo <= 0 || u >= static_cast<unsigned long long>(lo));
+  } else {
+    const long long x = v.get<long long>();
+    in_range = x >= lo && x <= hi;
   }
-  return x;
+  if (!in_range) {
+    return Fail(ErrorCode::kInvalidInput, key,
+                Compact(v) + " is out of range; expected " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return v.get<long long>();
 }
 
 Result<std::string> Str(const nlohmann::json& f, const char* key, std::string def) {
@@ -280,15 +507,23 @@ Result<bool> Bool(const nlohmann::json& f, const char* key, bool def) {
   return f.at(key).get<bool>();
 }
 
-Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* key) {
+// A list of catalog ids, each named once, at most `max` of them.
+Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* key, size_t max) {
   std::vector<std::string> out;
   if (!f.contains(key)) return out;
   const auto& v = f.at(key);
   if (v.is_string()) return std::vector<std::string>{v.get<std::string>()};
   if (!v.is_array()) return Fail(ErrorCode::kInvalidInput, key, "expected a list of catalog ids");
+  if (v.size() > max) {
+    return Fail(ErrorCode::kInvalidInput, key,
+                std::to_string(v.size()) + " ids; at most " + std::to_string(max) + " in one request");
+  }
+  std::set<std::string> seen;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) {
-      return Fail(ErrorCode::kInvalidInput, std::string(key) + "[" + std::to_string(i) + "]", "expected a catalog id");
+    const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
+    if (!v[i].is_string()) return Fail(ErrorCode::kInvalidInput, at, "expected a catalog id");
+    if (!seen.insert(v[i].get<std::string>()).second) {
+      return Fail(ErrorCode::kInvalidInput, at, "'" + v[i].get<std::string>() + "' is listed twice; name each once");
     }
     out.push_back(v[i].get<std::string>());
   }
@@ -299,14 +534,133 @@ Result<std::vector<std::string>> StrList(const nlohmann::json& f, const char* ke
   auto var = (expr);                                                                  \
   if (!var) return SendError(res, StatusOf(var.error().code), var.error())
 
-void Routes(httplib::Server& svr, const ServeArgs& a) {
+void SendTooLarge(httplib::Response& res) {
+  res.set_header("Connection", "close");
+  SendHttpError(res, 413, "too_large", "",
+                "request body too large: at most " + std::to_string(kMaxBodyBytes >> 20) +
+                    " MiB (as sent, chunked or not, and once decompressed)");
+}
+
+// A POST handler that reads its body itself, as it arrives, and stops at
+// kMaxBodyBytes: cpp-httplib 0.11 bounds a body by its Content-Length only,
+// so a chunked (or gzip-encoded) body would otherwise be read whole.
+httplib::Server::HandlerWithContentReader ReadBounded(httplib::Server::Handler h) {
+  return [h](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    std::string body;
+    bool over = false;
+    const bool ok = reader([&](const char* data, size_t n) {
+      if (n > kMaxBodyBytes - body.size()) {
+        over = true;
+        return false;
+      }
+      body.append(data, n);
+      return true;
+    });
+    if (over || res.status == 413) {
+      t_close = true;
+      res.status = -1;
+      return SendTooLarge(res);
+    }
+    if (!ok) {
+      t_close = true;
+      res.set_header("Connection", "close");
+      if (t_deadline_passed) {
+        return SendHttpError(res, 408, "too_slow", "", "the request did not arrive in time; send it whole, promptly");
+      }
+      return SendHttpError(res, 400, "invalid_input", "",
+                           "the request body could not be read (malformed chunked or compressed encoding)");
+    }
+    httplib::Request r = req;
+    r.body = std::move(body);
+    h(r, res);
+  };
+}
+
+// Registers the routes, each only if the OpenAPI document (serve/openapi.h)
+// lists it with its method, so the document and the server cannot differ;
+// knows each path's methods (405 with Allow for another method).
+class Router {
+ public:
+  explicit Router(httplib::Server& svr) : svr_(svr), doc_(nlohmann::json::parse(kOpenApiJson)) {}
+
+  void Get(const std::string& path, httplib::Server::Handler h) {
+    Check("get", path);
+    svr_.Get(path, std::move(h));
+  }
+  void Post(const std::string& path, httplib::Server::Handler h) {
+    Check("post", path);
+    svr_.Post(path, ReadBounded(std::move(h)));
+  }
+
+  // "GET, HEAD" / "POST" for a known path; "" for an unknown one.
+  std::string Allow(const std::string& path) const {
+    auto it = methods_.find(path);
+    return it == methods_.end() ? "" : it->second;
+  }
+  bool Allows(const std::string& path, const std::string& method) const {
+    auto it = methods_.find(path);
+    if (it == methods_.end()) return true;  // not ours: 404 from the router
+    const std::string& m = it->second;
+    if (method == "HEAD") return m.find("GET") != std::string::npos;
+    return (", " + m + ",").find(", " + method + ",") != std::string::npos;
+  }
+  // Routes the server has that the document does not list (must be none).
+  const std::vector<std::string>& Undocumented() const { return undocumented_; }
+
+ private:
+  void Check(const std::string& method, const std::string& path) {
+    const auto& paths = doc_["paths"];
+    if (!paths.contains(path) || !paths[path].contains(method)) undocumented_.push_back(method + " " + path);
+    std::string upper = method;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string& m = methods_[path];
+    m += (m.empty() ? "" : ", ") + upper + (upper == "GET" ? ", HEAD" : "");
+  }
+
+  httplib::Server& svr_;
+  nlohmann::json doc_;
+  std::map<std::string, std::string> methods_;
+  std::vector<std::string> undocumented_;
+};
+
+// Waits for a computation on its own thread: until it is done, `limit` has
+// passed (false: the caller answers 504) or the client has left (false, and
+// *gone). Either way the computation is told to stop (`cancel`).
+template <typename T>
+bool AwaitOrCancel(std::future<T>& fut, std::chrono::milliseconds limit, std::atomic<bool>& cancel, bool* gone) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  *gone = false;
+  for (;;) {
+    const auto left = end - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) break;
+    if (fut.wait_for(std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(100))) ==
+        std::future_status::ready) {
+      return true;
+    }
+    if (ClientGone()) {
+      *gone = true;
+      t_close = true;
+      break;
+    }
+  }
+  cancel.store(true);
+  return false;
+}
+
+std::string Seconds(int ms) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%g", ms / 1000.0);
+  return b;
+}
+
+void Routes(Router& r, const ServeArgs& a) {
   std::shared_ptr<ResponseCache> cache;
   if (a.cache_mib > 0) cache = std::make_shared<ResponseCache>(static_cast<size_t>(a.cache_mib) << 20);
-  svr.Post("/v1/estimate", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/estimate", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
     Send(res, ops::Estimate(p->in));
   }));
-  svr.Post("/v1/simulate", [a](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/simulate", [a](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"steps", "seed"}));
     RLCOST_TRY(steps, Int(p->fields, "steps", kDefaultSimSteps, 1, kMaxSimSteps));
     RLCOST_TRY(seed, Int(p->fields, "seed", 1, 0, std::numeric_limits<long long>::max()));
@@ -316,24 +670,28 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
       return SendHttpError(res, 503, "busy", "",
                        "busy: " + std::to_string(kMaxSimsRunning) + " simulations are running; retry later");
     }
-    // The simulator cannot be interrupted: it runs on its own thread and the
-    // request waits at most sim_timeout_ms (504 after); kMaxSimsRunning bounds
-    // how many can still be finishing.
+    // The simulation runs on its own thread; the request waits at most
+    // sim_timeout_ms (504 after), and past that or when the client leaves
+    // the simulator is told to stop (it polls `cancel` as it runs).
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
     auto task = std::make_shared<std::packaged_task<Result<nlohmann::json>()>>(
-        [in = p->in, seed = *seed, steps = *steps] { return ops::Simulate(in, static_cast<uint64_t>(seed), static_cast<int>(steps)); });
+        [in = p->in, seed = *seed, steps = *steps, cancel] {
+          return ops::Simulate(in, static_cast<uint64_t>(seed), static_cast<int>(steps), cancel.get());
+        });
     auto fut = task->get_future();
     std::thread([task] {
       (*task)();
       g_sims_running.fetch_sub(1);
     }).detach();
-    if (fut.wait_for(std::chrono::milliseconds(a.sim_timeout_ms)) != std::future_status::ready) {
-      return SendHttpError(res, 504, "too_slow", "steps",
-                       "the simulation took longer than " + std::to_string(a.sim_timeout_ms / 1000.0).substr(0, 4) +
-                           " s; ask for fewer steps or use /v1/estimate");
+    bool gone = false;
+    if (!AwaitOrCancel(fut, std::chrono::milliseconds(a.sim_timeout_ms), *cancel, &gone)) {
+      return SendHttpError(res, 504, gone ? "cancelled" : "too_slow", "steps",
+                           "the simulation took longer than " + Seconds(a.sim_timeout_ms) +
+                               " s; ask for fewer steps or use /v1/estimate");
     }
     Send(res, fut.get());
   });
-  svr.Post("/v1/waterfall", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/waterfall", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model", "moe_pass_rate",
                                   "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::LeverInput lv;
@@ -357,11 +715,18 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     }
     Send(res, ops::Waterfall(p->in, lv));
   }));
-  svr.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"models", "gpus", "stack", "tenants", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::PriceInput pi;
-    RLCOST_TRY(models, StrList(p->fields, "models"));
-    RLCOST_TRY(gpus, StrList(p->fields, "gpus"));
+    // The card has a row per model and GPU: bounded before it is built.
+    RLCOST_TRY(models, StrList(p->fields, "models", kMaxPriceRows));
+    RLCOST_TRY(gpus, StrList(p->fields, "gpus", kMaxPriceRows));
+    if (std::max<size_t>(1, models->size()) * std::max<size_t>(1, gpus->size()) > kMaxPriceRows) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, "models",
+                       std::to_string(models->size()) + " models x " + std::to_string(gpus->size()) + " GPUs = " +
+                           std::to_string(models->size() * gpus->size()) + " rows; at most " +
+                           std::to_string(kMaxPriceRows) + " in one request");
+    }
     RLCOST_TRY(stack, Str(p->fields, "stack", ""));
     RLCOST_TRY(tenants, Int(p->fields, "tenants", 0, 0, 4096));
     pi.models = *models;
@@ -375,26 +740,29 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     }
     Send(res, ops::Price(p->in, pi));
   }));
-  svr.Post("/v1/report", [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/report", [](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
     auto html = ops::HtmlReport(p->in);
     if (!html) return SendError(res, StatusOf(html.error().code), html.error());
     res.set_header("Content-Disposition", "attachment; filename=\"rlcost-report.html\"");
     res.set_content(*html, "text/html; charset=utf-8");
   });
-  svr.Get("/v1/default", [](const httplib::Request&, httplib::Response& res) {
+  r.Get("/v1/default", [](const httplib::Request&, httplib::Response& res) {
     Send(res, ops::ScenarioDocument(ops::ScenarioInput{}));
   });
+  r.Get("/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(kOpenApiJson), "application/json");
+  });
   // The web calculator: one page, compiled in (works offline).
-  svr.Get("/", [](const httplib::Request&, httplib::Response& res) {
+  r.Get("/", [](const httplib::Request&, httplib::Response& res) {
     auto page = EmbeddedFile("index.html");
     if (!page) return SendError(res, 500, ErrorCode::kInternal, "", "the web page is not compiled in");
     res.set_content(std::string(*page), "text/html; charset=utf-8");
   });
   // A sweep computes on one thread, at most kMaxSweepsRunning at once (503
-  // beyond), and stops at --sweep-timeout-ms (504); a design of more than
-  // --sweep-max-points points is refused before it runs (400).
-  svr.Post("/v1/sweep", Cached(cache, [a](const httplib::Request& req, httplib::Response& res) {
+  // beyond), and stops at --sweep-timeout-ms (504) or when its client leaves;
+  // a design of more than --sweep-max-points points is refused before it runs (400).
+  r.Post("/v1/sweep", Cached(cache, [a](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"vary", "sample", "seed", "metrics", "simulate", "steps"}));
     const auto& f = p->fields;
     if (!f.contains("vary")) {
@@ -411,11 +779,20 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
     if (f.contains("metrics")) {
       const auto& m = f.at("metrics");
       if (!m.is_array()) return SendError(res, 400, ErrorCode::kInvalidInput, "metrics", "expected a list of metric keys such as \"run.usd\"");
+      if (m.size() > kMaxSweepMetrics) {
+        return SendError(res, 400, ErrorCode::kInvalidInput, "metrics",
+                         std::to_string(m.size()) + " metrics; at most " + std::to_string(kMaxSweepMetrics) + " in one request");
+      }
       for (size_t i = 0; i < m.size(); ++i) {
         if (!m[i].is_string()) {
           return SendError(res, 400, ErrorCode::kInvalidInput, "metrics[" + std::to_string(i) + "]", "expected a metric key such as \"run.usd\"");
         }
-        sw.metrics.push_back(m[i].get<std::string>());
+        const std::string name = m[i].get<std::string>();
+        if (std::find(sw.metrics.begin(), sw.metrics.end(), name) != sw.metrics.end()) {
+          return SendError(res, 400, ErrorCode::kInvalidInput, "metrics[" + std::to_string(i) + "]",
+                           "'" + name + "' is listed twice; name each once");
+        }
+        sw.metrics.push_back(name);
       }
     }
     sw.vary = *vary;
@@ -432,12 +809,14 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
       return SendHttpError(res, 503, "busy", "", "busy: " + std::to_string(kMaxSweepsRunning) + " sweeps are running; retry later");
     }
     // As for a simulation: the sweep runs on its own thread and stops itself
-    // at the limit after the point under way; the request waits no longer
-    // than the limit (a point of the simulator can take seconds).
+    // at the limit, the point under way included (the simulator polls the
+    // same flag); the request waits no longer than the limit.
     struct Outcome {
       Result<nlohmann::json> r;
       std::string stopped;
     };
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    sw.cancel = [cancel] { return cancel->load(); };
     auto task = std::make_shared<std::packaged_task<Outcome()>>([in = p->in, sw] {
       Outcome o{Fail(ErrorCode::kInternal, "", "not run"), ""};
       o.r = ops::Sweep(in, sw, &o.stopped);
@@ -448,24 +827,25 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
       (*task)();
       g_sweeps_running.fetch_sub(1);
     }).detach();
-    auto too_slow = [&] {
-      SendHttpError(res, 504, "too_slow", "",
-                    "the sweep took longer than " + std::to_string(a.sweep_timeout_ms / 1000.0).substr(0, 4) +
-                        " s; ask for fewer points" + (sw.simulate ? ", fewer steps or the closed form (no \"simulate\")" : ""));
+    auto too_slow = [&](bool gone) {
+      SendHttpError(res, 504, gone ? "cancelled" : "too_slow", "",
+                    "the sweep took longer than " + Seconds(a.sweep_timeout_ms) + " s; ask for fewer points" +
+                        (sw.simulate ? ", fewer steps or the closed form (no \"simulate\")" : ""));
     };
-    if (fut.wait_for(std::chrono::milliseconds(a.sweep_timeout_ms + 250)) != std::future_status::ready) return too_slow();
+    bool gone = false;
+    if (!AwaitOrCancel(fut, std::chrono::milliseconds(a.sweep_timeout_ms + 250), *cancel, &gone)) return too_slow(gone);
     Outcome o = fut.get();
-    if (!o.r && !o.stopped.empty()) return too_slow();
+    if (!o.r && !o.stopped.empty()) return too_slow(false);
     Send(res, o.r);
   }));
   // The catalog never changes while the server runs: rendered once.
   auto catalog = std::make_shared<std::string>();
   if (auto c = ops::Catalog()) *catalog = Compact(*c);
-  svr.Get("/v1/catalog", [catalog](const httplib::Request&, httplib::Response& res) {
+  r.Get("/v1/catalog", [catalog](const httplib::Request&, httplib::Response& res) {
     if (catalog->empty()) return SendError(res, 500, ErrorCode::kInternal, "catalog", "the built-in catalog did not load");
     res.set_content(*catalog, "application/json");
   });
-  svr.Get("/v1/health", [cache](const httplib::Request&, httplib::Response& res) {
+  r.Get("/v1/health", [cache](const httplib::Request&, httplib::Response& res) {
     nlohmann::json j = {{"status", "ok"},
                         {"version", "0.1.0"},
                         {"simulations_running", g_sims_running.load()},
@@ -476,16 +856,97 @@ void Routes(httplib::Server& svr, const ServeArgs& a) {
   });
 }
 
-int Serve(const ServeArgs& a) {
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+bool IsWildcard(const std::string& host) { return host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]"; }
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Compares in time that depends on the lengths only, not on where they differ.
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(1, b.size())]);
+  return diff == 0;
+}
+
+// Who may ask: the Host header against the names of this server (a page of
+// another site whose name was made to resolve here, "DNS rebinding", sends
+// its own name), and the token when there is one.
+class Gate {
+ public:
+  explicit Gate(const ServeArgs& a) : token_(a.token), any_host_(IsWildcard(a.host)) {
+    if (IsLoopback(a.host)) {
+      for (const char* h : {"localhost", "127.0.0.1", "[::1]"}) hosts_.insert(h);
+    }
+    hosts_.insert(Lower(a.host.find(':') != std::string::npos && a.host.front() != '[' ? "[" + a.host + "]" : a.host));
+    for (const auto& h : a.allow_hosts) hosts_.insert(Lower(h));
+  }
+
+  bool HostAllowed(const httplib::Request& req) const {
+    if (any_host_ || !req.has_header("Host")) return true;  // no Host: not a browser (HTTP/1.0)
+    std::string h = Lower(req.get_header_value("Host"));
+    if (!h.empty() && h.front() == '[') {
+      h = h.substr(0, h.find(']') + 1);
+    } else if (h.find(':') != std::string::npos) {
+      h = h.substr(0, h.find(':'));
+    }
+    if (!h.empty() && h.back() == '.') h.pop_back();
+    return hosts_.count(h) > 0;
+  }
+
+  // True when the request carries the token (or none is needed). GET
+  // /?token=T opens the calculator and leaves the token in a cookie that
+  // only this site's own requests carry (SameSite=Strict).
+  bool Authorized(const httplib::Request& req, httplib::Response& res) const {
+    if (token_.empty()) return true;
+    const std::string auth = req.get_header_value("Authorization");
+    if (auth.rfind("Bearer ", 0) == 0 && SameSecret(auth.substr(7), token_)) return true;
+    const std::string cookies = req.get_header_value("Cookie");
+    for (size_t at = 0; at < cookies.size();) {
+      size_t end = cookies.find(';', at);
+      if (end == std::string::npos) end = cookies.size();
+      std::string c = cookies.substr(at, end - at);
+      c.erase(0, c.find_first_not_of(' '));
+      if (c.rfind("rlcost_token=", 0) == 0 && SameSecret(c.substr(13), token_)) return true;
+      at = end + 1;
+    }
+    if (req.method == "GET" && req.path == "/" && req.has_param("token") &&
+        SameSecret(req.get_param_value("token"), token_)) {
+      res.set_header("Set-Cookie", "rlcost_token=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string token_;
+  bool any_host_;
+  std::set<std::string> hosts_;
+};
+
+int Serve(ServeArgs a) {
   if (a.threads < 1 || a.threads > 1024) {
     return PrintError(Error::Invalid("--threads", std::to_string(a.threads) + "; expected 1..1024"), false);
   }
   if (a.queue < 0 || a.queue > 100000) {
     return PrintError(Error::Invalid("--queue", std::to_string(a.queue) + "; expected 0..100000"), false);
   }
+  if (a.token.empty()) {
+    if (const char* t = std::getenv("RLCOST_SERVE_TOKEN")) a.token = t;
+  }
+  if (!IsLoopback(a.host) && a.token.empty()) {
+    return PrintError(Error::Invalid("--token", "required when listening on " + a.host +
+                                                    ", an address other machines can reach: give --token SECRET (or set "
+                                                    "RLCOST_SERVE_TOKEN); clients send \"Authorization: Bearer SECRET\""),
+                      false);
+  }
   if (auto cat = ops::BuiltinCatalog(); !cat) return PrintError(cat.error(), false);
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer must not end the server
-  httplib::Server svr;
+  GuardedServer svr(a.request_timeout_ms);
   svr.new_task_queue = [a] { return new BoundedPool(a.threads, a.queue, 2); };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_read_timeout(5, 0);
@@ -499,24 +960,64 @@ int Serve(const ServeArgs& a) {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     listen_fd = sock;
   });
-  svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    if (!t_overflow) return httplib::Server::HandlerResponse::Unhandled;
-    res.set_header("Retry-After", "1");
-    res.set_header("Connection", "close");
-    SendHttpError(res, 503, "busy", "", "too many connections waiting; retry later");
-    return httplib::Server::HandlerResponse::Handled;
+  Router router(svr);
+  auto gate = std::make_shared<Gate>(a);
+  // Before anything is read of the body: who asks (Host, token), with which
+  // method, and what the body is (its Content-Type). A refused request's body
+  // is never read; its connection closes after the answer.
+  svr.set_pre_routing_handler([gate, &router](const httplib::Request& req, httplib::Response& res) {
+    using R = httplib::Server::HandlerResponse;
+    auto refuse = [&](int status, std::string_view code, std::string path, std::string message) {
+      t_close = true;
+      res.set_header("Connection", "close");
+      SendHttpError(res, status, code, std::move(path), std::move(message));
+      return R::Handled;
+    };
+    if (t_overflow) {
+      res.set_header("Retry-After", "1");
+      return refuse(503, "busy", "", "too many connections waiting; retry later");
+    }
+    if (!gate->HostAllowed(req)) {
+      return refuse(403, "forbidden_host", "Host",
+                    "this server does not answer to the name in the Host header; use the address it listens on "
+                    "(or start it with --allow-host NAME)");
+    }
+    if (!gate->Authorized(req, res)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      return refuse(401, "unauthorized", "Authorization",
+                    "this server asks for its token: send \"Authorization: Bearer TOKEN\" (or open /?token=TOKEN)");
+    }
+    if (!router.Allows(req.path, req.method)) {
+      res.set_header("Allow", router.Allow(req.path));
+      return refuse(405, "method_not_allowed", "", req.method + " is not allowed on " + req.path + "; use " + router.Allow(req.path));
+    }
+    if (req.method == "POST") {
+      const std::string type = MediaType(req);
+      if (!IsJsonType(type) && !IsYamlType(type)) {
+        return refuse(415, "unsupported_media_type", "Content-Type",
+                      (type.empty() ? std::string("no Content-Type") : "Content-Type '" + type + "'") +
+                          "; send the body as JSON with Content-Type: application/json (or YAML with application/yaml)");
+      }
+    }
+    return R::Unhandled;
   });
-  // Statuses cpp-httplib sets itself (no route, body too large, a request it
-  // cannot parse) get the same JSON error shape; our own errors pass through.
+  // Statuses cpp-httplib sets itself (no route, a request it cannot parse)
+  // get the same JSON error shape; our own errors pass through.
   svr.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     using R = httplib::Server::HandlerResponse;
     if (!res.body.empty()) return R::Unhandled;
     const int status = res.status;
     switch (status) {
-      case 413: SendHttpError(res, status, "too_large", "", "request body too large: at most " + std::to_string(kMaxBodyBytes >> 20) +
-                                " MiB (8 KiB as a form; send JSON with Content-Type: application/json)"); break;
+      case 413: SendTooLarge(res); break;
       case 404: SendHttpError(res, status, "not_found", "", "no such endpoint: " + req.method + " " + req.path); break;
-      case 400: SendHttpError(res, status, "invalid_input", "", "malformed HTTP request"); break;
+      case 400:
+        if (t_deadline_passed) {
+          res.set_header("Connection", "close");
+          SendHttpError(res, 408, "too_slow", "", "the request did not arrive in time; send it whole, promptly");
+        } else {
+          SendHttpError(res, status, "invalid_input", "", "malformed HTTP request");
+        }
+        break;
       default: SendHttpError(res, status, "http_" + std::to_string(status), "", "HTTP status " + std::to_string(status)); break;
     }
     return R::Handled;
@@ -531,7 +1032,11 @@ int Serve(const ServeArgs& a) {
     }
     SendError(res, 500, ErrorCode::kInternal, "", "internal error: " + what);
   });
-  Routes(svr, a);
+  Routes(router, a);
+  if (!router.Undocumented().empty()) {
+    return PrintError(Error(ErrorCode::kInternal, "", "routes missing from /v1/openapi.json: " + router.Undocumented().front()),
+                      false);
+  }
   int port = a.port;
   if (port == 0) {
     port = svr.bind_to_any_port(a.host);
@@ -559,6 +1064,11 @@ void ConfigureServe(CLI::App& app, int& exit_code) {
   auto* sub = &app;
   sub->add_option("--host", args->host, "address to listen on (default 127.0.0.1: this machine only)");
   sub->add_option("--port", args->port, "TCP port (default 8080; 0 = any free port, printed on start)");
+  sub->add_option("--token", args->token,
+                  "secret every request must carry (\"Authorization: Bearer SECRET\"); required when --host is not a "
+                  "loopback address (also read from RLCOST_SERVE_TOKEN)");
+  sub->add_option("--allow-host", args->allow_hosts,
+                  "another name clients may reach this server by (the Host header), e.g. a proxy's; repeatable");
   sub->add_option("--threads", args->threads, "worker threads; each open connection holds one (default 64)");
   sub->add_option("--queue", args->queue, "connections that may wait for a worker before new ones get 503 (default 256)");
   sub->add_option("--cache-mib", args->cache_mib,
@@ -569,6 +1079,9 @@ void ConfigureServe(CLI::App& app, int& exit_code) {
   sub->add_option("--sweep-timeout-ms", args->sweep_timeout_ms, "longest a /v1/sweep request computes before 504 (default 10000)")
       ->check(CLI::Range(100, 600000));
   sub->add_option("--sim-timeout-ms", args->sim_timeout_ms, "longest a /v1/simulate request waits before 504 (default 10000)")
+      ->check(CLI::Range(100, 600000));
+  sub->add_option("--request-timeout-ms", args->request_timeout_ms,
+                  "longest a request (its headers and body together) may take to arrive (default 10000)")
       ->check(CLI::Range(100, 600000));
   sub->callback([args, &exit_code] { exit_code = Serve(*args); });
 }

@@ -23,6 +23,7 @@ void Simulator::TryStart() {
     int b = static_cast<int>(started_ / g_);
     int i = static_cast<int>(started_ % g_);
     MaterializeBatch(b);
+    if (too_long_) return;  // cut short (cancelled) or unschedulable: the run ends with it
     // Least-loaded engine (fewest trajectories in flight), lowest index on ties.
     int best = 0;
     for (int e = 1; e < n_engines_; ++e)
@@ -174,6 +175,7 @@ Result<void> Simulator::RunSyncColocated() {
       const int b = static_cast<int>(batch);
       const double r0 = now_;
       MaterializeBatch(b);
+      if (too_long_) return Fail(*too_long_);  // cut short (cancelled) or unschedulable
       sync_done_flag_ = false;
       for (int i = 0; i < g_; ++i) StartTrajectory(b * g_ + i, i % n_engines_);
       for (int e = 0; e < n_engines_; ++e) {

@@ -3,6 +3,8 @@
 // and its other parts: sim/simulator_internal.h.
 #include "sim/simulator_internal.h"
 
+#include "sim/cancel.h"
+
 namespace rlcost::sim {
 namespace internal {
 
@@ -182,6 +184,7 @@ void Simulator::DrawRounds() {
 // The event loop
 
 bool Simulator::NextEvent() {
+  if ((events_ & 1023) == 0 && !too_long_ && CancelRequested()) too_long_ = CancelledError();
   double te = timers_.top_time();
   if (te < EngineTimers::kNever && (q_.empty() || te <= q_.top_time())) {
     int e = timers_.top();
@@ -423,6 +426,14 @@ Result<SimResult> Simulator::Run() {
 }
 
 }  // namespace internal
+
+namespace {
+thread_local const std::atomic<bool>* t_cancel = nullptr;
+}  // namespace
+
+const std::atomic<bool>* CancelFlag() { return t_cancel; }
+ScopedCancel::ScopedCancel(const std::atomic<bool>* flag) : previous_(t_cancel) { t_cancel = flag; }
+ScopedCancel::~ScopedCancel() { t_cancel = previous_; }
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt) {
   internal::Simulator sim(s, sig, opt);

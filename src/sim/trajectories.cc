@@ -2,6 +2,8 @@
 // sandbox pool, rewards and judge events (sim/simulator_internal.h).
 #include "sim/simulator_internal.h"
 
+#include "sim/cancel.h"
+
 namespace rlcost::sim::internal {
 
 // ---------------------------------------------------------------------------
@@ -25,6 +27,12 @@ Batch& Simulator::MaterializeBatch(int b) {
   const auto& env = s_.environment;
   int max_turns = 0;
   for (int i = 0; i < g_; ++i) {
+    // A million trajectories take a second to draw: a cancelled run stops
+    // here too (the callers return at once when too_long_ is set).
+    if ((i & 4095) == 4095 && !too_long_ && CancelRequested()) {
+      too_long_ = CancelledError();
+      return bt;
+    }
     Traj& t = bt.trajs[i];
     t.batch = b;
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));

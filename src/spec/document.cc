@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/file.h"
 #include "core/yaml.h"
 #include "rlcost/embedded.h"
 #include "spec/overrides.h"
@@ -18,21 +19,15 @@ Result<ScenarioDocument> ScenarioDocument::FromFile(const std::string& path) {
   }
   // The same checks and messages as LoadScenarioFile.
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  if (path != kStdinPath && !std::filesystem::exists(path, ec)) {  // "-": standard input
     Error e(ErrorCode::kNotFound, "", "scenario file not found");
     e.problems.back().file = path;
     return Fail(std::move(e));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path, ec)) {
-    Error e(ErrorCode::kNotFound, "", "cannot read the scenario file");
-    e.problems.back().file = path;
-    return Fail(std::move(e));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "scenario file");
+  if (!text) return Fail(text.error());
   std::string base = std::filesystem::path(path).parent_path().string();
-  return FromText(ss.str(), path, base.empty() ? "." : base, path);
+  return FromText(std::move(*text), path == kStdinPath ? "<stdin>" : path, base.empty() ? "." : base, path);
 }
 
 Result<ScenarioDocument> ScenarioDocument::FromText(std::string text, std::string origin, std::string base_dir,

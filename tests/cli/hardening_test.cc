@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -293,3 +294,156 @@ TEST(Hardening, MessagesNameTheRightPlaceAndEscapeControlCharacters) {
 }
 
 }  // namespace
+
+namespace more {
+
+// Copies a folder tree (the Harbor task fixtures) into `to`.
+void CopyTree(const fs::path& from, const fs::path& to) {
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+TEST(Hardening, EveryReaderRefusesWhatIsNotARegularFile) {
+  // #27 item 3: `import hf-model /dev/zero` read 7.6 GB in 12 s.
+  CmdResult r = Rlcost("import hf-model /dev/zero");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "/dev/zero") && Has(r.err, "character device")) << r.err;
+  TempDir d;
+  // A model folder whose config.json links to /dev/zero.
+  fs::create_directories(d.path / "model");
+  fs::create_symlink("/dev/zero", d.path / "model" / "config.json");
+  r = Rlcost("import hf-model " + (d.path / "model").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "config.json") && Has(r.err, "character device")) << r.err;
+  // A Harbor task whose instruction.md links to /dev/zero (was bad_alloc),
+  // is a FIFO (hung) or a folder ("internal error: basic_filebuf::underflow").
+  const fs::path task = d.path / "task";
+  CopyTree(fs::path(Data("ingest/harbor/dataset/log-summary")), task);
+  const fs::path md = task / "instruction.md";
+  struct Case {
+    const char* kind;
+    std::function<void()> make;
+  };
+  for (const Case& c : {Case{"character device", [&] { fs::create_symlink("/dev/zero", md); }},
+                        Case{"pipe (FIFO)", [&] { ASSERT_EQ(::mkfifo(md.c_str(), 0600), 0); }},
+                        Case{"a folder", [&] { fs::create_directories(md); }}}) {
+    fs::remove_all(md);
+    c.make();
+    r = Rlcost("import harbor " + task.string());
+    EXPECT_EQ(r.code, 2) << c.kind << ": " << r.err;
+    EXPECT_TRUE(Has(r.err, "instruction.md") && Has(r.err, c.kind)) << r.err;
+    EXPECT_FALSE(Has(r.err, "internal error")) << r.err;
+  }
+  // A scenario that is a folder.
+  r = Rlcost("estimate " + d.path.string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "a folder")) << r.err;
+}
+
+TEST(Hardening, AnOutputNeverReplacesADeviceOrAnInputOfTheSameCommand) {
+  // #27 item 4: `-o` renamed over whatever was there.
+  TempDir d;
+  const std::string scenario = d.Write("s.yaml", rlcost::test::RunCommand("cat " + Default()).out);
+  const std::string before = rlcost::test::RunCommand("cat " + scenario).out;
+  CmdResult r = Rlcost("sweep " + scenario + " --vary algorithm.group_size=4,8 -o " + scenario);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "-o") && Has(r.err, "also an input")) << r.err;
+  EXPECT_EQ(rlcost::test::RunCommand("cat " + scenario).out, before) << "the scenario was overwritten";
+  // The same file for two outputs.
+  r = Rlcost("sweep " + scenario + " --vary algorithm.group_size=4,8 --csv " + (d.path / "x").string() + " --jsonl " +
+             (d.path / "x").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--jsonl")) << r.err;
+  // A device node is never renamed over: refused by the sweep's stores,
+  // written in place by a single-file output (it stays a device).
+  r = Rlcost("sweep " + scenario + " --vary algorithm.group_size=4,8 -o /dev/null");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "character device")) << r.err;
+  r = Rlcost("report " + scenario + " -o /dev/null");
+  EXPECT_EQ(r.code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a device";
+  r = Rlcost("report " + scenario + " -o " + scenario);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(rlcost::test::RunCommand("cat " + scenario).out, before);
+  const std::string cfg = d.Write("grpo.yaml", rlcost::test::RunCommand("cat " + Data("ingest/nemo-rl/grpo_math_1B.yaml")).out);
+  r = Rlcost("import nemo-rl " + cfg + " -o " + cfg);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "also an input")) << r.err;
+  // Nothing left beside the targets.
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    EXPECT_FALSE(Has(e.path().filename().string(), ".partial") || Has(e.path().filename().string(), ".tmp"))
+        << e.path();
+  }
+}
+
+TEST(Hardening, DeepNestingInALogLineOrAConfigIsAnErrorWithItsLine) {
+  // #27 item 5: calibrate segfaulted on a JSONL line nested ~70k deep.
+  TempDir d;
+  const std::string deep = std::string(70000, '[') + std::string(70000, ']');
+  const std::string log = d.Write("deep.jsonl", "{\"step\": 1, \"timing/train/total_step_time\": 78.3}\n"
+                                                "{\"step\": 2, \"data\": " + deep + "}\n");
+  CmdResult r = Rlcost("calibrate " + log + " --scenario " + Data("logs/nemo_llama8b_16xh100.scenario.yaml") + " -o " +
+                       (d.path / "c.yaml").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "deep.jsonl") && Has(r.err, ":2") && Has(r.err, "nested")) << r.err;
+  // The same in a Hugging Face config.
+  fs::create_directories(d.path / "m");
+  d.Write("m/config.json", "{\"hidden_size\": " + deep + "}");
+  r = Rlcost("import hf-model " + (d.path / "m").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "nested")) << r.err;
+}
+
+TEST(Hardening, NodeCountsWhoseProductOverflowsAreAnError) {
+  // #27 item 7: 562812548014082 x 32776 wrapped around to "gpus: 16".
+  TempDir d;
+  const std::string cfg = d.Write("big.yaml", "policy:\n  model_name: Qwen/Qwen3-8B\ncluster:\n"
+                                              "  num_nodes: 562812548014082\n  gpus_per_node: 32776\n");
+  CmdResult r = Rlcost("import nemo-rl " + cfg + " --gpu h100-sxm");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "cluster.num_nodes") && Has(r.err, "562812548014082")) << r.err;
+  EXPECT_FALSE(Has(r.out, "gpus: 16")) << r.out;
+}
+
+TEST(Hardening, ASweepWithMoreJobsThanTheMachineAllowsRunsOnTheThreadsItGets) {
+  // #27 item 7: `sweep --jobs 200` under a thread limit aborted and left
+  // .partial files. The address space is capped at 600 MB: room for the
+  // program and a few dozen 8 MiB thread stacks, not 200.
+  TempDir d;
+  const std::string out = (d.path / "rows.jsonl").string();
+  CmdResult r = rlcost::test::RunCommand("ulimit -v 600000; timeout 120 " RLCOST_BINARY
+                                         " sweep --vary algorithm.group_size=1..200 --jobs 200 --jsonl " + out);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(Has(r.out, "200 of 200 points")) << r.out;
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    EXPECT_FALSE(Has(e.path().filename().string(), ".partial")) << e.path();
+  }
+}
+
+TEST(Hardening, DashReadsTheScenarioFromStandardInput) {
+  // #27 item 8: a scenario could not come from standard input.
+  CmdResult piped = rlcost::test::RunCommand("cat " + Default() + " | timeout 60 " RLCOST_BINARY " estimate - --json");
+  CmdResult file = Rlcost("estimate " + Default() + " --json");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  ASSERT_EQ(file.code, 0) << file.err;
+  EXPECT_EQ(nlohmann::json::parse(piped.out)["cost"], nlohmann::json::parse(file.out)["cost"]);
+  // Errors name standard input, with the line.
+  CmdResult bad = rlcost::test::RunCommand("printf 'model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: -3}\n' | timeout 60 " RLCOST_BINARY
+                                           " estimate -");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_TRUE(Has(bad.err, "<stdin>:2")) << bad.err;
+}
+
+TEST(Hardening, EveryErrorStartsTheSameWay) {
+  // #27 item 8: "Error:" in some places, "error:" in others. A bad command
+  // line (CLI11's message), a bad scenario and a bad option all say "error:".
+  for (const std::string args : {"estimate --no-such-option", "estimate /no/such/file.yaml", "simulate --steps -1",
+                                 "serve --port 0 --host 0.0.0.0"}) {
+    CmdResult r = Rlcost(args);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << args << ": " << r.err;
+  }
+}
+
+}  // namespace more

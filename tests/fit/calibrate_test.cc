@@ -216,6 +216,52 @@ TEST(Fit, RecoversKnownFactorsFromModelGeneratedSteps) {
   ExpectPlausible(fit->calibration);
 }
 
+// A long log (#27 item 5: each step cost ~22 ms of fitting) is fitted on a grid
+// of 9 x 3 lengths spanning it and interpolated: the same factors as the
+// step-by-step fit. 96 steps of factors known (decode_bw 0.5, train_mfu 0.3,
+// logprob_mfu 0.35, overhead 4 s), lengths drifting as a run's do (responses
+// 800 -> ~1560 tokens, prompts 280 +- 20): both fits recover the factors to
+// 1%, and agree with each other to 0.5%.
+TEST(Fit, LongLogOnTheLengthGridGivesTheStepByStepFactors) {
+  Scenario s = LoadSample("verl_qwen25_7b_8xh100.scenario.yaml");
+  Efficiency truth = s.hardware.gpu.efficiency;
+  truth.decode_bw = 0.5;
+  truth.train_mfu = 0.3;
+  truth.logprob_mfu = 0.35;
+  truth.step_overhead_s = 4.0;
+  std::vector<LoggedStep> steps;
+  for (int i = 0; i < 96; ++i) {
+    LoggedStep st;
+    st.step = i + 1;
+    st.line = i + 1;
+    st.prompt_mean = 280 + 20 * std::sin(i * 0.7);
+    st.response_mean = 800 + 8 * i;
+    auto p = PredictStep(s, truth, st);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    st.gen_s = p->gen_s;
+    st.update_s = p->update_s;
+    st.logprob_s = p->logprob_s;
+    st.step_s = p->step_s;
+    st.step_s_logged = true;
+    steps.push_back(st);
+  }
+  auto grid = FitCalibration(s, steps, "generated");  // 96 > kExactFitSteps: the grid
+  auto exact = FitCalibration(s, steps, "generated", steps.size());
+  ASSERT_TRUE(grid.has_value()) << grid.error().ToString();
+  ASSERT_TRUE(exact.has_value()) << exact.error().ToString();
+  const auto& notes = grid->calibration.notes;
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("interpolated") != std::string::npos; }));
+  for (const char* name : {"decode_bw", "train_mfu", "logprob_mfu", "step_overhead_s"}) {
+    const EfficiencyField& f = *FindEfficiencyField(name);
+    const double g = grid->calibration.efficiency.*(f.member), x = exact->calibration.efficiency.*(f.member),
+                 t = truth.*(f.member);
+    EXPECT_NEAR(g, t, 0.01 * t) << name;
+    EXPECT_NEAR(x, t, 0.01 * t) << name;
+    EXPECT_NEAR(g, x, 0.005 * x) << name;
+  }
+  EXPECT_LT(grid->calibration.error_after, 0.01);
+}
+
 // The shipped synthetic veRL log (2% noise): the fitted run's predicted step is
 // within 5% of the logged one and every factor stays physical.
 TEST(Fit, SampleVerlLogWithinFivePercent) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,26 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+struct Exited {
+  int code = -1;
+  std::string err;
+};
+
+// Runs `rlcost ARGS` (which should exit at once) and returns its exit code and
+// standard error.
+Exited RunServe(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "serve_err_" + std::to_string(getpid());
+  Exited r;
+  const int status = std::system(("timeout 10 " RLCOST_BINARY " " + args + " >/dev/null 2>" + err_file).c_str());
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::remove(err_file.c_str());
+  return r;
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -37,7 +58,11 @@ std::string ReadFile(const std::string& path) {
 
 class Serve : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start({}); }
+
+  // Starts the server with the fixture's options and `extra` ones. Short
+  // limits keep each abuse test to a few seconds.
+  void Start(const std::vector<std::string>& extra) {
     int out[2];
     ASSERT_EQ(pipe(out), 0);
     pid_ = fork();
@@ -46,9 +71,14 @@ class Serve : public ::testing::Test {
       dup2(out[1], 1);
       close(out[0]);
       close(out[1]);
-      execl(RLCOST_BINARY, RLCOST_BINARY, "serve", "--port", "0", "--threads", "8", "--queue", "16",
-            "--sim-timeout-ms", "2000", "--sweep-timeout-ms", "2000", "--sweep-max-points", "500",
-            static_cast<char*>(nullptr));
+      std::vector<std::string> args = {RLCOST_BINARY, "serve", "--port", "0", "--threads", "8", "--queue", "16",
+                                       "--sim-timeout-ms", "2000", "--sweep-timeout-ms", "2000",
+                                       "--sweep-max-points", "500", "--request-timeout-ms", "2000"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(RLCOST_BINARY, argv.data());
       _exit(127);
     }
     close(out[1]);
@@ -61,6 +91,36 @@ class Serve : public ::testing::Test {
     ASSERT_NE(colon, std::string::npos) << "server said: " << line;
     port_ = std::stoi(line.substr(colon + 1));
   }
+  // Stops this test's server and starts another with `extra` options.
+  void Restart(const std::vector<std::string>& extra) {
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    close(out_fd_);
+    out_fd_ = -1;
+    Start(extra);
+  }
+
+  // Sends `raw` on a new connection and returns what comes back before the
+  // server closes it (or `wait` passes).
+  std::string Raw(const std::string& raw, std::chrono::milliseconds wait = std::chrono::seconds(5)) const {
+    int fd = Connect();
+    if (fd < 0) return "";
+    send(fd, raw.data(), raw.size(), MSG_NOSIGNAL);
+    std::string got = ReadAll(fd, wait);
+    close(fd);
+    return got;
+  }
+
+  static int StatusOf(const std::string& response) {
+    return response.size() > 12 && response.rfind("HTTP/1.1 ", 0) == 0 ? std::atoi(response.c_str() + 9) : 0;
+  }
+
+  int Running(const char* what) {
+    auto r = Client().Get("/v1/health");
+    return r ? Json::parse(r->body)[what].get<int>() : -1;
+  }
+
   void TearDown() override {
     if (pid_ > 0) {
       int status = 0;
@@ -232,7 +292,7 @@ TEST_F(Serve, TenMebibyteBodyIs413) {
   int fd = Connect();
   ASSERT_GE(fd, 0);
   const size_t size = 10u << 20;
-  std::string head = "POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+  std::string head = "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
                      std::to_string(size) + "\r\n\r\n";
   ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
   std::string chunk(64 << 10, ' ');
@@ -303,22 +363,313 @@ TEST_F(Serve, RequestCannotNameAFile) {
   EXPECT_NE(j1.dump().find("files cannot be read here"), std::string::npos) << j1.dump();
 }
 
+TEST_F(Serve, EveryFieldThatNamesAFileIsRefusedWithoutLookingAtIt) {
+  // #27 item 1: model.hf_config opened the path it named ("/etc/passwd"), and
+  // "not found" vs "expected a JSON object" told which files exist. Each field
+  // is refused with its path, the same way for a file that exists and one that
+  // does not, and nothing of a file's contents comes back.
+  const std::string base = R"("model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8})";
+  struct Case {
+    std::string body;  // with FILE where the path goes
+    std::string path;  // the field named in the error
+  };
+  const std::vector<Case> cases = {
+      {R"({"scenario": {"model": {"hf_config": "FILE"}, "hardware": {"gpu": "h100-sxm", "gpus": 8}}})", "model.hf_config"},
+      {"{\"scenario\": {" + base + R"(, "environment": {"pass_rate": {"file": "FILE"}}}})", "environment.pass_rate.file"},
+      {"{\"scenario\": {" + base + R"(, "environment": {"response_tokens": {"file": "FILE"}}}})", "environment.response_tokens.file"},
+      {"{\"scenario\": {" + base + R"(, "expect": {"relative_to": {"scenario": "FILE"}}}})", "expect.relative_to.scenario"},
+      {R"({"set": ["environment.pass_rate={file: FILE}"]})", "environment.pass_rate.file"},
+      {R"({"set": ["model={hf_config: FILE}"]})", "model.hf_config"},
+      {R"({"scenario": "model: {hf_config: FILE}\nhardware: {gpu: h100-sxm, gpus: 8}"})", "model.hf_config"},
+  };
+  auto with = [](std::string body, const std::string& file) {
+    for (size_t at; (at = body.find("FILE")) != std::string::npos;) body.replace(at, 4, file);
+    return body;
+  };
+  for (const auto& c : cases) {
+    auto [s_exists, j_exists] = Post("/v1/estimate", with(c.body, "/etc/passwd"));
+    auto [s_missing, j_missing] = Post("/v1/estimate", with(c.body, "/etc/no-such-file-here"));
+    EXPECT_EQ(s_exists, 400) << c.body << "\n" << j_exists.dump();
+    auto paths = Paths(j_exists);
+    EXPECT_NE(std::find(paths.begin(), paths.end(), c.path), paths.end()) << c.path << ": " << j_exists.dump();
+    // The same answer whether the file exists, but for the name echoed.
+    std::string a = j_exists.dump(), b = j_missing.dump();
+    for (size_t at; (at = a.find("/etc/passwd")) != std::string::npos;) a.replace(at, 11, "F");
+    for (size_t at; (at = b.find("/etc/no-such-file-here")) != std::string::npos;) b.replace(at, 22, "F");
+    EXPECT_EQ(s_exists, s_missing) << c.body;
+    EXPECT_EQ(a, b) << c.body;
+    EXPECT_EQ(a.find("root:"), std::string::npos) << a;
+  }
+  // A sweep's varied value is a scenario value like any other: its point is
+  // refused (a row with the reason, or the request).
+  auto [s2, j2] = Post("/v1/sweep", R"({"vary": {"model.hf_config": ["/etc/passwd"]}})");
+  EXPECT_TRUE(s2 == 200 || s2 == 400) << j2.dump();
+  EXPECT_NE(j2.dump().find("files cannot be read here"), std::string::npos) << j2.dump();
+  EXPECT_EQ(j2.dump().find("root:"), std::string::npos) << j2.dump();
+  // /dev/zero as the config: answered at once (the server once read it until
+  // the kernel's out-of-memory killer ended it).
+  auto t0 = Clock::now();
+  auto [s3, j3] = Post("/v1/estimate", with(cases[0].body, "/dev/zero"));
+  EXPECT_EQ(s3, 400) << j3.dump();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  ExpectHealthy();
+}
+
+TEST_F(Serve, CrossSiteContentTypesAreRefusedBeforeTheBodyIsRead) {
+  // #27 item 2: a browser posts text/plain, form-encoded and multipart bodies
+  // to any site without asking first; they were parsed as scenarios.
+  const std::string body = R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}}})";
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                           "text/plain;charset=UTF-8"}) {
+    auto [status, j] = Post("/v1/estimate", body, type);
+    EXPECT_EQ(status, 415) << type << ": " << j.dump();
+    EXPECT_EQ(j["error"]["code"], "unsupported_media_type") << type;
+    EXPECT_EQ(Paths(j), std::vector<std::string>{"Content-Type"});
+  }
+  // No Content-Type at all.
+  std::string got = Raw("POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(StatusOf(got), 415) << got.substr(0, 200);
+  // JSON with its type (parameters allowed), YAML with a YAML type.
+  EXPECT_EQ(Post("/v1/estimate", body, "application/json; charset=utf-8").first, 200);
+  EXPECT_EQ(Post("/v1/estimate", "model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n", "application/yaml").first, 200);
+  ExpectHealthy();
+}
+
+TEST_F(Serve, HostHeaderMustNameThisServer) {
+  // #27 item 2: DNS rebinding. A page of evil.example whose name now resolves
+  // to 127.0.0.1 sends "Host: evil.example".
+  const std::string get = "GET /v1/health HTTP/1.1\r\nConnection: close\r\nHost: ";
+  std::string bad = Raw(get + "evil.example:" + std::to_string(port_) + "\r\n\r\n");
+  EXPECT_EQ(StatusOf(bad), 403) << bad.substr(0, 300);
+  EXPECT_NE(bad.find("forbidden_host"), std::string::npos);
+  for (std::string host : {"127.0.0.1", "localhost", "LOCALHOST", "[::1]"}) {
+    std::string ok = Raw(get + host + ":" + std::to_string(port_) + "\r\n\r\n");
+    EXPECT_EQ(StatusOf(ok), 200) << host << ": " << ok.substr(0, 300);
+  }
+  // --allow-host adds a name.
+  Restart({"--allow-host", "rlcost.internal"});
+  EXPECT_EQ(StatusOf(Raw(get + "rlcost.internal\r\n\r\n")), 200);
+  EXPECT_EQ(StatusOf(Raw(get + "evil.example\r\n\r\n")), 403);
+}
+
+TEST_F(Serve, TokenIsAskedOfEveryRequestAndRequiredOffLoopback) {
+  // Without --token, an address other machines reach is refused at start.
+  Exited r = RunServe("serve --host 0.0.0.0 --port 0");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--token"), std::string::npos) << r.err;
+  Restart({"--token", "s3cret"});
+  const std::string body = "{}";
+  auto c = Client();
+  auto none = c.Post("/v1/estimate", body, "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  httplib::Headers wrong = {{"Authorization", "Bearer s3creT"}};
+  EXPECT_EQ(c.Post("/v1/estimate", wrong, body, "application/json")->status, 401);
+  httplib::Headers right = {{"Authorization", "Bearer s3cret"}};
+  EXPECT_EQ(c.Post("/v1/estimate", right, body, "application/json")->status, 200);
+  EXPECT_EQ(c.Get("/v1/health")->status, 401);
+  // The calculator opened with ?token= leaves it in a same-site cookie.
+  auto page = c.Get("/?token=s3cret");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  const std::string cookie = page->get_header_value("Set-Cookie");
+  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos) << cookie;
+  httplib::Headers with_cookie = {{"Cookie", cookie.substr(0, cookie.find(';'))}};
+  EXPECT_EQ(c.Get("/v1/health", with_cookie)->status, 200);
+}
+
+TEST_F(Serve, ChunkedBodyIsBoundedAsItArrives) {
+  // #27 item 6: a chunked body skipped the 1 MiB limit (100 MB accepted).
+  int fd = Connect();
+  ASSERT_GE(fd, 0);
+  const std::string head =
+      "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
+  ASSERT_EQ(send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  const std::string data(64 << 10, ' ');
+  char size_line[32];
+  std::snprintf(size_line, sizeof(size_line), "%zx\r\n", data.size());
+  const std::string chunk = size_line + data + "\r\n";
+  auto t0 = Clock::now();
+  size_t sent = 0;
+  for (int i = 0; i < 64 && sent < (4u << 20); ++i) {  // up to 4 MiB
+    if (send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) <= 0) break;  // the server may close early
+    sent += data.size();
+  }
+  std::string got = ReadAll(fd, std::chrono::seconds(5));
+  close(fd);
+  EXPECT_EQ(StatusOf(got), 413) << got.substr(0, 300);
+  EXPECT_NE(got.find("too_large"), std::string::npos);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(4));
+  // A chunked body under the limit is read as any other.
+  const std::string body = R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}}})";
+  std::snprintf(size_line, sizeof(size_line), "%zx\r\n", body.size());
+  std::string ok = Raw(head.substr(0, head.size() - 2) + "Connection: close\r\n\r\n" + size_line + body + "\r\n0\r\n\r\n");
+  EXPECT_EQ(StatusOf(ok), 200) << ok.substr(0, 300);
+  ExpectHealthy();
+}
+
+TEST_F(Serve, SlowHeadersAreCutAtTheRequestDeadline) {
+  // #27 item 6: the header timeout restarted with every header line, so one
+  // line every few seconds held a worker forever ("slowloris"). Here a line
+  // every 400 ms: the server closes at its 2 s deadline for the whole request.
+  int fd = Connect();
+  ASSERT_GE(fd, 0);
+  auto t0 = Clock::now();
+  std::string line = "GET /v1/health HTTP/1.1\r\n";
+  bool closed = false;
+  for (int i = 0; i < 20 && !closed; ++i) {
+    if (send(fd, line.data(), line.size(), MSG_NOSIGNAL) <= 0) closed = true;
+    line = "X-Slow-" + std::to_string(i) + ": 1\r\n";
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 400) > 0) closed = true;  // an answer (408) or the close
+  }
+  const auto held = Clock::now() - t0;
+  std::string got = ReadAll(fd, std::chrono::seconds(2));
+  close(fd);
+  EXPECT_TRUE(closed) << "still open after 8 s of slow header lines";
+  EXPECT_LT(held, std::chrono::milliseconds(3500));
+  if (!got.empty()) {
+    EXPECT_EQ(StatusOf(got), 408) << got.substr(0, 200);
+  }
+  ExpectHealthy();
+}
+
+TEST_F(Serve, AbandonedSimulationsStop) {
+  // #27 item 6: simulations ran on 26-50 s after their 504 or the client's
+  // disconnect, holding every simulation slot. Now they stop within a second.
+  const std::string heavy =
+      R"({"steps": 20, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 16384, "group_size": 64}}})";
+  auto [status, j] = Post("/v1/simulate", heavy);
+  EXPECT_EQ(status, 504) << j.dump().substr(0, 300);
+  auto stopped_within = [&](const char* what, std::chrono::milliseconds limit) {
+    auto end = Clock::now() + limit;
+    while (Clock::now() < end) {
+      if (Running(what) == 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::milliseconds(1500)));
+  // A client that leaves: its simulation stops too.
+  int fd = Connect();
+  ASSERT_GE(fd, 0);
+  const std::string req = "POST /v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " + std::to_string(heavy.size()) + "\r\n\r\n" + heavy;
+  send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(Running("simulations_running"), 1);
+  close(fd);
+  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::milliseconds(1500)));
+  // A sweep left by its client stops in the middle of its point.
+  const std::string sweep =
+      R"({"simulate": true, "steps": 20, "vary": {"algorithm.group_size": [64, 65]}, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 16384}}})";
+  fd = Connect();
+  ASSERT_GE(fd, 0);
+  const std::string sreq = "POST /v1/sweep HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           "Content-Length: " + std::to_string(sweep.size()) + "\r\n\r\n" + sweep;
+  send(fd, sreq.data(), sreq.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(Running("sweeps_running"), 1);
+  close(fd);
+  EXPECT_TRUE(stopped_within("sweeps_running", std::chrono::milliseconds(1500)));
+  ExpectHealthy();
+}
+
+TEST_F(Serve, HugeAnswersAreRefusedBeforeTheyAreComputed) {
+  // #27 item 6: /v1/price with 1,000 models x 100 GPUs answered 105 MB after
+  // 6.7 s; 5,000 x 200 ended in bad_alloc.
+  Json models = Json::array(), gpus = Json::array();
+  for (int i = 0; i < 1000; ++i) models.push_back("qwen3-8b-" + std::to_string(i));
+  for (int i = 0; i < 100; ++i) gpus.push_back("h100-sxm-" + std::to_string(i));
+  auto t0 = Clock::now();
+  auto [s1, j1] = Post("/v1/price", Json({{"models", models}, {"gpus", gpus}}).dump());
+  EXPECT_EQ(s1, 400) << j1.dump().substr(0, 300);
+  EXPECT_EQ(Paths(j1), std::vector<std::string>{"models"}) << j1.dump().substr(0, 300);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
+  // The same id again and again is refused at its place.
+  auto [s2, j2] = Post("/v1/price", R"({"models": ["qwen3-8b", "qwen3-8b"]})");
+  EXPECT_EQ(s2, 400);
+  EXPECT_EQ(Paths(j2), std::vector<std::string>{"models[1]"}) << j2.dump();
+  // A sweep's columns: each metric once, at most 64.
+  Json metrics = Json::array();
+  for (int i = 0; i < 65; ++i) metrics.push_back("run.usd");
+  auto [s3, j3] = Post("/v1/sweep", Json({{"vary", {{"algorithm.group_size", "4..8:4"}}}, {"metrics", metrics}}).dump());
+  EXPECT_EQ(s3, 400);
+  EXPECT_EQ(Paths(j3), std::vector<std::string>{"metrics"}) << j3.dump();
+  ExpectHealthy();
+}
+
+TEST_F(Serve, WrongMethodIs405AndOutOfRangeNamesTheValueSent) {
+  // #27 item 11: GET on a POST route was 404; {"steps": 50} answered
+  // "21 is out of range" (the value was clamped to the bound + 1 before the
+  // message was written).
+  auto g = Client().Get("/v1/estimate");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->status, 405);
+  EXPECT_EQ(g->get_header_value("Allow"), "POST");
+  EXPECT_EQ(Json::parse(g->body)["error"]["code"], "method_not_allowed");
+  auto p = Client().Post("/v1/health", "{}", "application/json");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->status, 405);
+  EXPECT_EQ(p->get_header_value("Allow"), "GET, HEAD");
+  auto [status, j] = Post("/v1/simulate", R"({"steps": 50})");
+  EXPECT_EQ(status, 400);
+  const std::string msg = j["error"]["problems"][0]["message"];
+  EXPECT_EQ(msg.rfind("50 is out of range; expected 1..20", 0), 0u) << msg;
+  auto [s2, j2] = Post("/v1/simulate", R"({"steps": 18446744073709551615})");
+  EXPECT_EQ(s2, 400);
+  EXPECT_NE(j2.dump().find("18446744073709551615 is out of range"), std::string::npos) << j2.dump();
+}
+
+TEST_F(Serve, OpenApiDocumentListsExactlyTheRoutes) {
+  // Every path and method of /v1/openapi.json answers (not 404/405), every
+  // other method on it is 405; /v1/report is among them. The server refuses
+  // to start with a route the document does not list (serve.cc, Router).
+  auto r = Client().Get("/v1/openapi.json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200);
+  Json doc = Json::parse(r->body);
+  EXPECT_EQ(doc["openapi"], "3.0.3");
+  ASSERT_TRUE(doc["paths"].contains("/v1/report"));
+  EXPECT_TRUE(doc["paths"]["/v1/report"]["post"]["responses"]["200"]["content"].contains("text/html"));
+  int routes = 0;
+  for (auto& [path, methods] : doc["paths"].items()) {
+    for (const std::string method : {"get", "post"}) {
+      auto c = Client();
+      // A field no route knows: every POST route answers 400 at once (routed,
+      // not computed).
+      httplib::Result res = method == "get" ? c.Get(path.c_str()) : c.Post(path.c_str(), R"({"no_such_field": 1})", "application/json");
+      ASSERT_TRUE(res) << method << " " << path;
+      if (methods.contains(method)) {
+        ++routes;
+        EXPECT_NE(res->status, 404) << method << " " << path;
+        EXPECT_NE(res->status, 405) << method << " " << path;
+      } else {
+        EXPECT_EQ(res->status, 405) << method << " " << path;
+      }
+    }
+  }
+  EXPECT_EQ(routes, 11);
+}
+
 TEST_F(Serve, SlowClientHoldsOneWorkerOnly) {
-  // One byte per second of a request line, while other clients are served.
+  // One byte every 300 ms of a request line, while other clients are served.
   int fd = Connect();
   ASSERT_GE(fd, 0);
   const std::string req = "POST /v1/estimate HTTP/1.1\r\n";
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 3; ++i) {
     ASSERT_EQ(send(fd, &req[i], 1, MSG_NOSIGNAL), 1);
     auto t0 = Clock::now();
     ExpectHealthy();
     EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
-  // A client that stops sending is dropped after the 5 s read timeout.
+  // A client that stops sending is dropped at the request's deadline (2 s here).
   auto t0 = Clock::now();
-  std::string got = ReadAll(fd, std::chrono::seconds(15));
-  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
+  std::string got = ReadAll(fd, std::chrono::seconds(10));
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
   close(fd);
   ExpectHealthy();
 }
@@ -338,7 +689,7 @@ TEST_F(Serve, ThousandConcurrentConnections) {
     if (fd >= 0) fds.push_back(fd);
   }
   EXPECT_EQ(static_cast<int>(fds.size()), n);
-  const std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  const std::string req = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
   for (int fd : fds) send(fd, req.data(), req.size(), MSG_NOSIGNAL);
   // Every connection gets an answer (200 or a clean 503) within a bounded wait.
   int ok = 0, busy = 0, other = 0;
