@@ -30,6 +30,8 @@ struct ForecastArgs {
   std::optional<double> usd_per_gpu_hour;
   int replicates = 400;
   uint64_t seed = 1;
+  double level = 0.9;
+  int half_window = -1;
   std::string curve;
   bool backtest = false;
   bool markdown = false;
@@ -41,6 +43,8 @@ int Run(const ForecastArgs& a) {
   forecast::Options fo;
   fo.replicates = a.replicates;
   fo.seed = a.seed;
+  fo.level = a.level;
+  fo.half_window = a.half_window;
   if (!a.curve.empty()) {
     if (a.curve == "sigmoid") fo.only = forecast::CurveKind::kSigmoid;
     else if (a.curve == "power_law") fo.only = forecast::CurveKind::kPowerLaw;
@@ -117,6 +121,12 @@ void RegisterForecast(CLI::App& app, int& exit_code) {
   sub->add_option("--replicates", args->replicates, "bootstrap refits for the interval (default 400)")
       ->check(CLI::Range(0, 100'000));
   sub->add_option("--seed", args->seed, "seed of the bootstrap (default 1)")->check(SeedValidator());
+  sub->add_option("--level", args->level, "nominal two-sided level of the bootstrap quantiles (default 0.9: the 5-95% quantiles, which held the true step for 80% of the back-test's targets)")
+      ->check(CLI::Range(0.5, 0.99));
+  sub->add_option("--smooth", args->half_window,
+                  "a target counts as reached when the metric averaged over this many logged points either side is "
+                  "(default: 2.5% of the log's points, at least 1; 0 = the raw value)")
+      ->check(CLI::Range(0, 100'000));
   sub->add_option("--curve", args->curve, "fit only this curve: sigmoid or power_law (default: choose by held-out error)");
   sub->add_flag("--backtest", args->backtest,
                 "fit the first 30/50/70% of each LOG and score the forecasts of targets reached later");

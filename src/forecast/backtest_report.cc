@@ -34,8 +34,9 @@ BacktestSummary Summarize(const std::vector<BacktestCase>& cases, double fractio
   std::vector<double> errs;
   std::map<std::string, std::pair<int, int>> per_curve;  // pass, total
   for (const auto& c : cases) {
-    if (std::abs(c.fraction - fraction) > 1e-9) continue;
+    if (fraction >= 0 && std::abs(c.fraction - fraction) > 1e-9) continue;
     ++s.cases;
+    s.with_interval += !std::isnan(c.low);
     const bool within = c.within(0.3), covered = c.covered();
     s.forecast += c.ok;
     s.within30 += within;
@@ -93,6 +94,8 @@ nlohmann::json BacktestToJson(const BacktestRun& b) {
                                                      {"curves", s.curves},
                                                      {"curves_pass", s.curves_pass}};
   }
+  auto all = Summarize(b.cases, -1);
+  j["summary"]["all"] = {{"cases", all.cases}, {"with_interval", all.with_interval}, {"interval_holds", all.covered}};
   return j;
 }
 
@@ -126,6 +129,11 @@ std::string BacktestToMarkdown(const BacktestRun& b, bool md) {
         std::isfinite(s.median_abs_error) ? fmt::format("{:.0f}%", 100 * s.median_abs_error) : "n/a", s.within30,
         s.cases, s.covered, s.cases, s.pass, s.cases, s.curves_pass, s.curves);
   }
+  auto all = Summarize(b.cases, -1);
+  out += fmt::format("{}all fractions: the interval was given for {} of {} targets and held the true step for {} of "
+                     "them ({:.0f}%)\n",
+                     md ? "- " : "", all.with_interval, all.cases, all.covered,
+                     all.with_interval ? 100.0 * all.covered / all.with_interval : 0.0);
   return out;
 }
 

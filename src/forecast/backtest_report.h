@@ -21,10 +21,11 @@ BacktestRun RunBacktest(const std::vector<ProgressSeries>& runs, const Options& 
 
 struct BacktestSummary {
   int cases = 0, forecast = 0, within30 = 0, covered = 0, pass = 0;  // pass: within 30% or covered
+  int with_interval = 0;  // cases given an interval (a curve was fitted)
   double median_abs_error = 0;
   int curves = 0, curves_pass = 0;  // a curve passes when at least half its cases do
 };
-BacktestSummary Summarize(const std::vector<BacktestCase>& cases, double fraction);
+BacktestSummary Summarize(const std::vector<BacktestCase>& cases, double fraction);  // fraction < 0: all
 
 nlohmann::json BacktestToJson(const BacktestRun& b);
 std::string BacktestToMarkdown(const BacktestRun& b, bool markdown);
