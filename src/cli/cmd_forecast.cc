@@ -34,6 +34,7 @@ struct ForecastArgs {
   int half_window = -1;
   std::string curve;
   bool backtest = false;
+  bool smoothed_truth = false;
   bool markdown = false;
 };
 
@@ -45,6 +46,7 @@ int Run(const ForecastArgs& a) {
   fo.seed = a.seed;
   fo.level = a.level;
   fo.half_window = a.half_window;
+  fo.smoothed_truth = a.smoothed_truth;
   if (!a.curve.empty()) {
     if (a.curve == "sigmoid") fo.only = forecast::CurveKind::kSigmoid;
     else if (a.curve == "power_law") fo.only = forecast::CurveKind::kPowerLaw;
@@ -121,15 +123,19 @@ void RegisterForecast(CLI::App& app, int& exit_code) {
   sub->add_option("--replicates", args->replicates, "bootstrap refits for the interval (default 400)")
       ->check(CLI::Range(0, 100'000));
   sub->add_option("--seed", args->seed, "seed of the bootstrap (default 1)")->check(SeedValidator());
-  sub->add_option("--level", args->level, "nominal two-sided level of the bootstrap quantiles (default 0.9: the 5-95% quantiles, which held the true step for 80% of the back-test's targets)")
+  sub->add_option("--level", args->level, "nominal two-sided level of the bootstrap quantiles (default 0.9: the 5-95% quantiles; docs/forecast-validation.md gives the coverage the back-test shows)")
       ->check(CLI::Range(0.5, 0.99));
   sub->add_option("--smooth", args->half_window,
-                  "a target counts as reached when the metric averaged over this many logged points either side is "
-                  "(default: 2.5% of the log's points, at least 1; 0 = the raw value)")
+                  "a target counts as reached where the metric averaged over this many logged points either side is "
+                  "(default: the first logged value at the target, the interval also spanning the average over 2.5% "
+                  "of the log's points either side)")
       ->check(CLI::Range(0, 100'000));
   sub->add_option("--curve", args->curve, "fit only this curve: sigmoid or power_law (default: choose by held-out error)");
   sub->add_flag("--backtest", args->backtest,
                 "fit the first 30/50/70% of each LOG and score the forecasts of targets reached later");
+  sub->add_flag("--smoothed-truth", args->smoothed_truth,
+                "with --backtest: the true step is where the average over 2.5% of the points either side reaches the "
+                "target (default: the first logged value that does)");
   sub->add_flag("--markdown", args->markdown, "with --backtest: the tables as Markdown (docs/forecast-validation.md)");
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });

@@ -164,14 +164,22 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   const double horizon = kHorizon * c_last;
   auto to_step = [&](double c) { return std::ceil(c - 1e-9) + s.first_step - 1; };
 
-  const int h = o.half_window >= 0 ? o.half_window : SmoothingHalfWindow(s);
-  r.half_window = h;
+  // Two readings of "reached" in a noisy log: the first logged value at the
+  // target (h = 0), and the first step whose +-h average is (h: --smooth, by
+  // default 2.5% of the points). By default the forecast reads the log as
+  // logged and its interval spans both readings; with --smooth both are that h.
+  const bool both = o.half_window < 0;
+  const int h = both ? SmoothingHalfWindow(s) : o.half_window;
+  const int hp = both ? 0 : h;
+  r.half_window = hp;
+  r.half_window_wide = h;
   r.curve_steps_to_target = curve->ComputeAt(o.target) <= horizon ? to_step(std::max(1.0, curve->ComputeAt(o.target)))
                                                                    : kInf;
 
   // Reached already: the metric, averaged over +-h points, is at the target
   // within the points fitted.
   // Only windows that lie within the points fitted.
+  // (read by the average: one noisy value at the target is not yet the run at it)
   for (size_t i = 0; i + size_t(h) < n; ++i) {
     double sum = 0;
     size_t k = 0;
@@ -201,7 +209,7 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   std::nth_element(gaps.begin(), gaps.begin() + long(gaps.size() / 2), gaps.end());
   const double dc = std::max(1.0, gaps[gaps.size() / 2]);
   const long K = long(std::min(20000.0, std::ceil((horizon - c_last) / dc)));
-  std::vector<double> cs, as, ystar(n), path;
+  std::vector<double> cs, cw, as, ystar(n), path;
   int beyond = 0;
   std::vector<Curve> bases{*curve};
   for (CurveKind k : kinds) {
@@ -223,7 +231,7 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
       // The path: the last h observed points, then the refit's run on.
       path.assign(y.end() - long(std::min<size_t>(size_t(h), n)), y.end());
       const long off = long(path.size());
-      double passage = kInf;
+      double passage = kInf, raw = kInf;
       size_t blk = 0, in_blk = L;
       auto next = [&](long k) {
         if (in_blk == L) blk = start(rng), in_blk = 0;
@@ -240,13 +248,14 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
         ++count;
         const long lo = off + k - 1 - h;
         if (lo - 1 >= 0 && count > 2 * h + 1) sum -= path[size_t(lo - 1)], --count;
-        if (sum / double(count) >= o.target) {
-          passage = c_last + double(k) * dc;
-          break;
-        }
+        if (!std::isfinite(raw) && path[size_t(off + k - 1)] >= o.target) raw = c_last + double(k) * dc;
+        if (!std::isfinite(passage) && sum / double(count) >= o.target) passage = c_last + double(k) * dc;
+        if (std::isfinite(raw) && std::isfinite(passage)) break;
       }
-      if (!std::isfinite(passage)) ++beyond;
-      cs.push_back(passage);
+      const double point = hp == 0 ? raw : passage;
+      if (!std::isfinite(point)) ++beyond;
+      cs.push_back(point);
+      cw.push_back(passage);
     }
   }
   r.replicates = int(cs.size());
@@ -257,8 +266,8 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     return r;
   }
   r.p_beyond_reach = double(beyond) / double(cs.size());
-  r.interval_low = to_step(Quantile(cs, qlo));
-  const double hi = Quantile(cs, qhi);
+  r.interval_low = to_step(std::min(Quantile(cs, qlo), Quantile(cw, qlo)));
+  const double hi = std::max(Quantile(cs, qhi), Quantile(cw, qhi));
   r.interval_high = std::isfinite(hi) ? to_step(hi) : kInf;
   r.asymptote_low = Quantile(as, qlo);
   r.asymptote_high = Quantile(as, qhi);
@@ -305,7 +314,7 @@ std::vector<BacktestCase> Backtest(const ProgressSeries& s, const std::vector<do
     const int until = s.first_step - 1 + int(std::floor(f * span));
     // Targets: evenly spaced between the best of the smoothed metric fitted
     // and the best of the whole run's, each first reached after `until`.
-    const int h = SmoothingHalfWindow(s);
+    const int h = base.half_window >= 0 ? base.half_window : (base.smoothed_truth ? SmoothingHalfWindow(s) : 0);
     double fitted_best = -kInf, run_best = -kInf;
     const long n = long(s.points.size());
     for (long i = 0; i < n; ++i) {

@@ -103,9 +103,13 @@ nlohmann::json ToJson(const ProgressSeries& s, const Outcome& r, const StepCost&
   const std::string why = r.reason;
   Put(f, na, "steps_to_target", r.ok ? r.steps_to_target : kNaN, why);
   f["already_reached"] = r.ok && r.already_reached;
-  f["reached_means"] = fmt::format(
-      "the metric averaged over the {} logged point{} either side first at or above the target", r.half_window,
-      r.half_window == 1 ? "" : "s");
+  f["reached_means"] =
+      r.half_window == 0
+          ? fmt::format("steps_to_target: the first logged value at or above the target; the interval also spans the "
+                        "first step where the average over {} logged point{} either side is",
+                        r.half_window_wide, r.half_window_wide == 1 ? "" : "s")
+          : fmt::format("the metric averaged over {} logged point{} either side first at or above the target",
+                        r.half_window, r.half_window == 1 ? "" : "s");
   Put(f, na, "curve_steps_to_target", r.fitted ? r.curve_steps_to_target : kNaN,
       r.fitted ? "the fitted curve does not reach the target within 20x the steps fitted" : why);
   f["p_beyond_reach"] = r.replicates > 0 ? nlohmann::json(r.p_beyond_reach) : nlohmann::json("n/a");
@@ -205,7 +209,8 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
   std::string out;
   out += fmt::format("forecast: {} ({}), metric \"{}\"{}\n", s.path, s.format, s.metric,
                      s.metric_chosen ? " (chosen: no --metric given)" : "");
-  out += fmt::format("  fitted {} points up to step {}; target {:.4g}\n", r.points_used, r.fit_until_step, r.target);
+  out += fmt::format("  fitted {} point{} up to step {}; target {:.4g}\n", r.points_used, r.points_used == 1 ? "" : "s",
+                     r.fit_until_step, r.target);
   if (r.fitted) {
     if (r.curve.kind == CurveKind::kSigmoid) {
       out += fmt::format("  curve: sigmoid R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B), R0 = {:.4g}, A = {:.4g}, "
@@ -229,7 +234,7 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
     return out;
   }
   const Totals t = PriceTo(s, r, cost, r.steps_to_target);
-  out += fmt::format("  steps to target: step {:.0f}{} ({:.0f}% interval {} .. {}; {:.0f} steps after step {})\n",
+  out += fmt::format("  steps to target: step {:.0f}{} ({:.0f}% interval {} .. {}; {:.0f} step(s) after step {})\n",
                      r.steps_to_target, r.already_reached ? " (already reached by the fitted curve)" : "",
                      100 * r.level, Num(r.interval_low, "{:.0f}"),
                      std::isfinite(r.interval_high) ? Num(r.interval_high, "{:.0f}") : std::string("beyond reach"),

@@ -116,8 +116,11 @@ TEST(ForecastRead, EveryLogFormatGivesTheSameRun) {
 
 // The synthetic sigmoid reaches 0.65 at C = 30 ((0.65 - 0.42) / (0.70 - 0.65))^(1/1.5)
 // = 30 * 4.6^(2/3) = 82.98, i.e. 83 steps done: CSV step 82, log step 83. Fitted
-// on the first half (60 steps), every format forecasts the same step, within
-// 15% of it, its interval holding it.
+// on the first half (60 steps), every format forecasts the same step. Read by
+// a +-5-step average (--smooth 5, which follows the mean curve) the forecast is
+// within 15% of 83; read as the first logged value at 0.65 (the default) it is
+// earlier, the batch's noise (sd ~0.021 at 0.63) crossing first, and the
+// interval, which spans both readings, holds 83.
 TEST(ForecastRun, FirstHalfOfAKnownCurveForecastsItsStepInEveryFormat) {
   EXPECT_NEAR(Truth().ComputeAt(0.65), 82.98, 0.01);
   const std::pair<const char*, const char*> files[] = {{"synthetic_gsm8k.csv", "train_reward_mean"},
@@ -134,12 +137,20 @@ TEST(ForecastRun, FirstHalfOfAKnownCurveForecastsItsStepInEveryFormat) {
     ASSERT_TRUE(r) << r.error().ToString();
     ASSERT_TRUE(r->ok) << file << ": " << r->reason;
     const double done = r->steps_to_target - s->first_step + 1;  // steps done at the forecast
-    EXPECT_NEAR(done, 83, 0.15 * 83) << file;
+    EXPECT_LE(done, 83) << file;
     EXPECT_LE(r->interval_low - s->first_step + 1, 83) << file;
     EXPECT_GE(r->interval_high - s->first_step + 1, 83) << file;
     EXPECT_GT(r->asymptote_high, 0.65) << file;
     if (first < 0) first = done;
     EXPECT_EQ(done, first) << file;  // the same points give the same answer
+    o.half_window = 5;
+    auto m = Forecast(*s, o);
+    ASSERT_TRUE(m && m->ok) << file;
+    const double mean_done = m->steps_to_target - s->first_step + 1;
+    EXPECT_NEAR(mean_done, 83, 0.15 * 83) << file;
+    EXPECT_LE(m->interval_low - s->first_step + 1, 83) << file;
+    EXPECT_GE(m->interval_high - s->first_step + 1, 83) << file;
+    EXPECT_GT(mean_done, done) << file;
   }
 }
 
@@ -238,8 +249,9 @@ TEST(ForecastCli, JsonCarriesTheForecastAndItsPrice) {
 }
 
 // The figures of docs/forecast-validation.md: the public veRL runs fitted on
-// their first half, targets first reached (metric averaged over +-2.5% of the
-// points) only in the second half.
+// their first half, targets first reached only in the second half, read as
+// the first logged value at the target and (--smoothed-truth) as the first
+// step whose average over +-2.5% of the points is.
 TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
   std::vector<ProgressSeries> train, val;
   for (const char* f : {"verl_ppo_gemma-2-2b-it-sft_gsm8k.csv", "verl_ppo_qwen2.5-0.5b-instruct_gsm8k_resp256.csv",
@@ -248,12 +260,21 @@ TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
     train.push_back(*ReadProgressFile(Shared(std::string("curves/") + f), {"train_reward_mean", 0}));
     val.push_back(*ReadProgressFile(Shared(std::string("curves/") + f), {"val_acc", 0}));
   }
+  Options smoothed;
+  smoothed.smoothed_truth = true;
   const auto t = Summarize(RunBacktest(train, Options{}).cases, 0.5);
   const auto v = Summarize(RunBacktest(val, Options{}).cases, 0.5);
+  const auto ts = Summarize(RunBacktest(train, smoothed).cases, 0.5);
+  const auto vs = Summarize(RunBacktest(val, smoothed).cases, 0.5);
   EXPECT_EQ(t.cases, 9);
-  EXPECT_EQ(t.pass, 6);
-  EXPECT_EQ(v.cases, 9);
-  EXPECT_EQ(v.pass, 6);
+  EXPECT_EQ(t.pass, 7);
+  EXPECT_EQ(t.curves_pass, 3);
+  EXPECT_EQ(v.cases, 6);
+  EXPECT_EQ(v.pass, 3);  // the Gemma-2 run has 5 validation points in its first half: n/a
+  EXPECT_EQ(ts.cases, 9);
+  EXPECT_EQ(ts.pass, 9);
+  EXPECT_EQ(vs.cases, 9);
+  EXPECT_EQ(vs.pass, 6);
 }
 
 }  // namespace
