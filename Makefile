@@ -40,7 +40,8 @@ bench: build
 docs: build
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --markdown docs/validation.md --report-only >/dev/null
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts validation/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
-	@echo "wrote docs/validation.md and docs/validation-source-facts.md"
+	@scripts/forecast-validation.sh $(BUILD_DIR)/rlcost > docs/forecast-validation.md
+	@echo "wrote docs/validation.md, docs/validation-source-facts.md and docs/forecast-validation.md"
 
 # libFuzzer targets (clang-14): built in the sanitizer build (preset
 # asan-ubsan; nothing to do when `make test-asan` built them), then each run

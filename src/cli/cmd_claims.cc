@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/illustrative.h"
 #include "cli/variants.h"
 #include "econ/claims.h"
 #include "report/claims_table.h"
@@ -31,10 +32,21 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
     if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
     auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
     if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
+    const bool illustrative = RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
-      std::cout << Dump(report::ClaimsToJson(*r)) << "\n";
+      // The JSON is the list of claims: each one whose figure counts dollars
+      // to the goal says whether that rests on the illustrative curve.
+      auto j = report::ClaimsToJson(*r);
+      for (auto& c : j) {
+        const std::string fig = c.value("rlcost", std::string()) + " " + c.value("why", std::string());
+        if (fig.find("goal") == std::string::npos) continue;
+        c["goal_curve_is_illustrative"] = illustrative;
+        if (illustrative) c["note"] = kIllustrativeCurveNote;
+      }
+      std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::ClaimsToTable(*r);
+      if (illustrative) std::cout << "  note: " << kIllustrativeCurveNote << "\n";
     }
     exit_code = 0;
   });

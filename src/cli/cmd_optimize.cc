@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "cli/illustrative.h"
 #include "explore/optimize.h"
 #include "spec/document.h"
 
@@ -65,9 +66,21 @@ int Run(const OptimizeArgs& a) {
   auto r = explore::Optimize(*doc, *catalog, *design, opt);
   if (!r) return PrintError(r.error(), a.json);
   const std::string obj(opt.objective->key);
+  // Does the answer rest on the illustrative learning curve?
+  bool uses_goal = MentionsGoal(obj);
+  for (const auto& c : a.subject_to) uses_goal = uses_goal || MentionsGoal(c);
+  bool illustrative = false;
+  if (uses_goal) {
+    Common sc;
+    sc.catalog_files = a.catalog_files;
+    sc.sets = a.sets;
+    if (auto base = LoadScenario(a.file, *catalog, sc)) illustrative = RestsOnIllustrativeCurve(*base);
+  }
   if (a.json) {
     nlohmann::json j;
     j["minimize"] = obj;
+    j["goal_curve_is_illustrative"] = illustrative;
+    if (illustrative) j["notes"].push_back(kIllustrativeCurveNote);
     j["subject_to"] = a.subject_to;
     j["points"] = r->points;
     j["points_that_ran"] = r->ran;
@@ -83,6 +96,7 @@ int Run(const OptimizeArgs& a) {
   }
   std::cout << fmt::format("searched {} configurations ({} ran, {} meet every constraint); minimising {}\n",
                            r->points, r->ran, r->feasible, obj);
+  if (illustrative) std::cout << "note: " << kIllustrativeCurveNote << "\n";
   if (r->best.empty()) {
     std::cout << "no configuration meets the constraints";
     if (!r->binding.empty()) std::cout << " (" << r->binding.front() << " rules out every one that runs)";

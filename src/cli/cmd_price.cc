@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/illustrative.h"
 #include "cli/lever_args.h"
 #include "report/levers_table.h"
 
@@ -48,10 +49,15 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
     opt.discounts = checked->discounts;
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
+    const bool illustrative = RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
-      std::cout << Dump(report::PriceCardToJson(*card)) << "\n";
+      auto j = report::PriceCardToJson(*card);
+      j["goal_curve_is_illustrative"] = illustrative;
+      if (illustrative) j["notes"].push_back(kIllustrativeCurveNote);
+      std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::PriceCardToTable(*card);
+      if (illustrative) std::cout << "  note: " << kIllustrativeCurveNote << "\n";
     }
     exit_code = 0;
   });

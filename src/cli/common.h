@@ -74,5 +74,6 @@ void RegisterServe(CLI::App& app, int& exit_code);
 void RegisterOptimize(CLI::App& app, int& exit_code);
 void RegisterSensitivity(CLI::App& app, int& exit_code);
 void RegisterClaims(CLI::App& app, int& exit_code);
+void RegisterForecast(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli
