@@ -71,6 +71,9 @@ struct GpuSpec {
   double matmul_tflops_bf16 = 0;
   double matmul_tflops_fp8 = 0;
   double price_per_hour = 0;      // default USD per GPU-hour
+  // Board power limit (thermal design power), W; 0 = not stated. Energy
+  // estimates scale each phase's measured share of it (docs/model.md, "Energy").
+  double tdp_w = 0;
   Efficiency efficiency;          // defaults for this GPU
   std::map<std::string, std::string> sources;  // field -> where the number comes from
 

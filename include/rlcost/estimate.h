@@ -65,6 +65,25 @@ struct UsdByPhase {
   }
 };
 
+// The electricity of the run at the GPU boards and its emissions on the
+// scenario's grid (docs/model.md, "Energy"). known = false when the GPU states
+// no power limit (an inline GPU without tdp_w): every figure is then 0.
+struct EnergyEstimate {
+  bool known = false;
+  // Power per GPU in each kind of work, W.
+  double rollout_w = 0;  // decoding at the run's mean batch
+  double busy_w = 0;     // compute-bound passes: update, log-prob, reference
+  double idle_w = 0;     // holding memory, no kernel running
+  struct ByPhase {
+    double rollout = 0, train = 0, other = 0, idle = 0;
+    double startup = 0, checkpoints = 0, evaluation = 0, restarts = 0;
+    double total() const { return rollout + train + other + idle + startup + checkpoints + evaluation + restarts; }
+  } kwh_by_phase;
+  double kwh = 0;  // = kwh_by_phase.total()
+  double g_co2e_per_kwh = 0;
+  double co2e_kg = 0;
+};
+
 struct Estimate {
   std::string scenario_name;
   std::string method = "analytic";  // analytic | simulated
@@ -97,6 +116,7 @@ struct Estimate {
   double usd = 0;
   RunBreakdown run;  // wall_time_h = run.total_h()
   UsdByPhase usd_by_phase;  // usd = usd_by_phase.total()
+  EnergyEstimate energy;
   GoalEstimate goal;
   std::vector<std::string> assumptions;  // what the numbers rest on, in words
 };

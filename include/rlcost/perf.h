@@ -52,6 +52,10 @@ struct EngineConfig {
   // cache divides by tp even when the model's KV heads (or MLA's one latent)
   // cannot be split (placement.dp_attention).
   bool dp_attention = false;
+  // engine.speculative: the engine drafts tokens and verifies them in one
+  // pass (docs/model.md, "Speculative decoding in rollout"); DecodeArmsFor then
+  // prices a generated token, not a verification step.
+  std::optional<SpeculativeSpec> speculative;
 };
 
 // Cost of one unit of work. flops and bytes are per GPU of the engine.
@@ -146,6 +150,26 @@ struct DecodeArms {
   double fixed_s = 0;  // all-reduces + overhead, per iteration
 };
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
+
+// --- Speculative decoding (src/perf/speculative.cc) ----------------------
+// The arms of one generated token when the engine speculates: a verification
+// pass over k + 1 tokens per sequence (weights read once, linear and
+// attention FLOPs x (k + 1), experts touched by batch x (k + 1) tokens) plus k
+// draft passes (draft_layers of the target's layers and the output
+// projection), all divided by the expected tokens per step
+// (1 - a^(k+1)) / (1 - a). DecodeArmsFor calls it when e.speculative is set.
+DecodeArms SpeculativeDecodeArms(const EngineConfig& e, double batch);
+// Bytes of the draft's weights in one engine (all its GPUs): draft_layers of
+// the target's layers (embeddings and output projection shared). 0 without
+// engine.speculative.
+double DraftWeightBytes(const Scenario& s);
+// The draft's KV cache per token as a share of the target's (its layers over
+// the target's). 0 without engine.speculative.
+double DraftKvShare(const Scenario& s);
+// Speed-up of decoding at `batch` sequences of `context` tokens each: the
+// plain time per generated token over the speculative one (> 1: speculation
+// pays); for tables and tests.
+double SpeculativeSpeedup(const EngineConfig& e, double batch, double context);
 // Inline so an event loop's many calls (and those that only read time_s)
 // cost a few multiplies.
 inline Work DecodeIterations(const DecodeArms& arms, double batch, double context_tokens, double n) {

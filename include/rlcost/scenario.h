@@ -19,6 +19,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/distribution.h"
 #include "rlcost/error.h"
+#include "rlcost/lever_spec.h"
 #include "rlcost/types.h"
 
 namespace rlcost {
@@ -329,6 +330,8 @@ struct Scenario {
   PipelineSpec pipeline;
   GoalSpec goal;
   RunSpec run;
+  EngineSpec engine;  // rollout engine settings (rlcost/lever_spec.h)
+  EnergySpec energy;  // the grid the run draws from (rlcost/lever_spec.h)
   std::optional<ExpectSpec> expect;
   std::string source_path;  // file it was loaded from ("" = text / built-in)
 };

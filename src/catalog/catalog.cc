@@ -138,6 +138,7 @@ YAML::Node GpuToNode(const GpuSpec& g) {
   n["matmul_tflops_bf16"] = g.matmul_tflops_bf16;
   n["matmul_tflops_fp8"] = g.matmul_tflops_fp8;
   n["price_per_hour"] = g.price_per_hour;
+  if (g.tdp_w > 0) n["tdp_w"] = g.tdp_w;
   for (const auto& f : EfficiencyFields()) n["efficiency"][f.name] = g.efficiency.*(f.member);
   for (const auto& [k, v] : g.sources) n["sources"][k] = v;
   return n;

@@ -22,7 +22,7 @@ constexpr size_t FieldCount() {
   }
 }
 static_assert(FieldCount<Efficiency>() == 10, "Efficiency changed: write the new field in CatalogToCpp");
-static_assert(FieldCount<GpuSpec>() == 16, "GpuSpec changed: write the new field in CatalogToCpp");
+static_assert(FieldCount<GpuSpec>() == 17, "GpuSpec changed: write the new field in CatalogToCpp");
 static_assert(FieldCount<ModelSpec>() == 19, "ModelSpec changed: write the new field in CatalogToCpp");
 
 // A C++ string literal; octal escapes (always three digits) for anything
@@ -85,6 +85,7 @@ std::string CatalogToCpp(const Catalog& catalog) {
     o += "    g.matmul_tflops_bf16 = " + Dbl(g.matmul_tflops_bf16) + ";\n";
     o += "    g.matmul_tflops_fp8 = " + Dbl(g.matmul_tflops_fp8) + ";\n";
     o += "    g.price_per_hour = " + Dbl(g.price_per_hour) + ";\n";
+    o += "    g.tdp_w = " + Dbl(g.tdp_w) + ";\n";
     o += "    g.aliases = " + Strings(g.aliases) + ";\n";
     for (const auto& f : EfficiencyFields()) {
       o += std::string("    g.efficiency.") + f.name + " = " + Dbl(g.efficiency.*f.member) + ";\n";

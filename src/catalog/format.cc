@@ -97,6 +97,7 @@ std::string FormatCatalogJson(const Catalog& catalog) {
                 {"matmul_tflops_bf16", g.matmul_tflops_bf16},
                 {"matmul_tflops_fp8", g.matmul_tflops_fp8},
                 {"price_per_hour", g.price_per_hour},
+                {"tdp_w", g.tdp_w},
                 {"sources", g.sources}};
     // Every efficiency field, from the one table the catalog reader uses.
     for (const auto& f : EfficiencyFields()) gpus[id]["efficiency"][f.name] = g.efficiency.*(f.member);

@@ -17,7 +17,7 @@ const std::vector<std::string> kModelNumericKeys = {
 const std::vector<std::string> kGpuNumericKeys = {
     "memory_gb", "hbm_tb_per_s", "tflops_bf16", "tflops_fp8", "tflops_fp4",
     "intra_node_gb_per_s", "inter_node_gb_per_s", "price_per_hour", "nvlink_domain",
-    "matmul_tflops_bf16", "matmul_tflops_fp8"};
+    "matmul_tflops_bf16", "matmul_tflops_fp8", "tdp_w"};
 
 std::vector<std::string> With(std::vector<std::string> base, std::initializer_list<const char*> more) {
   for (const char* m : more) base.emplace_back(m);
@@ -382,6 +382,7 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
        "measured best dense BF16 matmul, TFLOP/s; 0 = not measured", 0, 1e6},
       {"matmul_tflops_fp8", &GpuSpec::matmul_tflops_fp8, false, false,
        "measured best dense FP8 matmul, TFLOP/s; 0 = not measured", 0, 1e6},
+      {"tdp_w", &GpuSpec::tdp_w, false, false, "board power limit (TDP), W; 0 = not stated", 10, 1e5},
   };
   for (const auto& f : fields) {
     const std::string p = Join(path, f.key);

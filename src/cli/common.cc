@@ -17,6 +17,9 @@ void AddCommon(CLI::App* sub, Common& c) {
   sub->add_option("--price", c.prices,
                   "price of a GPU in USD per GPU-hour, e.g. --price h100-sxm=3.00; repeatable; sets the catalog's "
                   "default (a scenario's own hardware.price_per_gpu_hour still wins)");
+  sub->add_option("--grid", c.grid,
+                  "electricity grid for energy.co2e_kg: world (default), china, india, australia, germany, ireland, "
+                  "canada, denmark, brazil, finland, france, or grams CO2e per kWh; same as --set energy.grid=...");
 }
 
 namespace {
@@ -79,6 +82,7 @@ Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const
     }
   }
   if (!bad.problems.empty()) return Fail(bad);
+  if (!c.grid.empty()) overrides.push_back({"energy.grid", c.grid});
   auto sc = file.empty() ? DefaultScenario(cat, overrides) : LoadScenarioFile(file, cat, overrides);
   if (!sc) return sc;
   if (!c.calibration.empty()) {

@@ -24,6 +24,7 @@ struct Common {
   std::string calibration;                 // --calibration FILE
   bool json = false;                       // --json
   std::vector<std::string> prices;         // --price GPU=USD (repeatable): the catalog's price per GPU-hour
+  std::string grid;                        // --grid: energy.grid (a region of the table or g CO2e/kWh)
 };
 
 // Adds --catalog, --set, --calibration and --json to a subcommand.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "econ/energy.h"
 #include "econ/run.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
@@ -258,6 +259,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     u.evaluation = e.run.evaluation_h * usd_per_h;
     u.restarts = e.run.restarts_h * usd_per_h;
   }
+  e.energy = econ_internal::BuildEnergy(s, e);  // docs/model.md, "Energy"
   if (text) {
     e.assumptions = Assumptions(s);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));

@@ -116,6 +116,7 @@ std::string_view ToString(Lever l) {
     case Lever::kMoe: return "moe";
     case Lever::kFp4: return "fp4";
     case Lever::kBatch: return "batch";
+    case Lever::kSpeculative: return "speculative";
   }
   return "?";
 }
@@ -130,6 +131,7 @@ std::string_view Title(Lever l) {
     case Lever::kMoe: return "MoE model";
     case Lever::kFp4: return "FP4 rollout";
     case Lever::kBatch: return "Bigger batch";
+    case Lever::kSpeculative: return "Speculative decoding";
   }
   return "?";
 }
@@ -143,6 +145,7 @@ std::optional<Lever> LeverFromString(std::string_view s) {
   if (s == "batch") return Lever::kBatch;
   if (s == "lora") return Lever::kLora;
   if (s == "moe") return Lever::kMoe;
+  if (s == "speculative" || s == "spec" || s == "mtp") return Lever::kSpeculative;
   return std::nullopt;
 }
 
@@ -158,8 +161,8 @@ Result<std::vector<Lever>> ParseLeverList(std::string_view csv, std::string_view
     if (!item.empty()) {
       auto l = LeverFromString(item);
       if (!l) {
-        err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {}", item,
-                                                               AllLeversCsv())});
+        err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {} or "
+                                                               "speculative", item, AllLeversCsv())});
       } else if (Has(out, *l)) {
         err.problems.push_back({std::string(path), fmt::format("'{}': lever given twice", item)});
       } else {
@@ -278,6 +281,7 @@ Result<double> CheckDiscount(double v, std::string_view field) {
 
 Result<Scenario> MakeBaseline(const Scenario& user, const Catalog& cat, const Options& opt, std::string* rule) {
   Scenario b = user;
+  b.engine.speculative.reset();  // the naive baseline decodes plainly
   Error err;
   if (user.model.is_moe()) {
     std::string id = opt.dense_model;
@@ -517,6 +521,20 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
     said.push_back(fmt::format("LoRA rank {}, {} tenants x {} prompts on one base; cost per tenant = step cost / {}",
                                l.rank, tenants, one_tenant->algorithm.prompts_per_step, tenants));
   }
+  if (Has(levers, Lever::kSpeculative)) {
+    // docs/model.md, "Speculative decoding in rollout".
+    const bool own = opt.speculative.has_value();
+    SpeculativeSpec sp = own ? *opt.speculative : SpeculativeSpec{};
+    s.engine.speculative = sp;
+    const bool has_mtp = s.model_id.rfind("deepseek", 0) == 0;
+    said.push_back(fmt::format(
+        "speculative decoding: {} drafts {} token{} per step, acceptance {:g} -> {:.3g} tokens per verification{}",
+        ToString(sp.method), sp.draft_tokens, sp.draft_tokens == 1 ? "" : "s", sp.acceptance,
+        sp.ExpectedTokensPerStep(),
+        own ? " (the scenario's engine.speculative)"
+            : has_mtp ? " (DeepSeek-V3 report: 85-90% second-token acceptance)"
+                      : " (ASSUMED: a one-layer draft at DeepSeek-V3's MTP acceptance; set engine.speculative)"));
+  }
   if (Has(levers, Lever::kAsync)) {
     s.pipeline.mode = PipelineMode::kAsync;
     if (base.pipeline.mode != PipelineMode::kAsync) {
@@ -631,6 +649,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
       "baseline: {} x {}, colocated, synchronous, bf16 rollout/KV/train, full fine-tuning, G = {}, {} prompts/step",
       base_s->hardware.gpus, base_s->hardware.gpu.id, kBaselineGroup, base_s->algorithm.prompts_per_step));
   Options eopt = opt;
+  if (!eopt.speculative && user.engine.speculative) eopt.speculative = user.engine.speculative;
   if (Has(opt.order, Lever::kMoe)) {
     const auto& eff = base_s->hardware.gpu.efficiency;
     std::string mfu = fmt::format("an MoE trains at the catalog's MoE MFU {:.3g} against {:.3g} for a dense model "

@@ -30,7 +30,9 @@ namespace rlcost::levers {
 // cores (no effect elsewhere); kBatch multiplies prompts per step by the LoRA
 // tenant count (one tenant, full fine-tuning), so that LoRA tenancy at a bigger
 // batch shows as two rows: the batch-size gain and the tenancy itself.
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch };
+// kSpeculative (speculative decoding in rollout, docs/model.md) is not in the
+// default order: name it (`--order ...,speculative`) to see its row.
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -80,6 +82,10 @@ struct Options {
   std::optional<double> dense_pass_rate;
   QualityDiscounts discounts;
   int grpo2_group_size = 2;
+  // The speculative lever's settings: the user's engine.speculative when the
+  // scenario has one (BuildWaterfall fills it), else MTP-style, one drafted
+  // token at DeepSeek-V3's MTP acceptance (an ASSUMPTION for other models).
+  std::optional<SpeculativeSpec> speculative;
 };
 
 // The figures every lever view shows, per tenant. Index into Config::values.

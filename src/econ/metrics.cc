@@ -14,6 +14,11 @@ std::optional<double> GoalValue(const Estimate& e, double v) {
   return v;
 }
 
+Opt Energy(const Estimate& e, double v) {
+  if (!e.energy.known) return std::nullopt;
+  return v;
+}
+
 std::vector<MetricDef> MakeMetrics() {
   // clang-format off
   return {
@@ -89,6 +94,17 @@ std::vector<MetricDef> MakeMetrics() {
     {"signal.wasted_rollouts_per_step", "", "trajectories per step whose environment failed (environment.failures): generated and paid for, not trained on", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.signal.wasted_rollouts_per_step; }},
     {"gpu_time.wasted_s", "GPU-s", "GPU-seconds per step generating trajectories whose environment failed; part of gpu_time.rollout_s", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.wasted_gpu_s; }},
     {"cost.usd_wasted_per_step", "USD", "GPU and sandbox dollars per step spent on trajectories whose environment failed; part of cost.usd_per_step", false, [](const Estimate& e) -> Opt { if (!(e.signal.wasted_rollouts_per_step > 0)) return std::nullopt; return e.usd_wasted_per_step; }},
+    {"energy.kwh", "kWh", "electricity of the whole run at the GPU boards (host, network and cooling not included)", false, [](const Estimate& e) { return Energy(e, e.energy.kwh); }},
+    {"energy.co2e_kg", "kg", "emissions of that electricity on the scenario's grid (energy.grid, --grid)", false, [](const Estimate& e) { return Energy(e, e.energy.co2e_kg); }},
+    {"energy.grid_g_co2e_per_kwh", "g/kWh", "carbon intensity of the grid the run draws from", false, [](const Estimate& e) { return Energy(e, e.energy.g_co2e_per_kwh); }},
+    {"energy.kwh_by_phase.rollout", "kWh", "of the run's electricity: GPUs generating rollouts", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.rollout); }},
+    {"energy.kwh_by_phase.train", "kWh", "of which GPUs in the policy update", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.train); }},
+    {"energy.kwh_by_phase.other", "kWh", "of which GPUs in log-prob/reference passes, weight sync, rewards", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.other); }},
+    {"energy.kwh_by_phase.idle", "kWh", "of which GPUs idle during the steps", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.idle); }},
+    {"energy.kwh_by_phase.startup", "kWh", "of which GPUs held through start-up", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.startup); }},
+    {"energy.kwh_by_phase.checkpoints", "kWh", "of which GPUs waiting for checkpoint writes", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.checkpoints); }},
+    {"energy.kwh_by_phase.evaluation", "kWh", "of which GPUs in evaluation passes", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.evaluation); }},
+    {"energy.kwh_by_phase.restarts", "kWh", "of which GPUs through expected failures and restarts", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.restarts); }},
     {"signal.observed_pass_rate", "", "share of rollouts the verifier rewards (true pass rate seen through its errors)", false, [](const Estimate& e) -> Opt { return e.signal.observed_pass_rate; }},
   };
   // clang-format on

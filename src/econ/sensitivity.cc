@@ -226,6 +226,25 @@ std::vector<Input> Inputs(const Scenario& s) {
     out.push_back(in);
   }
 
+  if (s.engine.speculative) {
+    // docs/model.md, "Speculative decoding in rollout": the draft's acceptance
+    // is what the gain hangs on, and RL moves the policy under the draft.
+    Input in;
+    in.id = "engine.speculative.acceptance";
+    in.label = "speculative decoding: acceptance of a drafted token";
+    in.base = s.engine.speculative->acceptance;
+    in.lo = 0;
+    in.hi = 1;
+    in.hi_open = false;
+    in.lo_use = 0.01;
+    in.hi_use = 1;
+    in.domain = "a probability in (0, 1]";
+    in.lo_why = "a draft accepts more than no token";
+    in.hi_why = "a probability is at most 1";
+    in.at = ViaSet(in.id);
+    out.push_back(in);
+  }
+
   if (s.goal.target_pass_rate) {
     Input in;
     in.id = "goal.curve.midpoint_useful_samples";

@@ -152,6 +152,7 @@ double ForwardFlopsPerToken(const ModelSpec& m, double context) {
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
 // the total context C: memory time and compute time.
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
+  if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
   DecodeArms arms;
@@ -232,7 +233,8 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   const ModelSpec& m = s.model;
   const int tp = std::max(1, rollout_tp.value_or(s.placement.rollout_tp));
   p.gpu_memory_gb = g.memory_gb;
-  p.rollout_weights_gb = WeightBytes(m, s.precision.rollout) / tp / kGB;
+  // With engine.speculative the draft's weights sit beside the target's.
+  p.rollout_weights_gb = (WeightBytes(m, s.precision.rollout) + DraftWeightBytes(s)) / tp / kGB;
   // Training state, ZeRO-3 sharded over the training GPUs. LoRA: the frozen
   // base in bf16 plus 16 bytes per adapter parameter.
   double trainable = TrainableParams(s);
@@ -286,7 +288,8 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
     }
   }
   bool colocated = s.placement.mode == PlacementMode::kColocated;
-  double kv_per_token = KvBytesPerToken(m, s.precision.kv_cache);
+  // The draft's own layers keep a KV cache too (DraftKvShare of the target's).
+  double kv_per_token = KvBytesPerToken(m, s.precision.kv_cache) * (1.0 + DraftKvShare(s));
   // Each GPU holds 1/shards of the engine's cache (KvShards). With DP
   // attention one sequence lives whole on one rank.
   const double kv_shards = KvShards(m, tp, s.placement.dp_attention);

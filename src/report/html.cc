@@ -825,7 +825,26 @@ std::string RenderHtml(const HtmlInput& in) {
                         HtmlEscape(FormatValue(e.wall_time_h, "h")), HtmlEscape(FormatValue(e.gpu_hours, "GPU-h")),
                         HtmlEscape(Usd(Get(e, "run.usd"))));
   }
-  body += "</table></section>";
+  body += "</table>";
+  if (e.energy.known) {
+    // docs/model.md, "Energy": one table of the run's electricity by phase, from the metric registry.
+    body += "<h3>Energy</h3><table><tr><th>part</th><th>kWh</th><th>share</th><th style=\"text-align:left\">what</th></tr>";
+    for (const char* part : {"rollout", "train", "other", "idle", "startup", "checkpoints", "evaluation", "restarts"}) {
+      const MetricDef* m = FindMetric(std::string("energy.kwh_by_phase.") + part);
+      const double v = m ? m->get(e).value_or(0) : 0;
+      if (v <= 0) continue;
+      body += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}%</td><td style=\"text-align:left\">{}</td></tr>", part,
+                          HtmlEscape(FormatValue(v, "kWh")), e.energy.kwh > 0 ? 100 * v / e.energy.kwh : 0.0,
+                          HtmlEscape(m->description));
+    }
+    body += fmt::format("<tr><td><b>run</b></td><td><b>{}</b></td><td>100%</td><td style=\"text-align:left\">{} CO2e "
+                        "on the {} grid ({:g} g/kWh: {}); GPU boards only, at measured shares of the {:.0f} W power "
+                        "limit (host, network and cooling not included)</td></tr></table>",
+                        HtmlEscape(FormatValue(e.energy.kwh, "kWh")), HtmlEscape(FormatValue(e.energy.co2e_kg, "kg")),
+                        HtmlEscape(sc.energy.grid), e.energy.g_co2e_per_kwh, HtmlEscape(sc.energy.grid_source),
+                        sc.hardware.gpu.tdp_w);
+  }
+  body += "</section>";
 
   body += SensitivitySection(in);
   body += ClaimsSection(in);

@@ -72,6 +72,15 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                      "restarts {:.2f} h = {:.2f} h\n",
                      e.run.steps_h, e.run.startup_h, e.run.checkpoints_h, e.run.evaluation_h, e.run.restarts_h,
                      e.wall_time_h);
+  if (e.energy.known) {
+    // docs/model.md, "Energy": GPU boards only; the shares of the power limit are measured on H100.
+    out += fmt::format("  energy: {:.4g} kWh at the GPU boards (rollout {:.0f}%), {:.4g} kg CO2e on the {} grid "
+                       "({:g} g/kWh: {}); per GPU {:.0f} W decoding, {:.0f} W in compute-bound passes, {:.0f} W idle "
+                       "(shares of its {:.0f} W limit measured on H100; host, network and cooling not included)\n",
+                       e.energy.kwh, 100 * e.energy.kwh_by_phase.rollout / std::max(e.energy.kwh, 1e-12),
+                       e.energy.co2e_kg, s.energy.grid, e.energy.g_co2e_per_kwh, s.energy.grid_source,
+                       e.energy.rollout_w, e.energy.busy_w, e.energy.idle_w, s.hardware.gpu.tdp_w);
+  }
   if (e.signal.wasted_rollouts_per_step > 0) {
     out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step "
                        "({:.0f} GPU-s of generation{})\n",

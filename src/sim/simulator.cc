@@ -94,6 +94,7 @@ Result<void> Simulator::Setup() {
   ec_.weights = s_.precision.rollout;
   ec_.kv = s_.precision.kv_cache;
   ec_.dp_attention = s_.placement.dp_attention;
+  ec_.speculative = s_.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
   if (s_.algorithm.lora) {
     ec_.lora_rank = s_.algorithm.lora->rank;
     ec_.lora_tenants = s_.algorithm.lora->tenants;

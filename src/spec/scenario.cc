@@ -25,6 +25,7 @@
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
 #include "spec/fields.h"
+#include "spec/lever_spec.h"
 #include "spec/overrides.h"
 #include "spec/reader.h"
 
@@ -173,7 +174,7 @@ class Loader {
   Scenario Load(const YAML::Node& root) {
     Scenario s;
     r_.CheckKeys(root, "", {"name", "model", "hardware", "placement", "environment", "algorithm", "precision",
-                            "pipeline", "goal", "run", "expect"});
+                            "pipeline", "goal", "run", "expect", "engine", "energy"});
     r_.String(root, "name", "", s.name);
     ReadModel(root, s);
     bool gpu_ok = ReadHardware(root, s);
@@ -186,6 +187,7 @@ class Loader {
     ReadPipeline(root, s.pipeline);
     ReadGoal(root, s.goal);
     ReadExpect(root, s);
+    ReadLeverSections(r_, root, s);  // engine, energy (spec/lever_spec.cc)
     return s;
   }
 

@@ -1,0 +1,84 @@
+// Scenario fields of the levers added in 2026 (SCENARIO.md sections `engine`
+// and `energy`): speculative decoding in the rollout engines and the
+// electricity grid the run draws from. Each carries its sourced defaults;
+// the formulas are in docs/model.md ("Speculative decoding in rollout",
+// "Energy").
+//
+//   engine:
+//     speculative: {method: mtp, draft_tokens: 1, acceptance: 0.85}
+//   energy:
+//     grid: france            # or a number: grams CO2e per kWh
+//
+//   s.engine.speculative->ExpectedTokensPerStep();   // (1 - a^(k+1)) / (1 - a)
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rlcost {
+
+// How the draft tokens are proposed.
+//   mtp:   the model's own multi-token-prediction module (DeepSeek-V3's one
+//          MTP layer; vLLM speculative_config method deepseek_mtp / mtp).
+//   eagle: an EAGLE / EAGLE-3 draft head, one decoder layer of the target's
+//          width trained on its hidden states (Li et al. 2025, arXiv 2503.01840).
+//   ngram: prompt lookup, no draft model (vLLM method ngram).
+enum class SpeculativeMethod { kMtp, kEagle, kNgram };
+std::string_view ToString(SpeculativeMethod m);
+std::optional<SpeculativeMethod> SpeculativeMethodFromString(std::string_view s);
+
+// DeepSeek-V3 Technical Report (arXiv 2412.19437), sec. 5.4.3: "the acceptance
+// rate of the second token prediction ranges between 85% and 90% across
+// various generation topics"; the lower end is the default for mtp.
+inline constexpr double kMtpAcceptance = 0.85;
+
+struct SpeculativeSpec {
+  SpeculativeMethod method = SpeculativeMethod::kMtp;
+  int draft_tokens = 1;      // k: tokens proposed per verification step
+  double acceptance = kMtpAcceptance;  // a: probability each drafted token is accepted (given the previous was)
+  // Decoder layers of the target's shape the draft runs per drafted token
+  // (mtp: DeepSeek-V3 has 1 MTP module; eagle: 1 layer; ngram: 0). The draft
+  // also computes the output projection (vocab x hidden) once per drafted token.
+  double draft_layers = 1;
+  // Expected tokens a sequence advances per verification step when each of k
+  // drafted tokens is accepted with probability a, independently, and the
+  // target always adds one token of its own (Leviathan, Kalman, Matias 2023,
+  // "Fast Inference from Transformers via Speculative Decoding", eq. 1):
+  // (1 - a^(k+1)) / (1 - a); a = 1 gives k + 1.
+  double ExpectedTokensPerStep() const {
+    const double k = draft_tokens, a = acceptance;
+    if (a >= 1.0) return k + 1.0;
+    return (1.0 - std::pow(a, k + 1.0)) / (1.0 - a);
+  }
+};
+
+// `engine`: settings of the rollout inference engine beyond the placement.
+struct EngineSpec {
+  std::optional<SpeculativeSpec> speculative;  // absent = plain decoding
+};
+
+// A grid's carbon intensity: grams CO2-equivalent per kWh generated.
+struct GridIntensity {
+  std::string_view id;
+  double g_co2e_per_kwh;
+  std::string_view source;
+};
+// The built-in table (docs/model.md, "Energy"); "world" first, the default.
+const std::vector<GridIntensity>& GridIntensities();
+const GridIntensity* FindGrid(std::string_view id);
+
+// Ember, Global Electricity Review 2023: the world's electricity averaged
+// 436 gCO2/kWh in 2022 (GridIntensities()'s first row).
+inline constexpr double kWorldGridGPerKwh = 436;
+
+// `energy`: where the run's electricity comes from.
+struct EnergySpec {
+  std::string grid = "world";  // a table id, or "custom" when a number was given
+  double g_co2e_per_kwh = kWorldGridGPerKwh;
+  std::string grid_source = "Ember, Global Electricity Review 2023: world average 2022, 436 gCO2/kWh";
+};
+
+}  // namespace rlcost
