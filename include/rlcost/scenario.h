@@ -305,6 +305,25 @@ struct RunSpec {
   std::optional<FailureSpec> failures;       // off by default
 };
 
+// `engine`: how the inference engine executes a decode iteration
+// (docs/model.md, "Eager decoding").
+struct EngineSpec {
+  // The engine runs its model eagerly, without CUDA graphs (vLLM
+  // enforce_eager, SGLang --disable-cuda-graph): every kernel of every layer is
+  // launched from Python each decode iteration. Default false: vLLM's and
+  // SGLang's own default (CUDA graphs captured for decode).
+  bool enforce_eager = false;
+};
+
+// `framework: NAME[@VERSION]`: a default one framework file under
+// catalog/frameworks/ supplied because the scenario left the field out
+// (an explicit field always wins). docs/model.md, "Frameworks".
+struct FrameworkDefault {
+  std::string path;    // scenario field, dotted ("engine.enforce_eager")
+  std::string value;   // as YAML text ("true")
+  std::string source;  // the framework's config file and commit it was read from
+};
+
 struct ExpectedMetric {
   double value = 0;
   double tolerance = 0.25;  // |pred/value - 1| <= tolerance
@@ -329,6 +348,10 @@ struct Scenario {
   PipelineSpec pipeline;
   GoalSpec goal;
   RunSpec run;
+  EngineSpec engine;
+  // "" = none named: no framework's defaults, rlcost's own stand.
+  std::string framework;          // "verl@0.4" as resolved: name@version
+  std::vector<FrameworkDefault> framework_defaults;  // what it supplied, in file order
   std::optional<ExpectSpec> expect;
   std::string source_path;  // file it was loaded from ("" = text / built-in)
 };

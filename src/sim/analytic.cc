@@ -446,6 +446,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   e.weights = s.precision.rollout;
   e.kv = s.precision.kv_cache;
   e.dp_attention = s.placement.dp_attention;
+  e.eager = s.engine.enforce_eager;
   if (s.algorithm.lora) {
     e.lora_rank = s.algorithm.lora->rank;
     e.lora_tenants = s.algorithm.lora->tenants;

@@ -23,6 +23,7 @@
 #include "rlcost/embedded.h"
 #include "spec/csv.h"
 #include "spec/fields.h"
+#include "spec/framework.h"
 #include "spec/overrides.h"
 #include "spec/reader.h"
 
@@ -171,7 +172,7 @@ class Loader {
   Scenario Load(const YAML::Node& root) {
     Scenario s;
     r_.CheckKeys(root, "", {"name", "model", "hardware", "placement", "environment", "algorithm", "precision",
-                            "pipeline", "goal", "run", "expect"});
+                            "pipeline", "goal", "run", "expect", "framework", "engine"});
     r_.String(root, "name", "", s.name);
     ReadModel(root, s);
     bool gpu_ok = ReadHardware(root, s);
@@ -184,7 +185,17 @@ class Loader {
     ReadPipeline(root, s.pipeline);
     ReadGoal(root, s.goal);
     ReadExpect(root, s);
+    ReadEngine(root, s);
     return s;
+  }
+
+  // `engine` (docs/model.md, "Eager decoding"); `framework` was resolved
+  // before the loader ran (spec/framework.cc).
+  void ReadEngine(const YAML::Node& root, Scenario& s) {
+    YAML::Node n = Reader::Child(root, "engine");
+    if (!n.IsDefined()) return;
+    if (!r_.CheckKeys(n, "engine", {"enforce_eager"})) return;
+    r_.Bool(n, "enforce_eager", "engine", s.engine.enforce_eager);
   }
 
  private:
@@ -1660,12 +1671,19 @@ Result<Scenario> spec_internal::LoadScenarioNode(YAML::Node root, const Catalog&
   };
   check_utf8(root, "");
   if (!err.problems.empty()) return Fail(std::move(err));
+  // `framework`: its defaults fill the fields the file and --set left out.
+  std::string framework;
+  std::vector<FrameworkDefault> framework_defaults;
+  ApplyFramework(root, origin, framework, framework_defaults, err.problems);
+  if (!err.problems.empty()) return Fail(std::move(err));
   Reader reader(origin);
   reader.SetOverridePaths(override_paths);
   Scenario s;
   try {
     Loader loader(catalog, reader, base_dir);
     s = loader.Load(root);
+    s.framework = framework;
+    s.framework_defaults = std::move(framework_defaults);
   } catch (const YAML::Exception& e) {  // a yaml-cpp corner the reader did not anticipate
     reader.AddAtLine(e.mark.is_null() ? 0 : e.mark.line + 1, "", "cannot read the scenario: " + e.msg, origin);
   }
