@@ -58,6 +58,12 @@ struct SpeculativeSpec {
 // `engine`: settings of the rollout inference engine beyond the placement.
 struct EngineSpec {
   std::optional<SpeculativeSpec> speculative;  // absent = plain decoding
+  // The engine runs its model eagerly, without CUDA graphs (vLLM
+  // enforce_eager, SGLang --disable-cuda-graph): every kernel of every layer is
+  // launched from Python each decode iteration (docs/model.md, "Eager
+  // decoding"). Default false: vLLM's and SGLang's own default (CUDA graphs
+  // captured for decode).
+  bool enforce_eager = false;
 };
 
 // A grid's carbon intensity: grams CO2-equivalent per kWh generated.

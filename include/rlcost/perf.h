@@ -36,6 +36,14 @@ inline constexpr double kHostLinkGbPerS = 25.0;
 // run at the same rate. docs/model.md, "Refit offload".
 inline constexpr double kPageableCopyGbPerS = 4.94 / 3.76;
 
+// A decode iteration run eagerly (engine.enforce_eager: no CUDA graphs) pays a
+// host-side launch cost per layer that CUDA graph replay removes.
+// vllm-project/vllm-omni issue #7960 (vLLM 0.29, 2 x A800): the Qwen2.5-Omni-7B
+// thinker (the Qwen2.5-7B decoder, 28 layers) decodes at a TPOT of ~22-23 ms
+// eager and ~13 ms with CUDA graphs, the same command otherwise:
+// (22.5 - 13) / 28 = 0.34 ms per layer. docs/model.md, "Eager decoding".
+inline constexpr double kEagerLaunchPerLayerS = (22.5e-3 - 13e-3) / 28.0;
+
 // An inference engine: one model replica over `tp` GPUs.
 struct EngineConfig {
   const ModelSpec* model = nullptr;
@@ -56,6 +64,9 @@ struct EngineConfig {
   // pass (docs/model.md, "Speculative decoding in rollout"); DecodeArmsFor then
   // prices a generated token, not a verification step.
   std::optional<SpeculativeSpec> speculative;
+  // No CUDA graphs (engine.enforce_eager): kEagerLaunchPerLayerS per layer per
+  // decode iteration.
+  bool eager = false;
 };
 
 // Cost of one unit of work. flops and bytes are per GPU of the engine.

@@ -306,6 +306,15 @@ struct RunSpec {
   std::optional<FailureSpec> failures;       // off by default
 };
 
+// `framework: NAME[@VERSION]`: a default one framework file under
+// catalog/frameworks/ supplied because the scenario left the field out
+// (an explicit field always wins). docs/model.md, "Frameworks".
+struct FrameworkDefault {
+  std::string path;    // scenario field, dotted ("engine.enforce_eager")
+  std::string value;   // as YAML text ("true")
+  std::string source;  // the framework's config file and commit it was read from
+};
+
 struct ExpectedMetric {
   double value = 0;
   double tolerance = 0.25;  // |pred/value - 1| <= tolerance
@@ -332,6 +341,9 @@ struct Scenario {
   RunSpec run;
   EngineSpec engine;  // rollout engine settings (rlcost/lever_spec.h)
   EnergySpec energy;  // the grid the run draws from (rlcost/lever_spec.h)
+  // "" = none named: no framework's defaults, rlcost's own stand.
+  std::string framework;          // "verl@0.4" as resolved: name@version
+  std::vector<FrameworkDefault> framework_defaults;  // what it supplied, in file order
   std::optional<ExpectSpec> expect;
   std::string source_path;  // file it was loaded from ("" = text / built-in)
 };

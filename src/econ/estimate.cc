@@ -31,6 +31,21 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                           s.placement.engine == InferenceEngine::kVllm
                               ? "; set placement.engine to vllm-async, sglang or trtllm for overlap scheduling"
                               : ", overlap scheduling"));
+  if (s.engine.enforce_eager) {
+    a.push_back(fmt::format("inference engine without CUDA graphs (engine.enforce_eager): {:.2f} ms of kernel "
+                            "launches per decode iteration ({} layers x {:.2f} ms, measured on vLLM)",
+                            s.model.layers * perf::kEagerLaunchPerLayerS * 1e3, s.model.layers,
+                            perf::kEagerLaunchPerLayerS * 1e3));
+  }
+  if (!s.framework.empty()) {
+    if (s.framework_defaults.empty()) {
+      a.push_back(fmt::format("framework {}: every default it has was set in the scenario", s.framework));
+    }
+    for (const auto& f : s.framework_defaults) {
+      a.push_back(fmt::format("framework {} set {} = {} (not in the scenario; {})", s.framework, f.path, f.value,
+                              f.source));
+    }
+  }
   if (s.precision.train == Precision::kFp8 && s.hardware.gpu.Supports(Precision::kFp8)) {
     const GpuSpec& g = s.hardware.gpu;
     const bool measured = g.MatmulFractionMeasured(Precision::kBf16) && g.MatmulFractionMeasured(Precision::kFp8);

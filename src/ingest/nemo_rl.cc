@@ -22,6 +22,7 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
   std::string name = std::filesystem::path(path).stem().string();
   if (auto n = t.String("logger.wandb.name")) name = *n;
   out.Set("", "name", "\"" + name + "\"");
+  out.Set("", "framework", "nemo-rl", "NeMo RL's defaults for what this config leaves out (catalog/frameworks/nemo-rl.yaml)");
   ModelLine(t, "policy.model_name", catalog, out);
   GpuLine(options, catalog, t, out);
 
@@ -68,6 +69,9 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
   }
   if (auto tp = t.Int("policy.generation.vllm_cfg.tensor_parallel_size")) {
     out.Set("placement", "rollout_tp", std::to_string(*tp), "policy.generation.vllm_cfg.tensor_parallel_size");
+  }
+  if (auto eager = t.Bool("policy.generation.vllm_cfg.enforce_eager")) {
+    out.Set("engine", "enforce_eager", *eager ? "true" : "false", "policy.generation.vllm_cfg.enforce_eager");
   }
   if (auto u = t.Number("policy.generation.vllm_cfg.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "policy.generation.vllm_cfg.gpu_memory_utilization");

@@ -103,10 +103,14 @@ Result<std::vector<LoggedStep>> ExtractPhases(const TrainingLog& log) {
     s.line = r.line;
     // veRL: timing_s/*, NeMo RL: timing/train/* (prefix="timing/train" in
     // nemo_rl/algorithms/grpo.py's logger.log_metrics calls).
-    s.gen_s = Get(r, {"timing_s/gen", "timing/train/generation"});
-    s.update_s = Get(r, {"timing_s/update_actor", "timing/train/policy_training"});
+    // veRL before timing_s/ (late 2024, e.g. commit 50ac725): timing/gen,
+    // timing/ref, timing/values, timing/adv, timing/update_critic,
+    // timing/update_actor and no step total (eric-haibin-lin/verl-data,
+    // branch experiments, gsm8k/*.log).
+    s.gen_s = Get(r, {"timing_s/gen", "timing/train/generation", "timing/gen"});
+    s.update_s = Get(r, {"timing_s/update_actor", "timing/train/policy_training", "timing/update_actor"});
     double old_lp = Get(r, {"timing_s/old_log_prob"});
-    double ref = Get(r, {"timing_s/ref", "timing_s/ref_log_prob"});
+    double ref = Get(r, {"timing_s/ref", "timing_s/ref_log_prob", "timing/ref"});
     double nemo_lp = Get(r, {"timing/train/policy_and_reference_logprobs", "timing/train/get_logprobs"});
     if (nemo_lp >= 0) s.logprob_s = nemo_lp;
     else if (old_lp >= 0 || ref >= 0) s.logprob_s = std::max(old_lp, 0.0) + std::max(ref, 0.0);
@@ -121,6 +125,8 @@ Result<std::vector<LoggedStep>> ExtractPhases(const TrainingLog& log) {
     } else {
       s.step_s = std::max(s.gen_s, 0.0) + std::max(s.update_s, 0.0) + std::max(s.logprob_s, 0.0) +
                  std::max(s.sync_s, 0.0);
+      // Early veRL's critic phases (values, update_critic) and advantages.
+      for (const char* k : {"timing/values", "timing/update_critic", "timing/adv"}) s.step_s += std::max(Get(r, {k}), 0.0);
     }
     // A record with no timing at all (e.g. a validation-only line) is skipped.
     if (s.step_s <= 0 && s.gen_s < 0 && s.update_s < 0) continue;

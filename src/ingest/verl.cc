@@ -25,6 +25,11 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   std::string name = std::filesystem::path(path).stem().string();
   if (auto exp = t.String("trainer.experiment_name")) name = *exp;
   out.Set("", "name", "\"" + name + "\"");
+  // The framework supplies what the config leaves out (catalog/frameworks/
+  // verl.yaml); a config names no release, so the newest listed is used.
+  out.Set("", "framework", "verl",
+          "veRL's defaults for what this config leaves out (the newest release in the catalog; write verl@0.4 or "
+          "verl@0.5 for a run before 2025-08-08, when vLLM still ran eagerly)");
   ModelLine(t, "actor_rollout_ref.model.path", catalog, out);
   GpuLine(options, catalog, t, out);
 
@@ -66,6 +71,9 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
       t.problems().push_back(t.ProblemAt("actor_rollout_ref.rollout.name",
                                          "engine '" + *engine + "' has no counterpart; expected vllm or sglang"));
     }
+  }
+  if (auto eager = t.Bool("actor_rollout_ref.rollout.enforce_eager")) {
+    out.Set("engine", "enforce_eager", *eager ? "true" : "false", "actor_rollout_ref.rollout.enforce_eager");
   }
   if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");

@@ -178,7 +178,8 @@ DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   // (router, top-k, token sort, expert GEMM launches; docs/model.md, "MoE
   // decode floor").
   arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s +
-                 (m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0);
+                 (m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0) +
+                 (e.eager ? m.layers * kEagerLaunchPerLayerS : 0.0);
   return arms;
 }
 

@@ -39,6 +39,13 @@ std::string NotAvailableReason(const Estimate& e, std::string_view key) {
 nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   nlohmann::json j = nlohmann::json::object();
   j["scenario"] = s.name;
+  // `framework`: which one, and each default it supplied with its source
+  // (an explicit field always wins, so these are only the ones it filled).
+  if (!s.framework.empty()) {
+    nlohmann::json d = nlohmann::json::array();
+    for (const auto& f : s.framework_defaults) d.push_back({{"field", f.path}, {"value", f.value}, {"source", f.source}});
+    j["framework"] = {{"name", s.framework}, {"defaults_supplied", d}};
+  }
   j["method"] = e.method;
   for (const auto& m : Metrics()) {
     auto v = m.get(e);

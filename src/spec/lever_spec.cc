@@ -139,7 +139,10 @@ void ReadEnergy(Reader& r, const YAML::Node& root, Scenario& s) {
 
 void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
   YAML::Node engine = Reader::Child(root, "engine");
-  if (engine.IsDefined() && r.CheckKeys(engine, "engine", {"speculative"})) ReadSpeculative(r, engine, s);
+  if (engine.IsDefined() && r.CheckKeys(engine, "engine", {"speculative", "enforce_eager"})) {
+    ReadSpeculative(r, engine, s);
+    r.Bool(engine, "enforce_eager", "engine", s.engine.enforce_eager);  // docs/model.md, "Eager decoding"
+  }
   ReadEnergy(r, root, s);
 }
 

@@ -26,6 +26,7 @@
 #include "spec/csv.h"
 #include "spec/fields.h"
 #include "spec/lever_spec.h"
+#include "spec/framework.h"
 #include "spec/overrides.h"
 #include "spec/reader.h"
 
@@ -174,7 +175,7 @@ class Loader {
   Scenario Load(const YAML::Node& root) {
     Scenario s;
     r_.CheckKeys(root, "", {"name", "model", "hardware", "placement", "environment", "algorithm", "precision",
-                            "pipeline", "goal", "run", "expect", "engine", "energy"});
+                            "pipeline", "goal", "run", "expect", "framework", "engine", "energy"});
     r_.String(root, "name", "", s.name);
     ReadModel(root, s);
     bool gpu_ok = ReadHardware(root, s);
@@ -1662,12 +1663,19 @@ Result<Scenario> spec_internal::LoadScenarioNode(YAML::Node root, const Catalog&
   };
   check_utf8(root, "");
   if (!err.problems.empty()) return Fail(std::move(err));
+  // `framework`: its defaults fill the fields the file and --set left out.
+  std::string framework;
+  std::vector<FrameworkDefault> framework_defaults;
+  ApplyFramework(root, origin, framework, framework_defaults, err.problems);
+  if (!err.problems.empty()) return Fail(std::move(err));
   Reader reader(origin);
   reader.SetOverridePaths(override_paths);
   Scenario s;
   try {
     Loader loader(catalog, reader, base_dir);
     s = loader.Load(root);
+    s.framework = framework;
+    s.framework_defaults = std::move(framework_defaults);
   } catch (const YAML::Exception& e) {  // a yaml-cpp corner the reader did not anticipate
     reader.AddAtLine(e.mark.is_null() ? 0 : e.mark.line + 1, "", "cannot read the scenario: " + e.msg, origin);
   }

@@ -93,6 +93,27 @@ TEST(ImportVerl, OneStepOff4x12MatchesTheValidationCase) {
   EXPECT_EQ(got.algorithm.reference_model, want.algorithm.reference_model);
 }
 
+// An imported config names its framework; a knob that now has a field is
+// carried (rollout.enforce_eager -> engine.enforce_eager), and what the config
+// leaves out comes from the framework's catalog file, listed as such.
+TEST(ImportVerl, NamesTheFrameworkAndCarriesEnforceEager) {
+  // tests/data/ingest/verl/one_step_off_4_12.yaml:44 rollout.enforce_eager: True
+  // (veRL's default then); the framework's newest release (0.7) would say false.
+  auto r = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "h20"});
+  Scenario got = Imported(r);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->yaml.find("framework: verl"), std::string::npos) << r->yaml;
+  EXPECT_NE(r->yaml.find("enforce_eager: true"), std::string::npos) << r->yaml;
+  EXPECT_EQ(got.framework, "verl@0.7");
+  EXPECT_TRUE(got.engine.enforce_eager);
+  for (const auto& d : got.framework_defaults) EXPECT_NE(d.path, "engine.enforce_eager");
+  // A launch script's override wins as well.
+  Scenario graphs = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"),
+                                                {"actor_rollout_ref.rollout.enforce_eager=False"}, test::Cat(),
+                                                {.gpu = "h20"}));
+  EXPECT_FALSE(graphs.engine.enforce_eager);
+}
+
 // Command-line overrides as veRL's launch scripts pass them (Hydra's
 // key=value and +key=value) win over the file.
 TEST(ImportVerl, OverridesWinAndTheColocatedDefault) {

@@ -91,6 +91,23 @@ TEST(TrainingLog, NoStepTimeFitsThePhasesOnly) {
   for (const auto& f : fit->calibration.fitted) EXPECT_NE(f, "step_overhead_s");
 }
 
+// veRL before timing_s/ (commit 50ac725, Dec 2024) logged timing/gen,
+// timing/ref, timing/values, timing/adv, timing/update_critic and
+// timing/update_actor and no step total: the step is their sum. Step 0 of
+// the verl-data example log: 18.859 + 5.501 + 5.664 + 0.058 + 16.185 +
+// 20.611 = 66.878 s (../shared/curves/verl_ppo_qwen2.5-0.5b-instruct_gsm8k_resp512.csv
+// has the same 66.878 for step 0).
+TEST(TrainingLog, EarlyVerlTimingKeysGiveThePhasesAndTheirSum) {
+  const auto steps = Phases(kIngest + "verl_early_timing.log");
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(steps[0].gen_s, 18.859);
+  EXPECT_DOUBLE_EQ(steps[0].update_s, 20.611);
+  EXPECT_DOUBLE_EQ(steps[0].logprob_s, 5.501);
+  EXPECT_FALSE(steps[0].step_s_logged);
+  EXPECT_NEAR(steps[0].step_s, 66.878, 1e-9);
+  EXPECT_NEAR(steps[2].step_s, 18.156 + 5.372 + 5.673 + 0.058 + 16.093 + 20.593, 1e-9);
+}
+
 struct Malformed {
   const char* name;     // file name (its extension picks nothing: the text does)
   const char* text;

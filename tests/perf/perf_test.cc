@@ -312,6 +312,29 @@ TEST(Perf, MoeDecodeIterationCarriesAFixedTimePerLayer) {
   EXPECT_DOUBLE_EQ(Cat().FindGpu("h100-sxm")->efficiency.moe_layer_decode_s, 90e-6);
 }
 
+TEST(Perf, EagerDecodeAddsLaunchTimePerLayerAtEveryBatch) {
+  // engine.enforce_eager: (22.5 - 13) ms / 28 layers per layer per iteration
+  // (vllm-omni #7960). qwen2.5-7b has 28 layers, so each iteration gains
+  // exactly 22.5 - 13 = 9.5 ms, whatever the batch; 100 iterations 0.95 s.
+  const ModelSpec& m = *Cat().FindModel("qwen2.5-7b");
+  ASSERT_EQ(m.layers, 28);
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig graphs{&m, &g, Ideal(), 2, Precision::kBf16, Precision::kBf16};
+  EngineConfig eager = graphs;
+  eager.eager = true;
+  for (double batch : {1.0, 16.0, 512.0}) {
+    EXPECT_NEAR(DecodeIteration(eager, batch, batch * 2000).time_s - DecodeIteration(graphs, batch, batch * 2000).time_s,
+                9.5e-3, 1e-12)
+        << batch;
+    EXPECT_NEAR(DecodeIterations(eager, batch, batch * 2000, 100).time_s -
+                    DecodeIterations(graphs, batch, batch * 2000, 100).time_s,
+                0.95, 1e-9)
+        << batch;
+  }
+  // Prefill is not charged (few, large iterations).
+  EXPECT_DOUBLE_EQ(Prefill(eager, 4096, 0, 4).time_s, Prefill(graphs, 4096, 0, 4).time_s);
+}
+
 TEST(Perf, MlaPrefillUsesPerHeadAttention) {
   // DeepSeek-V3 (config.json: qk_nope 128, qk_rope 64, v_head_dim 128, 128
   // heads, 61 layers). Per-head form, per token per token of context:

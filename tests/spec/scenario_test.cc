@@ -238,6 +238,64 @@ TEST(Scenario, BadInputsNameTheField) {
   }
 }
 
+TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
+  // verl@0.4 (catalog/frameworks/verl.yaml, tag v0.4.1): eager vLLM, sleep
+  // level 1, optimizer states kept on the GPU, gpu_memory_utilization 0.5.
+  // The file sets refit_offload itself: that value stands and is not listed.
+  auto s = Load(kBase + "framework: verl@0.4\nplacement: {refit_offload: pinned}\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "verl@0.4");
+  EXPECT_TRUE(s->engine.enforce_eager);
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kPinned);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.5);
+  std::vector<std::string> paths;
+  for (const auto& d : s->framework_defaults) {
+    paths.push_back(d.path);
+    EXPECT_NE(d.source.find("v0.4.1"), std::string::npos) << d.path << ": " << d.source;
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.engine_sleep_level",
+                                             "placement.offload", "placement.gpu_memory_utilization"}));
+  // --set wins over the framework as the file does.
+  auto set = Load(kBase + "framework: verl@0.4\n", {{"engine.enforce_eager", "false"}});
+  ASSERT_TRUE(set) << set.error().ToString();
+  EXPECT_FALSE(set->engine.enforce_eager);
+  // No version: the newest listed (v0.7.0): CUDA graphs, sleep level 2.
+  auto newest = Load(kBase + "framework: verl\n");
+  ASSERT_TRUE(newest) << newest.error().ToString();
+  EXPECT_EQ(newest->framework, "verl@0.7");
+  EXPECT_FALSE(newest->engine.enforce_eager);
+  EXPECT_EQ(newest->placement.engine_sleep_level, 2);
+  EXPECT_EQ(newest->placement.refit_offload, RefitOffload::kNone);
+  // Without `framework`, nothing is supplied: rlcost's own defaults.
+  auto none = Load(kBase);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->framework.empty());
+  EXPECT_TRUE(none->framework_defaults.empty());
+  EXPECT_FALSE(none->engine.enforce_eager);
+  EXPECT_EQ(none->placement.refit_offload, RefitOffload::kPageable);
+}
+
+TEST(Scenario, UnknownFrameworkOrVersionIsAnErrorAtTheField) {
+  auto msg = [](const std::string& extra) {
+    auto s = Load(kBase + extra);
+    EXPECT_FALSE(s) << extra;
+    return s ? std::string() : s.error().ToString();
+  };
+  std::string m = msg("framework: verl@0.1\n");
+  EXPECT_NE(m.find("framework"), std::string::npos) << m;
+  EXPECT_NE(m.find("0.4, 0.5, 0.6, 0.7"), std::string::npos) << m;
+  m = msg("framework: openrlhf\n");
+  EXPECT_NE(m.find("not yet in the catalog"), std::string::npos) << m;
+  m = msg("framework: megatron-rl\n");
+  EXPECT_NE(m.find("verl, nemo-rl, areal"), std::string::npos) << m;
+  m = msg("engine: {enforce_eager: maybe}\n");
+  EXPECT_NE(m.find("engine.enforce_eager"), std::string::npos) << m;
+  m = msg("engine: {cuda_graphs: false}\n");
+  EXPECT_NE(m.find("engine"), std::string::npos) << m;
+}
+
 TEST(Scenario, DpAttentionLoadsWhereTheEngineHasIt) {
   // SGLang runs DP attention for any model; vLLM for MoE models (docs.vllm.ai
   // serving/data_parallel_deployment). DP attention splits no heads, so a tp
