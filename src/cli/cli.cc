@@ -20,6 +20,7 @@ std::span<const Command> Commands() {
       {"report", RegisterReport},       {"validate", RegisterValidate},   {"calibrate", RegisterCalibrate},
       {"import", RegisterImport},       {"sweep", RegisterSweep},         {"serve", RegisterServe},
       {"optimize", RegisterOptimize},   {"sensitivity", RegisterSensitivity}, {"claims", RegisterClaims},
+      {"memory", RegisterMemory},
   };
   return kCommands;
 }

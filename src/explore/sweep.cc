@@ -90,6 +90,19 @@ namespace {
 // Estimates the loaded point and fills the row's metrics (or its reason).
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
+  if (opt.plan && plan::AnythingToPlan(s)) {
+    auto p = plan::PlanLayout(s, {*opt.plan});
+    if (!p) {
+      row.status = StatusOf(p.error().code);
+      row.reason = Reason(p.error());
+      return;
+    }
+    Scenario planned = std::move(p->scenario);
+    SweepOptions literal = opt;
+    literal.plan.reset();
+    Finish(row, planned, literal, metrics);
+    return;
+  }
   // A row holds numbers only: the estimate leaves its notes unwritten.
   auto e = opt.simulate ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s, TextDetail::kNumbers);
   if (!e) {

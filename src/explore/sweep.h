@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "explore/design.h"
+#include "plan/plan.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/sim.h"
@@ -41,6 +42,9 @@ struct SweepOptions {
   std::vector<const MetricDef*> metrics;  // columns; empty = DefaultMetrics()
   std::vector<Override> fixed;            // --set overrides applied at every point, before its own
   bool simulate = false;                  // discrete-event simulator instead of the closed form
+  // The layout planner at every point (src/plan): the placement fields the
+  // point leaves out are chosen for this objective; nullopt = read literally.
+  std::optional<plan::Objective> plan;
   sim::Options sim;                       // seed / steps when simulating
   unsigned threads = 0;                   // 0 = every core
   // Points run are first, first + stride, ... below last (processes split a sweep this way).

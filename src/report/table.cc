@@ -72,6 +72,16 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                      "restarts {:.2f} h = {:.2f} h\n",
                      e.run.steps_h, e.run.startup_h, e.run.checkpoints_h, e.run.evaluation_h, e.run.restarts_h,
                      e.wall_time_h);
+  // The layout, as given or as planned (and why), before the figures that rest on it.
+  if (e.plan) {
+    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
+  } else if (e.layout.rollout_gpus > 0) {
+    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
+                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
+                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
+                                                        e.layout.rollout_gpus, e.layout.train_gpus),
+                       e.layout.rollout_tp, e.layout.engines);
+  }
   if (e.signal.wasted_rollouts_per_step > 0) {
     out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step "
                        "({:.0f} GPU-s of generation{})\n",
