@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,10 +81,14 @@ class PointRunner {
   PointRow Run(uint64_t index) const;
 
  private:
+  // Estimates the point, its layout planned when the options ask (a plan
+  // shared by points that differ only in layout-neutral axes).
+  void FinishPlanned(PointRow& row, Scenario& s) const;
   const Design& design_;
   const SweepOptions& opt_;
   spec_internal::FastOverrides fast_;
   std::vector<const MetricDef*> metrics_;
+  mutable std::map<std::string, plan::Layout> plans_;  // one runner per thread
 };
 
 // Runs the points and hands each row to `sink` in index order. Returns the

@@ -250,13 +250,42 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
   std::optional<Estimate> literal_e;
   std::optional<Error> literal_err;
   int fitting = 0;
+  // One working copy whose placement each candidate rewrites (a Scenario
+  // holds distributions and strings: copying it per candidate would cost more
+  // than the estimate in a sweep).
+  Scenario c = s;
+  // The goal's steps do not depend on the layout and cost as much as a step
+  // to count: left out of the candidates' estimates.
+  c.goal.target_pass_rate.reset();
   for (size_t i = 0; i < cands.size(); ++i) {
-    Scenario c = WithLayout(s, cands[i]);
+    const Layout& l = cands[i];
+    // The engine share 0.9 moves the training state to host memory while
+    // generating; when the same layout without it does so anyway, the two
+    // are the same run (or the share leaves no room): skip it.
+    if (i > 0 && l.mode == PlacementMode::kColocated && l.gpu_memory_utilization &&
+        !s.placement.gpu_memory_utilization) {
+      c.placement.mode = l.mode;
+      c.placement.rollout_gpus = l.rollout_gpus;
+      c.placement.train_gpus = l.train_gpus;
+      c.placement.rollout_tp = l.rollout_tp;
+      c.placement.dp_attention = l.dp_attention;
+      c.placement.gpu_memory_utilization.reset();
+      auto m = perf::PlanMemory(c);
+      if (m && m->train_state_offloaded) continue;
+    }
+    c.placement.mode = l.mode;
+    c.placement.rollout_gpus = l.rollout_gpus;
+    c.placement.train_gpus = l.train_gpus;
+    c.placement.rollout_tp = l.rollout_tp;
+    c.placement.dp_attention = l.dp_attention;
+    c.placement.gpu_memory_utilization = l.gpu_memory_utilization;
     // The memory plan the estimate runs with, and the trainer's activations
-    // and logits beside its state (plan/memory.h).
-    MemoryReport mem = MemoryOf(c);
-    Result<Estimate> e = mem.fits ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
-                                  : Result<Estimate>(Fail(ErrorCode::kDoesNotFit, "placement", mem.verdict));
+    // and logits beside its state (plan/memory.h); the words only for the
+    // literal layout, whose failure is reported.
+    const bool fits = Fits(c);
+    Result<Estimate> e = fits ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
+                              : Result<Estimate>(Fail(ErrorCode::kDoesNotFit, "placement",
+                                                      i == 0 ? MemoryOf(c).verdict : std::string()));
     if (!e) {
       if (i == 0) literal_err = e.error();
       // An error other than memory is the scenario's own (the literal
