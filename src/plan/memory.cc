@@ -43,9 +43,15 @@ TrainActivations TrainActivationMemory(const Scenario& s) {
   const ModelSpec& m = s.model;
   const PlacementSpec& p = s.placement;
   const auto& env = s.environment;
+  // The longest trajectory: every part at its 99.9th percentile (or clip),
+  // but no more than three standard deviations above the mean length (many
+  // turns are not all at their longest at once).
   const double turns = std::max(1.0, Longest(env.turns));
-  const double longest = Longest(env.prompt_tokens) + turns * Longest(env.response_tokens) +
-                         (turns - 1.0) * Longest(env.tool_output_tokens);
+  const double extremes = Longest(env.prompt_tokens) + turns * Longest(env.response_tokens) +
+                          (turns - 1.0) * Longest(env.tool_output_tokens);
+  const double mean = perf::MeanTrajectoryTokens(s);
+  const double sd = mean * std::sqrt(std::max(0.0, perf::TrajectoryLengthDispersion(s) - 1.0));
+  const double longest = std::min(extremes, mean + 3.0 * sd);
   a.tokens = p.train_micro_batch_tokens > 0 ? std::max<double>(p.train_micro_batch_tokens, longest) : longest;
   // Tensor parallel with sequence parallelism and context parallel split the
   // sequence's activations; pipeline parallel holds 1/pp of the layers (1F1B
@@ -142,10 +148,13 @@ MemoryReport MemoryOf(const Scenario& s) {
   return r;
 }
 
+bool TrainerFits(const Scenario& s, const perf::MemoryPlan& mem) {
+  return TrainerNeedGb(s, mem, TrainActivationMemory(s)) <= s.hardware.gpu.memory_gb;
+}
+
 bool Fits(const Scenario& s) {
   auto mem = perf::PlanMemory(s);
-  if (!mem) return false;
-  return TrainerNeedGb(s, *mem, TrainActivationMemory(s)) <= s.hardware.gpu.memory_gb;
+  return mem && TrainerFits(s, *mem);
 }
 
 }  // namespace rlcost::plan

@@ -60,5 +60,7 @@ MemoryReport MemoryOf(const Scenario& s);
 // True when the layout fits: the estimate's memory plan holds and the
 // trainer's activations (with recompute) and logits fit beside its state.
 bool Fits(const Scenario& s);
+// Of Fits: the trainer's state, activations and logits, given the memory plan.
+bool TrainerFits(const Scenario& s, const perf::MemoryPlan& mem);
 
 }  // namespace rlcost::plan

@@ -245,6 +245,7 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     Layout layout;
     Estimate e;
     double score;
+    int tier;
   };
   std::optional<Scored> best, second;
   std::optional<Estimate> literal_e;
@@ -282,10 +283,12 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     // The memory plan the estimate runs with, and the trainer's activations
     // and logits beside its state (plan/memory.h); the words only for the
     // literal layout, whose failure is reported.
-    const bool fits = Fits(c);
-    Result<Estimate> e = fits ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
-                              : Result<Estimate>(Fail(ErrorCode::kDoesNotFit, "placement",
-                                                      i == 0 ? MemoryOf(c).verdict : std::string()));
+    // Tier 0: fits with the trainer's activations; tier 1: only the memory
+    // plan the estimate runs with holds (used when no layout is tier 0).
+    auto mp = perf::PlanMemory(c);
+    const int tier = !mp ? 2 : TrainerFits(c, *mp) ? 0 : 1;
+    Result<Estimate> e = tier < 2 ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
+                                  : Result<Estimate>(Fail(mp.error()));
     if (!e) {
       if (i == 0) literal_err = e.error();
       // An error other than memory is the scenario's own (the literal
@@ -293,16 +296,19 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
       if (i == 0 && e.error().code != ErrorCode::kDoesNotFit) return Fail(e.error());
       continue;
     }
-    ++fitting;
+    if (tier == 0) ++fitting;
     if (i == 0) literal_e = *e;
     const double sc = Score(*e, opt.objective);
     if (!std::isfinite(sc)) continue;
-    Scored cur{cands[i], *e, sc};
-    // Ties keep the earlier layout (the literal one first).
-    if (!best || sc < best->score * (1 - 1e-12)) {
+    Scored cur{cands[i], *e, sc, tier};
+    // A lower tier first; ties keep the earlier layout (the literal one first).
+    auto better = [](const Scored& a, const Scored& b) {
+      return a.tier != b.tier ? a.tier < b.tier : a.score < b.score * (1 - 1e-12);
+    };
+    if (!best || better(cur, *best)) {
       second = std::move(best);
       best = std::move(cur);
-    } else if (!second || sc < second->score * (1 - 1e-12)) {
+    } else if (!second || better(cur, *second)) {
       second = std::move(cur);
     }
   }
@@ -353,6 +359,15 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     sum.why.push_back(literal_e ? fmt::format("as written (--no-plan): {}: {}", sum.literal, Figures(*literal_e))
                                 : fmt::format("as written (--no-plan): {}: does not run: {}", sum.literal,
                                               sum.literal_error));
+  }
+  if (best->tier > 0) {
+    sum.why.push_back(fmt::format("no layout holds the trainer's activations for the longest trajectory ({:.0f} "
+                                  "tokens, {:.1f} GB with recompute + {:.1f} GB of logits per GPU): the estimate "
+                                  "assumes the framework splits it (sequence packing limits, chunked logits); "
+                                  "`rlcost memory` shows the parts",
+                                  TrainActivationMemory(out.scenario).tokens,
+                                  TrainActivationMemory(out.scenario).recompute_gb,
+                                  TrainActivationMemory(out.scenario).logits_gb));
   }
   if (!st.train_layout && (best->layout.mode == PlacementMode::kDisaggregated || s.model.is_moe())) {
     sum.why.push_back("trainer: ZeRO-3 data parallel (its memory is the whole training state sharded over the "
