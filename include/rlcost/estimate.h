@@ -84,6 +84,34 @@ struct EnergyEstimate {
   double co2e_kg = 0;
 };
 
+// The layout an estimate ran with (placement as read, or as the planner
+// chose it): shown in the text and JSON (layout.*).
+struct LayoutSummary {
+  bool colocated = true;
+  int rollout_gpus = 0;
+  int train_gpus = 0;
+  int rollout_tp = 1;
+  int engines = 0;
+  bool dp_attention = false;
+  bool train_state_offloaded = false;  // colocated: moved to host memory while generating
+};
+
+// What the planner (src/plan) chose for the fields the scenario leaves out,
+// and why: the runner-up and the literal reading with their cost (plan.*).
+struct PlanSummary {
+  std::string objective = "cost";          // cost (dollars per step) | time (step wall time)
+  std::vector<std::string> chosen_fields;  // placement fields the planner chose
+  std::string layout;                      // the chosen layout, in words
+  std::string runner_up;                   // the best other layout, in words ("" = none)
+  double runner_up_usd_per_step = 0, runner_up_step_s = 0;
+  std::string literal;                     // the layout the scenario's defaults give (--no-plan)
+  std::optional<double> literal_usd_per_step, literal_step_s;
+  std::string literal_error;               // why the literal layout does not run, if it does not
+  int candidates = 0;                      // layouts tried
+  int fitting = 0;                         // of which fit in memory
+  std::vector<std::string> why;            // lines for the text
+};
+
 struct Estimate {
   std::string scenario_name;
   std::string method = "analytic";  // analytic | simulated
@@ -118,6 +146,8 @@ struct Estimate {
   UsdByPhase usd_by_phase;  // usd = usd_by_phase.total()
   EnergyEstimate energy;
   GoalEstimate goal;
+  LayoutSummary layout;
+  std::optional<PlanSummary> plan;       // set when the planner chose part of the layout
   std::vector<std::string> assumptions;  // what the numbers rest on, in words
 };
 

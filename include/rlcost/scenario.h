@@ -91,6 +91,16 @@ struct PlacementSpec {
   // when placement.offload.optimizer prices the move, or when the optimizer
   // lives in host memory anyway. docs/model.md, "Refit offload".
   RefitOffload refit_offload = RefitOffload::kPageable;
+  // Which layout choices the scenario states (its file or a --set); the
+  // planner (src/plan) chooses the rest. A Scenario built in code states
+  // none, and is read literally unless a caller plans it.
+  struct Stated {
+    bool mode = false;
+    bool split = false;         // rollout_gpus or train_gpus
+    bool rollout_tp = false;
+    bool dp_attention = false;
+    bool train_layout = false;  // any of train_tp, train_cp, train_pp, train_ep
+  } stated;
 };
 
 struct SandboxSpec {

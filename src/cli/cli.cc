@@ -21,6 +21,7 @@ std::span<const Command> Commands() {
       {"import", RegisterImport},       {"sweep", RegisterSweep},         {"serve", RegisterServe},
       {"optimize", RegisterOptimize},   {"sensitivity", RegisterSensitivity}, {"claims", RegisterClaims},
       {"forecast", RegisterForecast},
+      {"memory", RegisterMemory},
   };
   return kCommands;
 }

@@ -39,12 +39,17 @@ void RegisterEstimate(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("estimate", "closed-form (analytic) cost estimate of a scenario (default: the built-in one)");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default (scenarios/default.yaml)");
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    auto s = LoadAll(args->file, args->common);
+    auto loaded = LoadAll(args->file, args->common);
+    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
+    auto s = PlanIfAsked(std::move(*loaded), args->common);
     if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
-    auto e = EstimateAnalytic(*s);
+    auto e = EstimateAnalytic(s->scenario);
     if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
-    exit_code = Print(*s, *e, args->common.json);
+    e->plan = s->plan;
+    AddLiteralNotes(s->scenario, *e, args->common);
+    exit_code = Print(s->scenario, *e, args->common.json);
   });
 }
 
@@ -57,16 +62,21 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1'000'000'000));
   sub->add_option("--trace", args->trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    auto s = LoadAll(args->file, args->common);
+    auto loaded = LoadAll(args->file, args->common);
+    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
+    // The layout is planned with the closed form, then simulated.
+    auto s = PlanIfAsked(std::move(*loaded), args->common);
     if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
     sim::Options opt;
     opt.seed = args->seed;
     opt.steps = args->steps;
     opt.trace_path = args->trace;
-    auto e = EstimateSimulated(*s, opt);
+    auto e = EstimateSimulated(s->scenario, opt);
     if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
-    exit_code = Print(*s, *e, args->common.json);
+    e->plan = s->plan;
+    exit_code = Print(s->scenario, *e, args->common.json);
   });
 }
 

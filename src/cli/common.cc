@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "plan/plan.h"
 #include "report/report.h"
 #include "rlcost/calibration.h"
 
@@ -20,6 +21,39 @@ void AddCommon(CLI::App* sub, Common& c) {
   sub->add_option("--grid", c.grid,
                   "electricity grid for energy.co2e_kg: world (default), china, india, australia, germany, ireland, "
                   "canada, denmark, brazil, finland, france, or grams CO2e per kWh; same as --set energy.grid=...");
+}
+
+void AddPlanOptions(CLI::App* sub, Common& c) {
+  c.plans = true;
+  sub->add_flag("--no-plan", c.no_plan,
+                "read the placement literally: fields the scenario leaves out keep their defaults "
+                "(rollout_tp 1, colocated) instead of being planned");
+  sub->add_option("--plan-for", c.plan_for,
+                  "what the planner minimises for the placement fields the scenario leaves out: cost (dollars "
+                  "per step, default) or time (step wall time)")
+      ->check(CLI::IsMember({"cost", "time"}));
+}
+
+Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c) {
+  PlannedScenario out;
+  if (!c.plans || c.no_plan || !plan::AnythingToPlan(s)) {
+    out.scenario = std::move(s);
+    return out;
+  }
+  auto obj = plan::ObjectiveFromString(c.plan_for);
+  if (!obj) return Fail(obj.error());
+  auto p = plan::PlanLayout(s, {*obj});
+  if (!p) return Fail(p.error());
+  out.scenario = std::move(p->scenario);
+  out.plan = std::move(p->summary);
+  return out;
+}
+
+void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c) {
+  if (!c.plans || e.plan) return;  // a planned estimate says it in its plan lines
+  auto obj = plan::ObjectiveFromString(c.plan_for);
+  if (!obj) return;
+  for (auto& n : plan::LiteralNotes(s, e, {*obj})) e.step.notes.push_back(std::move(n));
 }
 
 namespace {

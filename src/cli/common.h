@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <system_error>
 
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
+#include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
 
 namespace rlcost::cli {
@@ -25,7 +27,26 @@ struct Common {
   bool json = false;                       // --json
   std::vector<std::string> prices;         // --price GPU=USD (repeatable): the catalog's price per GPU-hour
   std::string grid;                        // --grid: energy.grid (a region of the table or g CO2e/kWh)
+  // The layout planner (src/plan): on for the commands that AddPlanOptions.
+  bool plans = false;                      // the command offers --no-plan / --plan-for
+  bool no_plan = false;                    // --no-plan: read the placement literally
+  std::string plan_for = "cost";           // --plan-for cost|time
 };
+
+// Adds --no-plan and --plan-for to a subcommand whose scenario is planned.
+void AddPlanOptions(CLI::App* sub, Common& c);
+
+// The scenario with the placement fields it leaves out chosen by the planner,
+// unless --no-plan (or the command does not plan): the summary of what was
+// chosen, or nullopt when nothing was planned.
+struct PlannedScenario {
+  Scenario scenario;
+  std::optional<PlanSummary> plan;
+};
+Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c);
+// An estimate of `s` read literally carries the planner's notes (--no-plan):
+// a KV cache below the batch, and a layout that would do better.
+void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c);
 
 // Adds --catalog, --set, --calibration and --json to a subcommand.
 void AddCommon(CLI::App* sub, Common& c);
@@ -76,5 +97,6 @@ void RegisterOptimize(CLI::App& app, int& exit_code);
 void RegisterSensitivity(CLI::App& app, int& exit_code);
 void RegisterClaims(CLI::App& app, int& exit_code);
 void RegisterForecast(CLI::App& app, int& exit_code);
+void RegisterMemory(CLI::App& app, int& exit_code);
 
 }  // namespace rlcost::cli

@@ -19,6 +19,7 @@
 #include "explore/sweep.h"
 #include "econ/sensitivity.h"
 #include "fit/validate.h"
+#include "plan/plan.h"
 #include "report/claims_table.h"
 #include "report/html.h"
 #include "report/levers_table.h"
@@ -162,12 +163,32 @@ Result<Loaded> LoadOnBuiltin(const ScenarioInput& in) {
   return Loaded{*cat, std::move(*s)};
 }
 
+// The scenario with the layout fields it leaves out planned (ScenarioInput::plan_for).
+Result<std::pair<Scenario, std::optional<PlanSummary>>> Planned(const ScenarioInput& in, Scenario s) {
+  if (in.plan_for.empty() || !plan::AnythingToPlan(s)) return std::pair{std::move(s), std::optional<PlanSummary>()};
+  auto obj = plan::ObjectiveFromString(in.plan_for);
+  if (!obj) {
+    Error e = obj.error();
+    for (auto& p : e.problems) p.path = "plan_for";
+    return Fail(std::move(e));
+  }
+  auto p = plan::PlanLayout(s, {*obj});
+  if (!p) return Fail(p.error());
+  return std::pair{std::move(p->scenario), std::optional<PlanSummary>(std::move(p->summary))};
+}
+
 Result<nlohmann::json> Estimate(const ScenarioInput& in) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   auto e = EstimateAnalytic(s);
   if (!e) return Fail(e.error());
+  e->plan = planned->second;
+  if (!e->plan) {
+    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
+  }
   return report::EstimateToJson(s, *e);
 }
 
@@ -175,13 +196,16 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
   if (steps < 0) return Fail(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(steps));
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   sim::Options opt;
   opt.seed = seed;
   opt.steps = steps;
   sim::ScopedCancel polled(cancel);  // the simulator stops once *cancel is set
   auto e = EstimateSimulated(s, opt);
   if (!e) return Fail(e.error());
+  e->plan = planned->second;
   return report::EstimateToJson(s, *e);
 }
 
@@ -531,6 +555,11 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
 
   opt.fixed = fixed;
   opt.simulate = sw.simulate;
+  if (!in.plan_for.empty()) {
+    auto obj = plan::ObjectiveFromString(in.plan_for);
+    if (!obj) return Fail(ErrorCode::kInvalidInput, "plan_for", "'" + in.plan_for + "': expected cost or time");
+    opt.plan = *obj;
+  }
   opt.sim.seed = sw.seed;
   opt.sim.steps = sw.steps;
   opt.threads = sw.threads;

@@ -40,6 +40,10 @@ struct ScenarioInput {
   // false (the HTTP server): the scenario may not name files (pass-rate CSVs,
   // expect.relative_to), so a request can never make rlcost read a file.
   bool allow_files = true;
+  // The layout planner (src/plan) for the placement fields the scenario leaves
+  // out: "cost" (default), "time", or "" to read the placement literally
+  // (--no-plan). Estimate, Simulate and Sweep plan; other views read literally.
+  std::string plan_for = "cost";
 };
 
 // Knobs of the lever views; the defaults are those of the command line.

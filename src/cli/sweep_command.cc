@@ -85,6 +85,10 @@ void AddSweepOptions(CLI::App* sub, SweepArgs& a) {
   sub->add_option("--jobs", a.jobs, "threads (default: every core)");
   sub->add_option("--catalog", a.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
   sub->add_option("--set", a.sets, "fix a scenario field at every point, e.g. --set model=qwen3-32b; repeatable");
+  sub->add_flag("--no-plan", a.no_plan,
+                "read every point's placement literally instead of planning the fields it leaves out");
+  sub->add_option("--plan-for", a.plan_for, "what the planner minimises at every point: cost (default) or time")
+      ->check(CLI::IsMember({"cost", "time"}));
 }
 
 Result<PreparedSweep> PrepareSweep(const SweepArgs& a, const std::string& command_name) {
@@ -128,6 +132,11 @@ Result<PreparedSweep> PrepareSweep(const SweepArgs& a, const std::string& comman
   opt.fixed = fixed;
   if (auto ok = explore::Check(*doc, *catalog, *design, fixed); !ok) return Fail(ok.error());
   opt.simulate = a.simulate;
+  if (!a.no_plan) {
+    auto obj = plan::ObjectiveFromString(a.plan_for);
+    if (!obj) return Fail(obj.error());
+    opt.plan = *obj;
+  }
   opt.sim.seed = a.seed;
   opt.sim.steps = a.steps;
   opt.threads = a.jobs;

@@ -34,6 +34,8 @@ struct SweepArgs {
   int steps = 0;
   unsigned jobs = 0;
   std::string db, csv, jsonl;
+  bool no_plan = false;          // --no-plan: every point's placement read literally
+  std::string plan_for = "cost"; // --plan-for cost|time
 };
 
 // Adds the sweep's options (file, --vary, --sample, ... -o, --csv, --jsonl) to `sub`.

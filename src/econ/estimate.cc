@@ -213,6 +213,15 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   Estimate e;
   e.scenario_name = s.name;
   e.step = t;
+  e.layout.colocated = s.placement.mode == PlacementMode::kColocated;
+  e.layout.rollout_gpus = s.placement.rollout_gpus;
+  e.layout.train_gpus = s.placement.train_gpus;
+  e.layout.rollout_tp = s.placement.rollout_tp;
+  e.layout.engines = s.placement.rollout_tp > 0 ? s.placement.rollout_gpus / s.placement.rollout_tp : 0;
+  e.layout.dp_attention = s.placement.dp_attention;
+  if (e.layout.colocated) {
+    if (auto mem = perf::PlanMemory(s)) e.layout.train_state_offloaded = mem->train_state_offloaded;
+  }
   e.signal = sig;
   const double gpus = s.hardware.gpus + t.verifier_gpus;  // a dedicated judge's GPUs are the run's too
   const double gpu_s = t.time_s * gpus;
@@ -313,6 +322,12 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
 Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail) {
   auto sig = signal::Analyze(s, detail);
   if (!sig) return Fail(sig.error());
+  return econ_internal::EstimateAnalyticWithSignal(s, *sig, detail);
+}
+
+Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig_in,
+                                                           TextDetail detail) {
+  const signal::Summary* sig = &sig_in;
   auto t0 = econ_internal::ScheduledAnalyticStep(s, *sig, detail);
   if (!t0) return Fail(t0.error());
   auto t = WithVerifier(s, *t0, detail);

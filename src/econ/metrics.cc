@@ -106,6 +106,19 @@ std::vector<MetricDef> MakeMetrics() {
     {"energy.kwh_by_phase.evaluation", "kWh", "of which GPUs in evaluation passes", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.evaluation); }},
     {"energy.kwh_by_phase.restarts", "kWh", "of which GPUs through expected failures and restarts", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.restarts); }},
     {"signal.observed_pass_rate", "", "share of rollouts the verifier rewards (true pass rate seen through its errors)", false, [](const Estimate& e) -> Opt { return e.signal.observed_pass_rate; }},
+    {"layout.rollout_tp", "GPUs", "tensor-parallel size of one inference engine (placement.rollout_tp, as given or planned)", false, [](const Estimate& e) -> Opt { return e.layout.rollout_tp; }},
+    {"layout.engines", "", "inference engines (rollout GPUs / rollout_tp)", false, [](const Estimate& e) -> Opt { return e.layout.engines; }},
+    {"layout.rollout_gpus", "GPUs", "GPUs that generate (all of them when colocated)", false, [](const Estimate& e) -> Opt { return e.layout.rollout_gpus; }},
+    {"layout.train_gpus", "GPUs", "GPUs that train (all of them when colocated)", false, [](const Estimate& e) -> Opt { return e.layout.train_gpus; }},
+    {"layout.colocated", "", "1 when generation and training share every GPU, 0 when disaggregated", false, [](const Estimate& e) -> Opt { return e.layout.colocated ? 1.0 : 0.0; }},
+    {"layout.dp_attention", "", "1 when each engine runs attention data-parallel (placement.dp_attention)", false, [](const Estimate& e) -> Opt { return e.layout.dp_attention ? 1.0 : 0.0; }},
+    {"layout.train_state_offloaded", "", "1 when the training state moves to host memory while generating (colocated)", false, [](const Estimate& e) -> Opt { return e.layout.train_state_offloaded ? 1.0 : 0.0; }},
+    {"plan.candidates", "", "layouts the planner tried for the placement fields the scenario leaves out", false, [](const Estimate& e) -> Opt { return e.plan ? Opt(e.plan->candidates) : std::nullopt; }},
+    {"plan.fitting", "", "of which fit in GPU memory", false, [](const Estimate& e) -> Opt { return e.plan ? Opt(e.plan->fitting) : std::nullopt; }},
+    {"plan.runner_up_usd_per_step", "USD", "dollars per step of the best layout the planner did not choose", false, [](const Estimate& e) -> Opt { return e.plan && !e.plan->runner_up.empty() ? Opt(e.plan->runner_up_usd_per_step) : std::nullopt; }},
+    {"plan.runner_up_step_s", "s", "step wall time of the best layout the planner did not choose", false, [](const Estimate& e) -> Opt { return e.plan && !e.plan->runner_up.empty() ? Opt(e.plan->runner_up_step_s) : std::nullopt; }},
+    {"plan.literal_usd_per_step", "USD", "dollars per step of the scenario's layout read literally (--no-plan)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_usd_per_step : std::nullopt; }},
+    {"plan.literal_step_s", "s", "step wall time of the scenario's layout read literally (--no-plan)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_step_s : std::nullopt; }},
   };
   // clang-format on
 }

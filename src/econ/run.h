@@ -23,6 +23,11 @@ namespace rlcost::econ_internal {
 Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig,
                                          TextDetail detail = TextDetail::kFull);
 
+// EstimateAnalytic with the signal summary already computed (it does not
+// depend on the layout: the planner computes it once for every candidate).
+Result<Estimate> EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig,
+                                            TextDetail detail = TextDetail::kFull);
+
 // The number of schedule points ScheduledAnalyticStep evaluates.
 inline constexpr int kScheduleNodes = 5;
 

@@ -93,6 +93,19 @@ namespace {
 // Estimates the loaded point and fills the row's metrics (or its reason).
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
+  if (opt.plan && plan::AnythingToPlan(s)) {
+    auto p = plan::PlanLayout(s, {*opt.plan});
+    if (!p) {
+      row.status = StatusOf(p.error().code);
+      row.reason = Reason(p.error());
+      return;
+    }
+    Scenario planned = std::move(p->scenario);
+    SweepOptions literal = opt;
+    literal.plan.reset();
+    Finish(row, planned, literal, metrics);
+    return;
+  }
   // A row holds numbers only: the estimate leaves its notes unwritten.
   auto e = opt.simulate ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s, TextDetail::kNumbers);
   if (!e) {
@@ -141,11 +154,53 @@ PointRow PointRunner::Run(uint64_t index) const {
   // strings keep their storage from the last point.
   thread_local Scenario scratch;
   if (fast_.TryLoadInto(scratch, overrides)) {
-    Finish(row, scratch, opt_, metrics_);
+    FinishPlanned(row, scratch);
   } else {
-    Finish(row, fast_.Load(overrides), opt_, metrics_);
+    auto loaded = fast_.Load(overrides);
+    if (loaded) {
+      FinishPlanned(row, *loaded);
+    } else {
+      Finish(row, loaded, opt_, metrics_);
+    }
   }
   return row;
+}
+
+namespace {
+// Axes whose values cannot change the planned layout: the goal, and the base
+// model's pass rate without dynamic sampling (it changes which rollouts carry
+// signal, not the rollouts generated, the step's time or its dollars).
+bool LayoutNeutral(std::string_view key, const Scenario& s) {
+  if (key.rfind("goal.", 0) == 0) return true;
+  return key.rfind("environment.pass_rate", 0) == 0 && !s.algorithm.dynamic_sampling;
+}
+}  // namespace
+
+void PointRunner::FinishPlanned(PointRow& row, Scenario& s) const {
+  if (!opt_.plan || opt_.simulate || !plan::AnythingToPlan(s)) return Finish(row, s, opt_, metrics_);
+  // Points that differ only in layout-neutral axes share one plan.
+  std::string key;
+  for (size_t k = 0; k < row.values.size(); ++k) {
+    if (LayoutNeutral(design_.axes()[k].key, s)) continue;
+    key += row.values[k];
+    key += '\x1f';
+  }
+  auto it = plans_.find(key);
+  if (it == plans_.end()) {
+    auto p = plan::PlanLayout(s, {*opt_.plan});
+    if (!p) return Finish(row, s, opt_, metrics_);  // the planner's error, as RunPoint reports it
+    it = plans_.emplace(key, plan::LayoutOf(p->scenario)).first;
+  }
+  const plan::Layout& l = it->second;
+  s.placement.mode = l.mode;
+  s.placement.rollout_gpus = l.rollout_gpus;
+  s.placement.train_gpus = l.train_gpus;
+  s.placement.rollout_tp = l.rollout_tp;
+  s.placement.dp_attention = l.dp_attention;
+  s.placement.gpu_memory_utilization = l.gpu_memory_utilization;
+  SweepOptions literal = opt_;
+  literal.plan.reset();
+  Finish(row, s, literal, metrics_);
 }
 
 uint64_t PlannedPoints(const Design& design, const SweepOptions& opt) {

@@ -13,11 +13,13 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "explore/design.h"
+#include "plan/plan.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/sim.h"
@@ -41,6 +43,9 @@ struct SweepOptions {
   std::vector<const MetricDef*> metrics;  // columns; empty = DefaultMetrics()
   std::vector<Override> fixed;            // --set overrides applied at every point, before its own
   bool simulate = false;                  // discrete-event simulator instead of the closed form
+  // The layout planner at every point (src/plan): the placement fields the
+  // point leaves out are chosen for this objective; nullopt = read literally.
+  std::optional<plan::Objective> plan;
   sim::Options sim;                       // seed / steps when simulating
   unsigned threads = 0;                   // 0 = every core
   // Points run are first, first + stride, ... below last (processes split a sweep this way).
@@ -76,10 +81,14 @@ class PointRunner {
   PointRow Run(uint64_t index) const;
 
  private:
+  // Estimates the point, its layout planned when the options ask (a plan
+  // shared by points that differ only in layout-neutral axes).
+  void FinishPlanned(PointRow& row, Scenario& s) const;
   const Design& design_;
   const SweepOptions& opt_;
   spec_internal::FastOverrides fast_;
   std::vector<const MetricDef*> metrics_;
+  mutable std::map<std::string, plan::Layout> plans_;  // one runner per thread
 };
 
 // Runs the points and hands each row to `sink` in index order. Returns the

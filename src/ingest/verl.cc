@@ -63,6 +63,11 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   }
   if (auto tp = t.Int("actor_rollout_ref.rollout.tensor_model_parallel_size")) {
     out.Set("placement", "rollout_tp", std::to_string(*tp), "actor_rollout_ref.rollout.tensor_model_parallel_size");
+  } else {
+    // Not in the config: veRL's own default, what the run used
+    // (volcengine/verl verl/trainer/config/rollout/rollout.yaml @035682ed:
+    // tensor_model_parallel_size: 2), not rlcost's planner.
+    out.Set("placement", "rollout_tp", "2", "veRL's default rollout.tensor_model_parallel_size (rollout.yaml)");
   }
   if (auto engine = t.String("actor_rollout_ref.rollout.name")) {
     if (*engine == "vllm" || *engine == "sglang") {

@@ -65,6 +65,17 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     if (!e.goal.reachable) j["goal"]["reason"] = e.goal.reason;
     j["goal"]["curve_is_illustrative"] = e.goal.curve_is_illustrative;
   }
+  if (e.plan) {
+    const PlanSummary& p = *e.plan;
+    nlohmann::json& jp = j["plan"];
+    jp["objective"] = p.objective;
+    jp["chosen_fields"] = p.chosen_fields;
+    jp["layout"] = p.layout;
+    if (!p.runner_up.empty()) jp["runner_up"] = p.runner_up;
+    jp["literal"] = p.literal;
+    if (!p.literal_error.empty()) jp["literal_error"] = p.literal_error;
+    jp["why"] = p.why;
+  }
   j["signal"]["full_batch_impractical"] = e.signal.full_batch_impractical;
   if (e.signal.pilot.present) {
     const auto& p = e.signal.pilot;

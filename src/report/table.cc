@@ -81,6 +81,16 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        e.energy.co2e_kg, s.energy.grid, e.energy.g_co2e_per_kwh, s.energy.grid_source,
                        e.energy.rollout_w, e.energy.busy_w, e.energy.idle_w, s.hardware.gpu.tdp_w);
   }
+  // The layout, as given or as planned (and why), before the figures that rest on it.
+  if (e.plan) {
+    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
+  } else if (e.layout.rollout_gpus > 0) {
+    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
+                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
+                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
+                                                        e.layout.rollout_gpus, e.layout.train_gpus),
+                       e.layout.rollout_tp, e.layout.engines);
+  }
   if (e.signal.wasted_rollouts_per_step > 0) {
     out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step "
                        "({:.0f} GPU-s of generation{})\n",

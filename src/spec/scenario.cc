@@ -361,6 +361,13 @@ class Loader {
     }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
+    p.stated.mode = Reader::Child(n, "mode").IsDefined();
+    p.stated.split = Reader::Child(n, "rollout_gpus").IsDefined() || Reader::Child(n, "train_gpus").IsDefined();
+    p.stated.rollout_tp = Reader::Child(n, "rollout_tp").IsDefined();
+    p.stated.dp_attention = Reader::Child(n, "dp_attention").IsDefined();
+    for (const char* k : {"train_tp", "train_cp", "train_pp", "train_ep"}) {
+      if (Reader::Child(n, k).IsDefined()) p.stated.train_layout = true;
+    }
     if (Reader::Child(n, "gpu_memory_utilization").IsDefined()) {
       double u = 0.9;
       if (r_.Double(n, "gpu_memory_utilization", "placement", u, {.min = 0.0, .min_exclusive = true, .max = 1.0})) {

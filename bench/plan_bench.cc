@@ -1,0 +1,91 @@
+// The layout planner's cost (issue #26: planning adds at most 50 ms to
+// `estimate`, and a sweep with planning still runs >= 10^4 analytic points
+// per second per core). The scenarios leave their placement out, so every
+// layout field is planned: default.yaml without its placement block (8 H100s)
+// and Qwen3-235B-A22B on 64 H100s (the most layouts of the done-when cases).
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "explore/design.h"
+#include "explore/sweep.h"
+#include "plan/plan.h"
+#include "rlcost/estimate.h"
+#include "spec/document.h"
+
+namespace {
+
+using namespace rlcost;
+
+const char* kDefaultNoPlacement = R"(model: qwen3-8b
+hardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}
+environment:
+  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
+  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
+  pass_rate: {mean: 0.35, concentration: 2.0}
+algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
+goal: {target_pass_rate: 0.6}
+)";
+
+const char* kMoe235bNoPlacement = R"(model: qwen3-235b-a22b
+hardware: {gpu: h100-sxm, gpus: 64}
+environment:
+  prompt_tokens: {mean: 400, cv: 0.5, max: 2048}
+  response_tokens: {mean: 3000, cv: 0.7, max: 8192}
+algorithm: {group_size: 8, prompts_per_step: 128}
+)";
+
+void PlanThenEstimate(benchmark::State& state, const char* text, bool plan) {
+  auto cat = Catalog::Builtin();
+  auto s = cat ? LoadScenarioText(text, *cat) : Result<Scenario>(Fail(ErrorCode::kInternal, "", "no catalog"));
+  if (!s) {
+    state.SkipWithError("cannot load the scenario");
+    return;
+  }
+  for (auto _ : state) {
+    if (plan) {
+      auto p = plan::PlanLayout(*s);
+      auto e = p ? EstimateAnalytic(p->scenario) : Result<Estimate>(Fail(p.error()));
+      benchmark::DoNotOptimize(e);
+    } else {
+      auto e = EstimateAnalytic(*s);
+      benchmark::DoNotOptimize(e);
+    }
+  }
+}
+
+void BM_EstimateLiteral8xH100(benchmark::State& st) { PlanThenEstimate(st, kDefaultNoPlacement, false); }
+BENCHMARK(BM_EstimateLiteral8xH100)->Unit(benchmark::kMillisecond);
+void BM_PlanAndEstimate8xH100(benchmark::State& st) { PlanThenEstimate(st, kDefaultNoPlacement, true); }
+BENCHMARK(BM_PlanAndEstimate8xH100)->Unit(benchmark::kMillisecond);
+void BM_PlanAndEstimateQwen3_235b64xH100(benchmark::State& st) { PlanThenEstimate(st, kMoe235bNoPlacement, true); }
+BENCHMARK(BM_PlanAndEstimateQwen3_235b64xH100)->Unit(benchmark::kMillisecond);
+
+// The sweep of sweep_bench.cc (three keys over default.yaml), with the
+// placement left out and planned at every point.
+void BM_SweepAnalyticPlanned3Keys(benchmark::State& state) {
+  auto cat = Catalog::Builtin();
+  auto doc = spec_internal::ScenarioDocument::FromText(kDefaultNoPlacement, "<bench>", ".", "");
+  auto design = explore::Design::Grid({*explore::ParseAxis("algorithm.group_size=4..16:4"),
+                                       *explore::ParseAxis("algorithm.prompts_per_step=16,32,64,128"),
+                                       *explore::ParseAxis("environment.pass_rate.mean=0.1..0.5:0.1")});
+  if (!cat || !doc || !design) {
+    state.SkipWithError("cannot load the scenario or its design");
+    return;
+  }
+  explore::SweepOptions opt;
+  opt.plan = plan::Objective::kCost;
+  const explore::PointRunner runner(*doc, *cat, *design, opt);
+  uint64_t i = 0, ok = 0;
+  for (auto _ : state) {
+    auto row = runner.Run(i++ % design->size());
+    ok += row.status == explore::PointStatus::kOk;
+    benchmark::DoNotOptimize(row);
+  }
+  if (ok != static_cast<uint64_t>(state.iterations())) state.SkipWithError("a point did not run");
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepAnalyticPlanned3Keys)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,429 @@
+#include "plan/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "econ/run.h"
+#include "plan/memory.h"
+#include "rlcost/perf.h"
+#include "rlcost/signal.h"
+
+namespace rlcost::plan {
+namespace {
+
+// The engine's share of each GPU when the planner moves the training state
+// out of the way while generating: vLLM's default gpu_memory_utilization.
+constexpr double kEngineShare = 0.9;
+// A rollout_tp beyond this many GPUs is not tried: no framework's examples
+// shard one engine wider (DeepSeek-V3 bf16 on H100 needs 16).
+constexpr int kMaxRolloutTp = 64;
+// Splits of a disaggregated run tried at most (evenly spaced over the nodes).
+constexpr int kMaxSplits = 15;
+// A planned layout is worth a note over the literal one from this gain on.
+constexpr double kWorthNoting = 0.05;
+
+bool IsVllm(InferenceEngine e) { return e == InferenceEngine::kVllm || e == InferenceEngine::kVllmAsync; }
+
+// The loader's rule (spec/scenario.cc, CheckTpAgainstModel): tensor-parallel
+// attention splits the query and KV heads over the ranks.
+bool TpAllowed(const ModelSpec& m, int tp, bool dp_attention) {
+  if (dp_attention || tp <= 1 || m.heads <= 0 || m.kv_heads <= 0) return true;
+  if (m.heads % tp != 0) return false;
+  if (m.attention == Attention::kGqa && tp < m.kv_heads && m.kv_heads % tp != 0) return false;
+  if (m.attention == Attention::kGqa && tp > m.kv_heads && tp % m.kv_heads != 0) return false;
+  return true;
+}
+
+// The loader's rule for a stated trainer layout on `train_gpus` GPUs.
+bool TrainLayoutAllowed(const PlacementSpec& p, const ModelSpec& m, int train_gpus) {
+  const int mp = p.train_tp * p.train_cp * p.train_pp;
+  if (mp < 1 || train_gpus % mp != 0) return false;
+  if (p.train_ep > 1) {
+    if (!m.is_moe() || m.experts % p.train_ep != 0) return false;
+    if ((train_gpus / p.train_pp) % p.train_ep != 0) return false;
+  }
+  return true;
+}
+
+double Score(const Estimate& e, Objective o) { return o == Objective::kTime ? e.step.time_s : e.usd_per_step; }
+
+std::string Money(double usd) { return usd >= 100 ? fmt::format("${:.0f}", usd) : fmt::format("${:.2f}", usd); }
+
+std::string Figures(const Estimate& e) {
+  return fmt::format("{} per step, {:.1f} s per step", Money(e.usd_per_step), e.step.time_s);
+}
+
+std::string Reason(const Error& e) {
+  std::string out;
+  for (const auto& p : e.problems) {
+    if (!out.empty()) out += "; ";
+    out += p.message;
+  }
+  return out;
+}
+
+// Sequences one engine would run at once if its cache held them all: the
+// step's rollouts over the engines (async: the same batch in flight).
+double WantedPerEngine(const Scenario& s, const Estimate& e) {
+  const int tp = std::max(1, s.placement.rollout_tp);
+  const double engines = std::max(1, s.placement.rollout_gpus / tp);
+  return e.signal.rollouts_per_step / engines;
+}
+
+}  // namespace
+
+Result<Objective> ObjectiveFromString(std::string_view s) {
+  if (s == "cost") return Objective::kCost;
+  if (s == "time") return Objective::kTime;
+  return Fail(Error::Invalid("--plan-for", fmt::format("'{}': expected cost or time", s)));
+}
+
+Layout LayoutOf(const Scenario& s) {
+  const PlacementSpec& p = s.placement;
+  return {p.mode, p.rollout_gpus, p.train_gpus, p.rollout_tp, p.dp_attention, p.gpu_memory_utilization};
+}
+
+Scenario WithLayout(const Scenario& s, const Layout& l) {
+  Scenario c = s;
+  PlacementSpec& p = c.placement;
+  p.mode = l.mode;
+  p.rollout_gpus = l.rollout_gpus;
+  p.train_gpus = l.train_gpus;
+  p.rollout_tp = l.rollout_tp;
+  p.dp_attention = l.dp_attention;
+  p.gpu_memory_utilization = l.gpu_memory_utilization;
+  return c;
+}
+
+std::string Describe(const Layout& l) {
+  const int engines = l.rollout_tp > 0 ? l.rollout_gpus / l.rollout_tp : 0;
+  std::string out = l.mode == PlacementMode::kColocated
+                        ? fmt::format("colocated on {} GPUs", l.rollout_gpus)
+                        : fmt::format("disaggregated, {} rollout + {} training GPUs", l.rollout_gpus, l.train_gpus);
+  out += fmt::format(", rollout_tp {} ({} engine{})", l.rollout_tp, engines, engines == 1 ? "" : "s");
+  if (l.dp_attention) out += ", data-parallel attention";
+  if (l.mode == PlacementMode::kColocated && l.gpu_memory_utilization)
+    out += fmt::format(", engine takes {:g} of each GPU", *l.gpu_memory_utilization);
+  return out;
+}
+
+bool AnyLayoutFits(const Scenario& s) {
+  for (const Layout& l : Candidates(s)) {
+    if (l.rollout_tp > l.rollout_gpus || l.rollout_gpus % l.rollout_tp != 0) continue;
+    if (!TpAllowed(s.model, l.rollout_tp, l.dp_attention)) continue;
+    if (Fits(WithLayout(s, l))) return true;
+  }
+  return false;
+}
+
+Scenario WithGpus(const Scenario& s, int gpus) {
+  Scenario c = s;
+  c.hardware.gpus = gpus;
+  c.placement.stated.split = false;
+  if (c.placement.mode == PlacementMode::kColocated) {
+    c.placement.rollout_gpus = c.placement.train_gpus = gpus;
+  } else {
+    c.placement.train_gpus = std::max(1, gpus / 2);
+    c.placement.rollout_gpus = gpus - c.placement.train_gpus;
+  }
+  return c;
+}
+
+std::optional<int> SmallestFittingGpus(const Scenario& s, int limit) {
+  const int per_node = std::max(1, s.hardware.gpus_per_node);
+  std::vector<int> counts;
+  for (int n = 1; n < per_node; n *= 2) {
+    if (per_node % n == 0) counts.push_back(n);
+  }
+  for (int n = per_node; n <= limit; n += per_node) counts.push_back(n);
+  for (int n : counts) {
+    if (AnyLayoutFits(WithGpus(s, n))) return n;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> LargestFittingModel(const Scenario& s, const Catalog& catalog) {
+  std::vector<const ModelSpec*> models;
+  for (const auto& [id, m] : catalog.models()) models.push_back(&m);
+  std::sort(models.begin(), models.end(), [](const ModelSpec* a, const ModelSpec* b) {
+    return a->params_b != b->params_b ? a->params_b > b->params_b : a->id < b->id;
+  });
+  for (const ModelSpec* m : models) {
+    Scenario c = s;
+    c.model = *m;
+    c.model_id = m->id;
+    if (AnyLayoutFits(c)) return m->id;
+  }
+  return std::nullopt;
+}
+
+bool AnythingToPlan(const Scenario& s) {
+  const auto& st = s.placement.stated;
+  return !st.mode || !st.rollout_tp || !st.dp_attention || !st.split ||
+         (!s.placement.gpu_memory_utilization && s.placement.mode == PlacementMode::kColocated);
+}
+
+std::vector<Layout> Candidates(const Scenario& s) {
+  const PlacementSpec& p = s.placement;
+  const auto& st = p.stated;
+  const ModelSpec& m = s.model;
+  const int gpus = s.hardware.gpus;
+  const int per_node = std::max(1, s.hardware.gpus_per_node);
+  std::vector<Layout> out;
+  const Layout literal = LayoutOf(s);
+  out.push_back(literal);
+  auto add = [&](const Layout& l) {
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  };
+
+  std::vector<PlacementMode> modes;
+  if (st.mode) {
+    modes = {p.mode};
+  } else {
+    modes = {PlacementMode::kColocated};
+    if (gpus >= 2) modes.push_back(PlacementMode::kDisaggregated);
+  }
+  std::vector<std::pair<int, int>> splits_dis;
+  if (st.split && p.mode == PlacementMode::kDisaggregated) {
+    splits_dis.push_back({p.rollout_gpus, p.train_gpus});
+  } else if (gpus >= 2) {
+    // Whole nodes from two nodes on (a role per node, as the frameworks
+    // place them), single GPUs below.
+    const int unit = gpus >= 2 * per_node && gpus % per_node == 0 ? per_node : 1;
+    const int n = gpus / unit;
+    const int count = std::min(n - 1, kMaxSplits);
+    for (int i = 1; i <= count; ++i) {
+      const int k = count == n - 1 ? i : static_cast<int>(std::lround(double(i) * n / (count + 1)));
+      const int r = std::clamp(k, 1, n - 1) * unit;
+      if (splits_dis.empty() || splits_dis.back().first != r) splits_dis.push_back({r, gpus - r});
+    }
+  }
+  std::vector<bool> dps;
+  const bool dp_possible = m.is_moe() || !IsVllm(p.engine);
+  if (st.dp_attention || !dp_possible) {
+    dps = {p.dp_attention};
+  } else {
+    dps = {false, true};
+  }
+  for (PlacementMode mode : modes) {
+    std::vector<std::pair<int, int>> splits =
+        mode == PlacementMode::kColocated ? std::vector<std::pair<int, int>>{{gpus, gpus}} : splits_dis;
+    std::vector<std::optional<double>> shares;
+    if (mode == PlacementMode::kColocated && !p.gpu_memory_utilization) {
+      shares = {std::nullopt, kEngineShare};
+    } else {
+      shares = {p.gpu_memory_utilization};
+    }
+    for (auto [r, t] : splits) {
+      if (st.train_layout && !TrainLayoutAllowed(p, m, t)) continue;
+      std::vector<int> tps;
+      if (st.rollout_tp) {
+        tps = {p.rollout_tp};
+      } else {
+        for (int tp = 1; tp <= std::min(r, kMaxRolloutTp); tp *= 2) tps.push_back(tp);
+      }
+      for (int tp : tps) {
+        if (tp > r || r % tp != 0) continue;
+        for (bool dp : dps) {
+          if (dp && tp == 1 && !st.dp_attention) continue;  // one rank: the same engine
+          if (!TpAllowed(m, tp, dp)) continue;
+          for (const auto& share : shares) add({mode, r, t, tp, dp, share});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
+  auto sig = signal::Analyze(s, TextDetail::kNumbers);
+  if (!sig) return Fail(sig.error());
+  const std::vector<Layout> cands = Candidates(s);
+  struct Scored {
+    Layout layout;
+    Estimate e;
+    double score;
+    int tier;
+  };
+  std::optional<Scored> best, second;
+  std::optional<Estimate> literal_e;
+  std::optional<Error> literal_err;
+  int fitting = 0;
+  // One working copy whose placement each candidate rewrites (a Scenario
+  // holds distributions and strings: copying it per candidate would cost more
+  // than the estimate in a sweep).
+  Scenario c = s;
+  // The goal's steps do not depend on the layout and cost as much as a step
+  // to count: left out of the candidates' estimates.
+  c.goal.target_pass_rate.reset();
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Layout& l = cands[i];
+    // The engine share 0.9 moves the training state to host memory while
+    // generating; when the same layout without it does so anyway, the two
+    // are the same run (or the share leaves no room): skip it.
+    if (i > 0 && l.mode == PlacementMode::kColocated && l.gpu_memory_utilization &&
+        !s.placement.gpu_memory_utilization) {
+      c.placement.mode = l.mode;
+      c.placement.rollout_gpus = l.rollout_gpus;
+      c.placement.train_gpus = l.train_gpus;
+      c.placement.rollout_tp = l.rollout_tp;
+      c.placement.dp_attention = l.dp_attention;
+      c.placement.gpu_memory_utilization.reset();
+      auto m = perf::PlanMemory(c);
+      if (m && m->train_state_offloaded) continue;
+    }
+    c.placement.mode = l.mode;
+    c.placement.rollout_gpus = l.rollout_gpus;
+    c.placement.train_gpus = l.train_gpus;
+    c.placement.rollout_tp = l.rollout_tp;
+    c.placement.dp_attention = l.dp_attention;
+    c.placement.gpu_memory_utilization = l.gpu_memory_utilization;
+    // The memory plan the estimate runs with, and the trainer's activations
+    // and logits beside its state (plan/memory.h); the words only for the
+    // literal layout, whose failure is reported.
+    // Tier 0: fits with the trainer's activations; tier 1: only the memory
+    // plan the estimate runs with holds (used when no layout is tier 0).
+    auto mp = perf::PlanMemory(c);
+    const int tier = !mp ? 2 : TrainerFits(c, *mp) ? 0 : 1;
+    Result<Estimate> e = tier < 2 ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
+                                  : Result<Estimate>(Fail(mp.error()));
+    if (!e) {
+      if (i == 0) literal_err = e.error();
+      // An error other than memory is the scenario's own (the literal
+      // reading reports it): planning does not hide it.
+      if (i == 0 && e.error().code != ErrorCode::kDoesNotFit) return Fail(e.error());
+      continue;
+    }
+    if (tier == 0) ++fitting;
+    if (i == 0) literal_e = *e;
+    const double sc = Score(*e, opt.objective);
+    if (!std::isfinite(sc)) continue;
+    Scored cur{cands[i], *e, sc, tier};
+    // A lower tier first; ties keep the earlier layout (the literal one first).
+    auto better = [](const Scored& a, const Scored& b) {
+      return a.tier != b.tier ? a.tier < b.tier : a.score < b.score * (1 - 1e-12);
+    };
+    if (!best || better(cur, *best)) {
+      second = std::move(best);
+      best = std::move(cur);
+    } else if (!second || better(cur, *second)) {
+      second = std::move(cur);
+    }
+  }
+  if (!best) {
+    Error err = literal_err ? *literal_err : Error(ErrorCode::kDoesNotFit, "placement", "no layout fits");
+    err.problems.push_back({"placement", fmt::format("no other layout fits either: the planner tried {} "
+                                                     "(rollout_tp, colocated / disaggregated splits)",
+                                                     cands.size())});
+    return Fail(std::move(err));
+  }
+  Planned out;
+  out.scenario = WithLayout(s, best->layout);
+  out.changed = !(best->layout == cands.front());
+  PlanSummary& sum = out.summary;
+  sum.objective = opt.objective == Objective::kTime ? "time" : "cost";
+  const auto& st = s.placement.stated;
+  if (!st.mode) sum.chosen_fields.push_back("placement.mode");
+  if (!st.split && best->layout.mode == PlacementMode::kDisaggregated) {
+    sum.chosen_fields.push_back("placement.rollout_gpus");
+    sum.chosen_fields.push_back("placement.train_gpus");
+  }
+  if (!st.rollout_tp) sum.chosen_fields.push_back("placement.rollout_tp");
+  if (!st.dp_attention && (s.model.is_moe() || !IsVllm(s.placement.engine)))
+    sum.chosen_fields.push_back("placement.dp_attention");
+  if (!s.placement.gpu_memory_utilization && best->layout.mode == PlacementMode::kColocated)
+    sum.chosen_fields.push_back("placement.gpu_memory_utilization");
+  sum.layout = Describe(best->layout);
+  sum.candidates = static_cast<int>(cands.size());
+  sum.fitting = fitting;
+  sum.literal = Describe(cands.front());
+  if (literal_e) {
+    sum.literal_usd_per_step = literal_e->usd_per_step;
+    sum.literal_step_s = literal_e->step.time_s;
+  } else if (literal_err) {
+    sum.literal_error = Reason(*literal_err);
+  }
+  const char* goal = opt.objective == Objective::kTime ? "the shortest step" : "the fewest dollars per step";
+  sum.why.push_back(fmt::format("layout planned for {}: {}: {} ({} layouts tried, {} fit in memory)", goal,
+                                sum.layout, Figures(best->e), sum.candidates, sum.fitting));
+  if (second) {
+    sum.runner_up = Describe(second->layout);
+    sum.runner_up_usd_per_step = second->e.usd_per_step;
+    sum.runner_up_step_s = second->e.step.time_s;
+    sum.why.push_back(fmt::format("runner-up: {}: {} ({:+.1f}%)", sum.runner_up, Figures(second->e),
+                                  100.0 * (second->score / best->score - 1.0)));
+  }
+  if (out.changed) {
+    sum.why.push_back(literal_e ? fmt::format("as written (--no-plan): {}: {}", sum.literal, Figures(*literal_e))
+                                : fmt::format("as written (--no-plan): {}: does not run: {}", sum.literal,
+                                              sum.literal_error));
+  }
+  if (best->tier > 0) {
+    sum.why.push_back(fmt::format("no layout holds the trainer's activations for the longest trajectory ({:.0f} "
+                                  "tokens, {:.1f} GB with recompute + {:.1f} GB of logits per GPU): the estimate "
+                                  "assumes the framework splits it (sequence packing limits, chunked logits); "
+                                  "`rlcost memory` shows the parts",
+                                  TrainActivationMemory(out.scenario).tokens,
+                                  TrainActivationMemory(out.scenario).recompute_gb,
+                                  TrainActivationMemory(out.scenario).logits_gb));
+  }
+  if (!st.train_layout && (best->layout.mode == PlacementMode::kDisaggregated || s.model.is_moe())) {
+    sum.why.push_back("trainer: ZeRO-3 data parallel (its memory is the whole training state sharded over the "
+                      "training GPUs either way; Megatron tensor/pipeline/expert parallel would add a pipeline "
+                      "bubble and all-to-alls here; state placement.train_* to price one)");
+  }
+  if (s.pipeline.mode == PipelineMode::kAsync) {
+    sum.why.push_back(fmt::format("async staleness kept at {:g}: the estimate prices no quality cost for stale "
+                                  "rollouts, so it is not planned",
+                                  s.pipeline.max_staleness));
+  }
+  // No silent cliff: the chosen layout's cache below the batch it is given.
+  const double wanted = WantedPerEngine(out.scenario, best->e);
+  if (best->e.step.kv_capacity_sequences > 0 && best->e.step.kv_capacity_sequences < wanted) {
+    sum.why.push_back(fmt::format("even the planned layout's KV cache holds {:.1f} sequences per engine, below "
+                                  "the {:.0f} each would run at once: generation runs in waves; more GPUs or "
+                                  "an fp8 KV cache raise it",
+                                  best->e.step.kv_capacity_sequences, wanted));
+  }
+  return out;
+}
+
+std::vector<std::string> LiteralNotes(const Scenario& s, const Estimate& literal, const Options& opt) {
+  std::vector<std::string> notes;
+  const double wanted = WantedPerEngine(s, literal);
+  const double cap = literal.step.kv_capacity_sequences;
+  std::optional<Planned> p;
+  if (auto r = PlanLayout(s, opt)) p = std::move(*r);
+  if (cap > 0 && cap < wanted) {
+    std::string fix;
+    if (p && p->changed) {
+      auto e = econ_internal::EstimateAnalyticWithSignal(p->scenario, literal.signal, TextDetail::kNumbers);
+      if (e) fix = fmt::format("; {} holds {:.1f}", Describe(LayoutOf(p->scenario)), e->step.kv_capacity_sequences);
+    }
+    std::string cause;
+    if (s.placement.mode == PlacementMode::kColocated && !literal.layout.train_state_offloaded) {
+      if (auto mem = perf::PlanMemory(s)) {
+        cause = fmt::format(" (the training state, {:.1f} GB per GPU, stays on the GPU beside the engine because it "
+                            "fits; placement.gpu_memory_utilization: 0.9 moves it to host memory while generating)",
+                            mem->train_state_gb + mem->critic_state_gb + mem->reference_gb);
+      }
+    }
+    notes.push_back(fmt::format("KV cache below the batch: rollout_tp {} leaves room for {:.1f} sequences per "
+                                "engine, but each engine is given {:.0f} at once, so generation runs in waves{}{}",
+                                s.placement.rollout_tp, cap, wanted, cause, fix));
+  }
+  if (p && p->changed) {
+    const double lit = Score(literal, opt.objective);
+    auto e = econ_internal::EstimateAnalyticWithSignal(p->scenario, literal.signal, TextDetail::kNumbers);
+    if (e && Score(*e, opt.objective) < lit * (1 - kWorthNoting)) {
+      notes.push_back(fmt::format("layout: {} would give {} (as written: {}); rlcost plans the fields a scenario "
+                                  "leaves out unless --no-plan",
+                                  Describe(LayoutOf(p->scenario)), Figures(*e), Figures(literal)));
+    }
+  }
+  return notes;
+}
+
+}  // namespace rlcost::plan
