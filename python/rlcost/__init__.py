@@ -238,8 +238,8 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
         raise ValueError(f"timeout must be a number of seconds > 0 or None, got {timeout}")
     if isinstance(metrics, str):
         metrics = [metrics]
-    # jobs: threads (0 = every core); more than the machine allows start as
-    # many as it does (the sweep does not fail for it).
+    # jobs: threads (0 = every core; at most one per core), on those that
+    # start where the machine limits threads.
     result = _result(_rlcost.sweep(*_scenario(scenario), _sets(overrides), _json.dumps(vary, allow_nan=False),
                                    sample, _int("seed", seed, 0, _U64_MAX), list(metrics or ()), bool(simulate),
                                    _int("steps", steps, 0, _INT_MAX), _int("jobs", jobs, 0, 4096), max_points,

@@ -253,10 +253,11 @@ def test_argument_out_of_range_names_the_argument(call, name):
 
 
 def test_sweep_with_more_jobs_than_the_machine_allows_runs():
-    # jobs=200 used to end the interpreter (std::terminate) where the threads
-    # could not all start. Here the address space is capped at what the
-    # interpreter uses plus 256 MiB, room for ~30 thread stacks of 8 MiB, and
-    # a 200-point grid asks for 200 threads: the sweep runs on those it gets.
+    # jobs=200 used to end the interpreter (std::terminate, or glibc's abort
+    # when a thread's TLS cannot be allocated) where the threads could not all
+    # start. Here the address space is capped at what the interpreter uses
+    # plus 256 MiB, and a 200-point grid asks for 200 threads: the sweep runs
+    # at most one thread per core, on those of them that start.
     import sys
     code = (
         "import resource, rlcost\n"

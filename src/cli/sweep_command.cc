@@ -82,7 +82,7 @@ void AddSweepOptions(CLI::App* sub, SweepArgs& a) {
   sub->add_option("-o,--output", a.db, "SQLite database to write (default sweep.db when no --csv/--jsonl)");
   sub->add_option("--csv", a.csv, "also write the rows as CSV");
   sub->add_option("--jsonl", a.jsonl, "also write the rows as JSON Lines");
-  sub->add_option("--jobs", a.jobs, "threads (default: every core)");
+  sub->add_option("--jobs", a.jobs, "threads (default and at most: one per core)");
   sub->add_option("--catalog", a.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
   sub->add_option("--set", a.sets, "fix a scenario field at every point, e.g. --set model=qwen3-32b; repeatable");
   sub->add_flag("--no-plan", a.no_plan,

@@ -215,7 +215,12 @@ uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& cat
   if (opt.metrics.empty()) opt.metrics = DefaultMetrics();
   const uint64_t count = PlannedPoints(design, opt);
   if (count == 0) return 0;
-  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  // At most one thread per core: the points are computation only, so more
+  // threads would not finish sooner, and a very large --jobs (200) only risks
+  // the machine's thread and memory limits (glibc aborts, uncatchably, when a
+  // thread's TLS cannot be allocated).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = opt.threads ? std::min(opt.threads, cores) : cores;
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, count));
 
   std::mutex mu;

@@ -3,6 +3,8 @@
 // colocated and pipelined drivers (sim/simulator_internal.h).
 #include "sim/simulator_internal.h"
 
+#include "sim/cancel.h"
+
 namespace rlcost::sim::internal {
 
 // ---------------------------------------------------------------------------
@@ -177,7 +179,10 @@ Result<void> Simulator::RunSyncColocated() {
       MaterializeBatch(b);
       if (too_long_) return Fail(*too_long_);  // cut short (cancelled) or unschedulable
       sync_done_flag_ = false;
-      for (int i = 0; i < g_; ++i) StartTrajectory(b * g_ + i, i % n_engines_);
+      for (int i = 0; i < g_; ++i) {
+        if ((i & 4095) == 4095 && CancelRequested()) return Fail(CancelledError());
+        StartTrajectory(b * g_ + i, i % n_engines_);
+      }
       for (int e = 0; e < n_engines_; ++e) {
         Engine& en = engines_[e];
         en.peak_batch = 0;

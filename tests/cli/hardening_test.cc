@@ -409,7 +409,8 @@ TEST(Hardening, NodeCountsWhoseProductOverflowsAreAnError) {
 TEST(Hardening, ASweepWithMoreJobsThanTheMachineAllowsRunsOnTheThreadsItGets) {
   // #27 item 7: `sweep --jobs 200` under a thread limit aborted and left
   // .partial files. The address space is capped at 600 MB: room for the
-  // program and a few dozen 8 MiB thread stacks, not 200.
+  // program and a few dozen 8 MiB thread stacks, not 200. The sweep runs at
+  // most one thread per core, and on those of them that start.
   TempDir d;
   const std::string out = (d.path / "rows.jsonl").string();
   CmdResult r = rlcost::test::RunCommand("ulimit -v 600000; timeout 120 " RLCOST_BINARY

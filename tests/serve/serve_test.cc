@@ -538,7 +538,9 @@ TEST_F(Serve, SlowHeadersAreCutAtTheRequestDeadline) {
 
 TEST_F(Serve, AbandonedSimulationsStop) {
   // #27 item 6: simulations ran on 26-50 s after their 504 or the client's
-  // disconnect, holding every simulation slot. Now they stop within a second.
+  // disconnect, holding every simulation slot. Now they stop within ~0.5 s on
+  // an idle machine (5 s allowed: the suite runs beside other work; this
+  // simulation alone takes ~15 s on an idle core).
   const std::string heavy =
       R"({"steps": 20, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 16384, "group_size": 64}}})";
   auto [status, j] = Post("/v1/simulate", heavy);
@@ -551,7 +553,7 @@ TEST_F(Serve, AbandonedSimulationsStop) {
     }
     return false;
   };
-  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::milliseconds(1500)));
+  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::seconds(5)));
   // A client that leaves: its simulation stops too.
   int fd = Connect();
   ASSERT_GE(fd, 0);
@@ -561,7 +563,7 @@ TEST_F(Serve, AbandonedSimulationsStop) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(Running("simulations_running"), 1);
   close(fd);
-  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::milliseconds(1500)));
+  EXPECT_TRUE(stopped_within("simulations_running", std::chrono::seconds(5)));
   // A sweep left by its client stops in the middle of its point.
   const std::string sweep =
       R"({"simulate": true, "steps": 20, "vary": {"algorithm.group_size": [64, 65]}, "scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "algorithm": {"prompts_per_step": 16384}}})";
@@ -573,7 +575,7 @@ TEST_F(Serve, AbandonedSimulationsStop) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(Running("sweeps_running"), 1);
   close(fd);
-  EXPECT_TRUE(stopped_within("sweeps_running", std::chrono::milliseconds(1500)));
+  EXPECT_TRUE(stopped_within("sweeps_running", std::chrono::seconds(5)));
   ExpectHealthy();
 }
 
