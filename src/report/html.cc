@@ -840,7 +840,7 @@ std::string RenderHtml(const HtmlInput& in) {
     body += fmt::format("<tr><td><b>run</b></td><td><b>{}</b></td><td>100%</td><td style=\"text-align:left\">{} CO2e "
                         "on the {} grid ({:g} g/kWh: {}); GPU boards only, at measured shares of the {:.0f} W power "
                         "limit (host, network and cooling not included)</td></tr></table>",
-                        HtmlEscape(FormatValue(e.energy.kwh, "kWh")), HtmlEscape(FormatValue(e.energy.co2e_kg, "kg")),
+                        HtmlEscape(FormatValue(e.energy.kwh, "kWh")), HtmlEscape(fmt::format("{:.4g} kg", e.energy.co2e_kg)),
                         HtmlEscape(sc.energy.grid), e.energy.g_co2e_per_kwh, HtmlEscape(sc.energy.grid_source),
                         sc.hardware.gpu.tdp_w);
   }

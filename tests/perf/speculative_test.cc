@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "econ/levers.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "support.h"
@@ -88,8 +89,8 @@ TEST(Speculative, DraftWeightsAndKvShrinkTheKvBudget) {
   // DeepSeek-V3's MTP layer: (671e9 - 2 x 129280 x 7168) / 61 = 10.96962e9
   // parameters, 2 bytes each in bf16 = 21.93924e9 B. Its KV cache: 1/61 of the
   // model's per token.
-  auto plain = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml");
-  auto spec = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
+  auto plain = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml");
+  auto spec = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
   EXPECT_DOUBLE_EQ(DraftWeightBytes(plain), 0.0);
   EXPECT_NEAR(DraftWeightBytes(spec), 21.93924e9, 1e4);
   EXPECT_NEAR(DraftKvShare(spec), 1.0 / 61.0, 1e-15);
@@ -107,8 +108,8 @@ TEST(Speculative, ReproducesNemoRlPr2779StepTimeWithinTwentyPercent) {
   // NVIDIA-NeMo/RL PR #2779: DeepSeek-V3, 256 colocated H100s, MTP with one
   // speculative token: step 121.2 -> 100.5 s. The acceptance is the DeepSeek-V3
   // report's 0.85, not fitted.
-  auto plain = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml");
-  auto spec = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
+  auto plain = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml");
+  auto spec = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
   auto e0 = EstimateAnalytic(plain).value();
   auto e1 = EstimateAnalytic(spec).value();
   EXPECT_LT(std::abs(e1.step.time_s / 100.5 - 1), 0.2) << e1.step.time_s;
@@ -134,6 +135,34 @@ TEST(Speculative, SimulatorAndClosedFormBothSpeedUpASmallBatchRun) {
   // verification that costs about one plain iteration: rollout well under 0.7x.
   EXPECT_LT(a1.step.rollout_s, 0.7 * a0.step.rollout_s);
   EXPECT_LT(s1.step.rollout_s, 0.7 * s0.step.rollout_s);
+}
+
+TEST(Speculative, WaterfallLeverPaysOnDeepSeekAndTheBaselineDecodesPlainly) {
+  // The PR #2779 run: the naive baseline (dense, H100) decodes plainly; the
+  // MoE stage brings DeepSeek-V3 back (119 s, as the case without speculation);
+  // the speculative stage applies the scenario's own MTP settings: 104 s.
+  auto spec = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
+  levers::Options opt;
+  opt.order = {levers::Lever::kMoe, levers::Lever::kSpeculative};
+  auto wf = levers::BuildWaterfall(spec, Cat(), opt);
+  ASSERT_TRUE(wf.has_value()) << wf.error().ToString();
+  EXPECT_FALSE(wf->baseline.scenario.engine.speculative.has_value());
+  ASSERT_EQ(wf->stages.size(), 2u);
+  ASSERT_TRUE(wf->stages[0].ok && wf->stages[1].ok);
+  EXPECT_FALSE(wf->stages[0].scenario.engine.speculative.has_value());
+  ASSERT_TRUE(wf->stages[1].scenario.engine.speculative.has_value());
+  EXPECT_EQ(wf->stages[1].scenario.engine.speculative->method, SpeculativeMethod::kMtp);
+  const double moe_s = *wf->stages[0].values[levers::kStepTime], spec_s = *wf->stages[1].values[levers::kStepTime];
+  EXPECT_LT(spec_s, moe_s);
+  EXPECT_NEAR(spec_s, EstimateAnalytic(spec).value().step.time_s, 5e-3 * spec_s);
+  EXPECT_NE(wf->stages[1].detail.find("1.85 tokens per verification"), std::string::npos) << wf->stages[1].detail;
+  EXPECT_EQ(levers::LeverFromString("speculative"), levers::Lever::kSpeculative);
+}
+
+TEST(Speculative, MethodNoneIsPlainDecoding) {
+  auto none = With({{"engine.speculative.method", "none"}});
+  EXPECT_FALSE(none.engine.speculative.has_value());
+  EXPECT_DOUBLE_EQ(EstimateAnalytic(none).value().step.time_s, EstimateAnalytic(With({})).value().step.time_s);
 }
 
 TEST(Speculative, BadFieldsAreErrorsNamingThePath) {
