@@ -182,8 +182,11 @@ TEST(WeightSync, MegatronExportGathersEveryTensorOnEveryRank) {
 // NeMo RL's refit of a disaggregated engine (nemo_rl/utils/packed_tensor.py
 // packed_broadcast_producer @ c339070, r0.6.0): two buffers on two CUDA
 // streams, the export (the trainer's gather) of bucket i + 1 runs while bucket
-// i is broadcast. The NeMo RL v0.6 DeepSeek-V3 one-step-off case as written
-// (ZeRO-3 trainer on 256 H100, 256 rollout GPUs at TP 32):
+// i is broadcast. The NeMo RL v0.6 DeepSeek-V3 one-step-off case with its
+// trainer read as ZeRO-3 on 256 H100 (the shared file now states the recipe's
+// Megatron PP 16 x EP 16, whose gather is tested above; here the trainer's
+// layout is set back to ZeRO-3 so that the pipelining is what is checked),
+// 256 rollout GPUs at TP 32:
 //   gather   1342e9 x 255/256 / 41e9            = 32.604 s
 //   transfer 1342e9 / 41e9                       = 32.732 s
 //   buckets  ceil(1342e9 / 4096 MiB)             = 313
@@ -196,6 +199,7 @@ TEST(WeightSync, PipelinedBucketsHideTheGatherUnderTheBroadcast) {
                             Cat());
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
   EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPipelined);  // the default
+  s->placement.train_tp = s->placement.train_pp = s->placement.train_ep = s->placement.train_cp = 1;
   const WeightSyncParts p = WeightSync(*s);
   EXPECT_NEAR(p.gather_s, 32.604, 2e-3);
   EXPECT_NEAR(p.transfer_s, 32.732, 2e-3);
