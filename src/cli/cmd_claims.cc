@@ -26,10 +26,15 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
       "scenario: the essay's figure, rlcost's, and whether it holds");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
     Catalog cat;
-    auto s = LoadAll(args->file, args->common, &cat);
-    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto loaded = LoadAll(args->file, args->common, &cat);
+    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
+    // The user's own run, its left-out layout fields planned (--no-plan: literally).
+    auto planned = PlanIfAsked(std::move(*loaded), args->common);
+    if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
+    const Scenario* s = &planned->scenario;
     auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
     if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
     const bool illustrative = RestsOnIllustrativeCurve(*s);

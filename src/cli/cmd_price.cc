@@ -32,10 +32,15 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 10'000));
   AddDiscountOptions(sub, args->discounts);
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
     Catalog cat;
-    auto s = LoadAll(args->file, args->common, &cat);
-    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto loaded = LoadAll(args->file, args->common, &cat);
+    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
+    // The user's own run, its left-out layout fields planned (--no-plan: literally).
+    auto planned = PlanIfAsked(std::move(*loaded), args->common);
+    if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
+    const Scenario* s = &planned->scenario;
     std::vector<levers::Lever> stack;
     if (!args->stack.empty()) {
       auto st = levers::ParseLeverList(args->stack, "--stack");

@@ -22,10 +22,15 @@ void RegisterWaterfall(CLI::App& app, int& exit_code) {
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   AddLeverOptions(sub, args->levers);
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
     Catalog cat;
-    auto s = LoadAll(args->file, args->common, &cat);
-    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    auto loaded = LoadAll(args->file, args->common, &cat);
+    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
+    // The user's own run, its left-out layout fields planned (--no-plan: literally).
+    auto planned = PlanIfAsked(std::move(*loaded), args->common);
+    if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
+    const Scenario* s = &planned->scenario;
     auto opt = ToOptions(args->levers);
     if (!opt) { exit_code = PrintError(opt.error(), args->common.json); return; }
     auto wf = levers::BuildWaterfall(*s, cat, *opt);

@@ -375,9 +375,8 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
                       "bubble and all-to-alls here; state placement.train_* to price one)");
   }
   if (s.pipeline.mode == PipelineMode::kAsync) {
-    sum.why.push_back(fmt::format("async staleness kept at {:g}: the estimate prices no quality cost for stale "
-                                  "rollouts, so it is not planned",
-                                  s.pipeline.max_staleness));
+    sum.why.push_back("async staleness is not planned (kept as written): the estimate prices no quality cost "
+                      "for stale rollouts, so planning it would always choose the stalest");
   }
   // No silent cliff: the chosen layout's cache below the batch it is given.
   const double wanted = WantedPerEngine(out.scenario, best->e);

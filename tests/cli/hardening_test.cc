@@ -141,7 +141,9 @@ TEST(Hardening, MultiTurnContextThatFitsNoEngineEndsWithAnError) {
   std::string text, line;
   while (std::getline(in, line))
     if (!Has(line, "rollout_tp: 2")) text += line + "\n";
-  CmdResult r = Rlcost("simulate " + d.Write("swe.yaml", text) + " --json --steps 2");
+  // --no-plan: the layout as written (rollout_tp 1); planned, a wider engine
+  // holds the trajectories and the run simulates.
+  CmdResult r = Rlcost("simulate " + d.Write("swe.yaml", text) + " --json --steps 2 --no-plan");
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_TRUE(Has(r.err, "memory") && Has(r.err, "could never be scheduled")) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["code"], "does_not_fit");
