@@ -1,4 +1,5 @@
 #include "cli/ops.h"
+#include "cli/illustrative.h"
 
 #include <algorithm>
 #include <atomic>
@@ -245,7 +246,11 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   opt.discounts = checked->discounts;
   auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
-  return report::PriceCardToJson(*card);
+  auto j = report::PriceCardToJson(*card);
+  // As `rlcost price --json` (cmd_price.cc): whether $ to goal rests on the illustrative curve.
+  j["goal_curve_is_illustrative"] = cli::RestsOnIllustrativeCurve(s);
+  if (cli::RestsOnIllustrativeCurve(s)) j["notes"].push_back(cli::kIllustrativeCurveNote);
+  return j;
 }
 
 // The request's scenario again with extra overrides after its own.

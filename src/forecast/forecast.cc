@@ -20,6 +20,7 @@ constexpr double kHorizon = 20.0;
 // errors from zero) before a curve is extrapolated from it.
 constexpr double kTrendT = 2.0;
 constexpr int kMinPoints = 6;
+constexpr int kMaxPoints = 1000;
 constexpr double kSkipShare = 0.1;
 
 double Rmse(const Curve& c, const std::vector<double>& x, const std::vector<double>& y, size_t from, size_t to) {
@@ -95,6 +96,22 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     r.points_skipped = int(k);
     x.erase(x.begin(), x.begin() + long(k));
     y.erase(y.begin(), y.begin() + long(k));
+  }
+  // A long log is averaged into kMaxPoints bins of consecutive points first:
+  // the fit and its 400 refits stay under a few seconds.
+  if (y.size() > size_t(kMaxPoints)) {
+    std::vector<double> bx, by;
+    const size_t n0 = y.size();
+    for (size_t b = 0; b < size_t(kMaxPoints); ++b) {
+      const size_t lo = b * n0 / kMaxPoints, hi = (b + 1) * n0 / kMaxPoints;
+      double sx = 0, sy = 0;
+      for (size_t i = lo; i < hi; ++i) sx += x[i], sy += y[i];
+      bx.push_back(sx / double(hi - lo));
+      by.push_back(sy / double(hi - lo));
+    }
+    x.swap(bx);
+    y.swap(by);
+    r.binned = true;
   }
   r.points_used = int(y.size());
   const std::string metric = "\"" + s.metric + "\"";

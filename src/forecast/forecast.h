@@ -116,6 +116,7 @@ struct Outcome {
   int fit_until_step = 0;    // the last step fitted
   bool already_reached = false;  // the fitted points already reach the target
   bool fitted = false;           // a curve was fitted (curve, rmse, bootstrap hold)
+  bool binned = false;           // more than 1,000 points: fitted as 1,000 bins of consecutive points
   Curve curve;                   // the kept curve, fitted on all the points used
   double rmse = 0;               // its residual error on them
   std::vector<ModelChoice> candidates;

@@ -99,7 +99,11 @@ nlohmann::json ToJson(const ProgressSeries& s, const Outcome& r, const StepCost&
   f["metric"] = s.metric;
   f["metric_chosen"] = s.metric_chosen;
   f["target"] = r.target;
-  f["fit"] = {{"points", r.points_used}, {"first_step", s.first_step}, {"fit_until_step", r.fit_until_step}};
+  f["fit"] = {{"points", r.points_used},
+              {"first_step", s.first_step},
+              {"fit_until_step", r.fit_until_step},
+              {"points_left_out_at_start", r.points_skipped},
+              {"binned", r.binned}};
   const std::string why = r.reason;
   Put(f, na, "steps_to_target", r.ok ? r.steps_to_target : kNaN, why);
   f["already_reached"] = r.ok && r.already_reached;

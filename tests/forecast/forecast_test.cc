@@ -309,3 +309,33 @@ TEST(IllustrativeCurve, PriceAndClaimsSayWhenTheGoalRestsOnIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// A long log is fitted as 1,000 bins: a noiseless sigmoid R0 = 0.42, A = 0.70,
+// B = 1.5, C_mid = 1500 logged for 3,000 steps reaches 0.65 at
+// C = 1500 * 4.6^(2/3) = 4149 (the 82.98 of the synthetic run, x 50).
+TEST(ForecastRun, ALongLogIsBinnedAndStillForecastsTheStep) {
+  Curve c = Truth();
+  c.c_mid = 1500;
+  EXPECT_NEAR(c.ComputeAt(0.65), 4149, 1);
+  std::vector<double> v;
+  for (int i = 1; i <= 3000; ++i) v.push_back(c.Value(i));
+  ProgressSeries s;
+  s.path = "long";
+  s.metric = "reward";
+  for (size_t i = 0; i < v.size(); ++i) s.points.push_back({int(i) + 1, v[i], 0});
+  s.first_step = 1;
+  s.last_step = 3000;
+  Options o;
+  o.target = 0.65;
+  o.replicates = 40;
+  auto r = Forecast(s, o);
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->ok) << r->reason;
+  EXPECT_TRUE(r->binned);
+  EXPECT_EQ(r->points_used, 1000);
+  EXPECT_NEAR(r->steps_to_target, 4149, 0.02 * 4149);
+}
+
+}  // namespace
