@@ -219,7 +219,9 @@ class DeadlineStream final : public httplib::Stream {
 
  private:
   int ReadWaitMs() const {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
+    // Rounded up: a wait rounded down to whole milliseconds ends just short of
+    // the deadline, and the request cut there read as malformed (400), not 408.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
     return static_cast<int>(std::max<long long>(0, std::min<long long>(left, read_timeout_ms_)));
   }
   bool Wait(short events, int ms) const {
