@@ -192,12 +192,7 @@ void PointRunner::FinishPlanned(PointRow& row, Scenario& s) const {
     it = plans_.emplace(key, plan::LayoutOf(p->scenario)).first;
   }
   const plan::Layout& l = it->second;
-  s.placement.mode = l.mode;
-  s.placement.rollout_gpus = l.rollout_gpus;
-  s.placement.train_gpus = l.train_gpus;
-  s.placement.rollout_tp = l.rollout_tp;
-  s.placement.dp_attention = l.dp_attention;
-  s.placement.gpu_memory_utilization = l.gpu_memory_utilization;
+  plan::ApplyLayout(s.placement, l);
   SweepOptions literal = opt_;
   literal.plan.reset();
   Finish(row, s, literal, metrics_);

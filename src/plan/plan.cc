@@ -85,15 +85,18 @@ Layout LayoutOf(const Scenario& s) {
   return {p.mode, p.rollout_gpus, p.train_gpus, p.rollout_tp, p.dp_attention, p.gpu_memory_utilization};
 }
 
-Scenario WithLayout(const Scenario& s, const Layout& l) {
-  Scenario c = s;
-  PlacementSpec& p = c.placement;
+void ApplyLayout(PlacementSpec& p, const Layout& l) {
   p.mode = l.mode;
   p.rollout_gpus = l.rollout_gpus;
   p.train_gpus = l.train_gpus;
   p.rollout_tp = l.rollout_tp;
   p.dp_attention = l.dp_attention;
   p.gpu_memory_utilization = l.gpu_memory_utilization;
+}
+
+Scenario WithLayout(const Scenario& s, const Layout& l) {
+  Scenario c = s;
+  ApplyLayout(c.placement, l);
   return c;
 }
 
@@ -274,12 +277,7 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
       auto m = perf::PlanMemory(c);
       if (m && m->train_state_offloaded) continue;
     }
-    c.placement.mode = l.mode;
-    c.placement.rollout_gpus = l.rollout_gpus;
-    c.placement.train_gpus = l.train_gpus;
-    c.placement.rollout_tp = l.rollout_tp;
-    c.placement.dp_attention = l.dp_attention;
-    c.placement.gpu_memory_utilization = l.gpu_memory_utilization;
+    ApplyLayout(c.placement, l);
     // The memory plan the estimate runs with, and the trainer's activations
     // and logits beside its state (plan/memory.h); the words only for the
     // literal layout, whose failure is reported.

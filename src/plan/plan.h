@@ -54,6 +54,8 @@ struct Layout {
 };
 Layout LayoutOf(const Scenario& s);
 // `s` with the layout's fields written into its placement.
+// Writes the layout's fields into a placement (in place: no scenario copy).
+void ApplyLayout(PlacementSpec& p, const Layout& l);
 Scenario WithLayout(const Scenario& s, const Layout& l);
 // "colocated, rollout_tp 4 (8 engines)" / "disaggregated 24 rollout + 8 train GPUs, rollout_tp 2".
 std::string Describe(const Layout& l);
