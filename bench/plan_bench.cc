@@ -11,7 +11,7 @@
 #include "explore/sweep.h"
 #include "plan/plan.h"
 #include "rlcost/estimate.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 
 namespace {
 
@@ -65,7 +65,7 @@ BENCHMARK(BM_PlanAndEstimateQwen3_235b64xH100)->Unit(benchmark::kMillisecond);
 // placement left out and planned at every point.
 void BM_SweepAnalyticPlanned3Keys(benchmark::State& state) {
   auto cat = Catalog::Builtin();
-  auto doc = spec_internal::ScenarioDocument::FromText(kDefaultNoPlacement, "<bench>", ".", "");
+  auto doc = scenario_internal::ScenarioDocument::FromText(kDefaultNoPlacement, "<bench>", ".", "");
   auto design = explore::Design::Grid({*explore::ParseAxis("algorithm.group_size=4..16:4"),
                                        *explore::ParseAxis("algorithm.prompts_per_step=16,32,64,128"),
                                        *explore::ParseAxis("environment.pass_rate.mean=0.1..0.5:0.1")});

@@ -11,7 +11,7 @@
 
 #include "explore/design.h"
 #include "explore/sweep.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 
 namespace {
 
@@ -19,7 +19,7 @@ using namespace rlcost;
 
 void RunPoints(benchmark::State& state, bool simulate, bool yaml_way = false) {
   auto cat = Catalog::Builtin();
-  auto doc = spec_internal::ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
+  auto doc = scenario_internal::ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
   auto design = explore::Design::Grid({*explore::ParseAxis("algorithm.group_size=4..16:4"),
                                        *explore::ParseAxis("algorithm.prompts_per_step=16,32,64,128"),
                                        *explore::ParseAxis("environment.pass_rate.mean=0.1..0.5:0.1")});

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cli/ops.h"
+#include "api/ops.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -8,8 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "cli/common.h"
-#include "cli/ops.h"
+#include "api/ops.h"
 #include "report/report.h"
 
 namespace py = pybind11;
@@ -33,10 +32,10 @@ py::tuple Call(F&& f) {
     py::gil_scoped_release release;
     rlcost::Result<nlohmann::json> r = f();
     if (r) {
-      text = rlcost::cli::Dump(*r);
+      text = rlcost::ops::Dump(*r);
     } else {
       code = std::string(rlcost::ToString(r.error().code));
-      text = rlcost::cli::Dump(rlcost::report::ErrorToJson(r.error()));
+      text = rlcost::ops::Dump(rlcost::report::ErrorToJson(r.error()));
     }
   }
   if (code.empty()) return py::make_tuple(py::none(), text);

@@ -8,7 +8,7 @@
 
 #include "cli/common.h"
 #include "core/file.h"
-#include "cli/validate_render.h"
+#include "api/validate_render.h"
 #include "fit/calibrate.h"
 #include "ingest/training_log.h"
 
@@ -44,11 +44,11 @@ int Run(const CalibrateArgs& a) {
     return PrintError(ok.error(), json);
   }
   if (json) {
-    auto j = CalibrationFitToJson(*fit, *log);
+    auto j = api::CalibrationFitToJson(*fit, *log);
     j["written"] = out_path;
     std::cout << Dump(j) << "\n";
   } else {
-    std::cout << CalibrationFitToText(*fit, *log);
+    std::cout << api::CalibrationFitToText(*fit, *log);
     std::cout << "\n  wrote " << out_path << " (use: rlcost estimate " << a.scenario << " --calibration " << out_path
               << ")\n";
   }

@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "cli/illustrative.h"
+#include "api/illustrative.h"
 #include "cli/variants.h"
-#include "econ/claims.h"
+#include "decide/claims.h"
 #include "report/claims_table.h"
 
 namespace rlcost::cli {
@@ -37,7 +37,7 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
     const Scenario* s = &planned->scenario;
     auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
     if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
-    const bool illustrative = RestsOnIllustrativeCurve(*s);
+    const bool illustrative = api::RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
       // The JSON is the list of claims: each one whose figure counts dollars
       // to the goal says whether that rests on the illustrative curve.
@@ -46,12 +46,12 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
         const std::string fig = c.value("rlcost", std::string()) + " " + c.value("why", std::string());
         if (fig.find("goal") == std::string::npos) continue;
         c["goal_curve_is_illustrative"] = illustrative;
-        if (illustrative) c["note"] = kIllustrativeCurveNote;
+        if (illustrative) c["note"] = api::kIllustrativeCurveNote;
       }
       std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::ClaimsToTable(*r);
-      if (illustrative) std::cout << "  note: " << kIllustrativeCurveNote << "\n";
+      if (illustrative) std::cout << "  note: " << api::kIllustrativeCurveNote << "\n";
     }
     exit_code = 0;
   });

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "cli/illustrative.h"
+#include "api/illustrative.h"
 #include "explore/optimize.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 
 namespace rlcost::cli {
 namespace {
@@ -58,7 +58,7 @@ int Run(const OptimizeArgs& a) {
   if (!bad.problems.empty()) return PrintError(bad, a.json);
   auto design = explore::Design::Grid(axes, 10'000'000);
   if (!design) return PrintError(design.error(), a.json);
-  auto doc = spec_internal::ScenarioDocument::FromFile(a.file);
+  auto doc = scenario_internal::ScenarioDocument::FromFile(a.file);
   if (!doc) return PrintError(doc.error(), a.json);
   if (auto ok = explore::Check(*doc, *catalog, *design, opt.sweep.fixed); !ok) return PrintError(ok.error(), a.json);
   opt.top = a.top;
@@ -67,20 +67,20 @@ int Run(const OptimizeArgs& a) {
   if (!r) return PrintError(r.error(), a.json);
   const std::string obj(opt.objective->key);
   // Does the answer rest on the illustrative learning curve?
-  bool uses_goal = MentionsGoal(obj);
-  for (const auto& c : a.subject_to) uses_goal = uses_goal || MentionsGoal(c);
+  bool uses_goal = api::MentionsGoal(obj);
+  for (const auto& c : a.subject_to) uses_goal = uses_goal || api::MentionsGoal(c);
   bool illustrative = false;
   if (uses_goal) {
     Common sc;
     sc.catalog_files = a.catalog_files;
     sc.sets = a.sets;
-    if (auto base = LoadScenario(a.file, *catalog, sc)) illustrative = RestsOnIllustrativeCurve(*base);
+    if (auto base = LoadScenario(a.file, *catalog, sc)) illustrative = api::RestsOnIllustrativeCurve(*base);
   }
   if (a.json) {
     nlohmann::json j;
     j["minimize"] = obj;
     j["goal_curve_is_illustrative"] = illustrative;
-    if (illustrative) j["notes"].push_back(kIllustrativeCurveNote);
+    if (illustrative) j["notes"].push_back(api::kIllustrativeCurveNote);
     j["subject_to"] = a.subject_to;
     j["points"] = r->points;
     j["points_that_ran"] = r->ran;
@@ -96,7 +96,7 @@ int Run(const OptimizeArgs& a) {
   }
   std::cout << fmt::format("searched {} configurations ({} ran, {} meet every constraint); minimising {}\n",
                            r->points, r->ran, r->feasible, obj);
-  if (illustrative) std::cout << "note: " << kIllustrativeCurveNote << "\n";
+  if (illustrative) std::cout << "note: " << api::kIllustrativeCurveNote << "\n";
   if (r->best.empty()) {
     std::cout << "no configuration meets the constraints";
     if (!r->binding.empty()) std::cout << " (" << r->binding.front() << " rules out every one that runs)";

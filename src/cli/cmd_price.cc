@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "cli/illustrative.h"
+#include "api/illustrative.h"
 #include "cli/lever_args.h"
 #include "report/levers_table.h"
 
@@ -54,15 +54,15 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
     opt.discounts = checked->discounts;
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
-    const bool illustrative = RestsOnIllustrativeCurve(*s);
+    const bool illustrative = api::RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
       auto j = report::PriceCardToJson(*card);
       j["goal_curve_is_illustrative"] = illustrative;
-      if (illustrative) j["notes"].push_back(kIllustrativeCurveNote);
+      if (illustrative) j["notes"].push_back(api::kIllustrativeCurveNote);
       std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::PriceCardToTable(*card);
-      if (illustrative) std::cout << "  note: " << kIllustrativeCurveNote << "\n";
+      if (illustrative) std::cout << "  note: " << api::kIllustrativeCurveNote << "\n";
     }
     exit_code = 0;
   });

@@ -11,7 +11,7 @@
 #include "cli/common.h"
 #include "core/file.h"
 #include "cli/lever_args.h"
-#include "econ/sensitivity.h"
+#include "decide/sensitivity.h"
 #include "cli/variants.h"
 #include "report/html.h"
 #include "report/levers_table.h"

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "econ/sensitivity.h"
+#include "decide/sensitivity.h"
 #include "report/sensitivity.h"
 
 namespace rlcost::cli {

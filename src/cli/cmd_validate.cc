@@ -6,7 +6,7 @@
 
 #include "cli/common.h"
 #include "core/file.h"
-#include "cli/validate_render.h"
+#include "api/validate_render.h"
 #include "fit/interval.h"
 #include "fit/validate.h"
 #include "rlcost/calibration.h"
@@ -61,14 +61,14 @@ int Run(const ValidateArgs& a) {
     return 0;
   }
   if (!a.markdown.empty()) {
-    if (auto ok = WriteFileAtomic(a.markdown, ValidationToMarkdown(*rep), "--markdown"); !ok) {
+    if (auto ok = WriteFileAtomic(a.markdown, api::ValidationToMarkdown(*rep), "--markdown"); !ok) {
       return PrintError(ok.error(), json);
     }
   }
   if (json) {
-    std::cout << Dump(ValidationToJson(*rep)) << "\n";
+    std::cout << Dump(api::ValidationToJson(*rep)) << "\n";
   } else {
-    std::cout << ValidationToText(*rep);
+    std::cout << api::ValidationToText(*rep);
   }
   return rep->AllPass() || a.report_only ? 0 : 1;
 }

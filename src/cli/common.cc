@@ -144,10 +144,6 @@ Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* cata
   return sc;
 }
 
-std::string Dump(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 int PrintError(const Error& e, bool json) {
   if (json) std::cout << Dump(report::ErrorToJson(e)) << "\n";
   for (const auto& p : e.problems) std::cerr << "error: " << p.ToString() << "\n";

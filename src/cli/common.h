@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/ops.h"
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
@@ -63,7 +64,7 @@ int PrintError(const Error& e, bool json);
 // JSON text for stdout, indented 2. Inputs are checked to be UTF-8 where they
 // are read; should a byte slip through anyway it prints as U+FFFD instead of
 // aborting the program.
-std::string Dump(const nlohmann::json& j);
+using ops::Dump;
 
 // --seed: digits only, and within uint64_t. CLI11 would read "-1" into a
 // uint64_t as 2^64 - 1, and 2^64 silently as 0.

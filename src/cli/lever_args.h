@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/ops.h"
-#include "econ/levers.h"
+#include "api/ops.h"
+#include "decide/levers.h"
 
 namespace rlcost::cli {
 

@@ -127,7 +127,7 @@ Result<PreparedSweep> PrepareSweep(const SweepArgs& a, const std::string& comman
   common.catalog_files = a.catalog_files;
   auto catalog = LoadCatalog(common);
   if (!catalog) return Fail(catalog.error());
-  auto doc = spec_internal::ScenarioDocument::FromFile(a.file);
+  auto doc = scenario_internal::ScenarioDocument::FromFile(a.file);
   if (!doc) return Fail(doc.error());
   opt.fixed = fixed;
   if (auto ok = explore::Check(*doc, *catalog, *design, fixed); !ok) return Fail(ok.error());

@@ -18,7 +18,7 @@
 #include "explore/design.h"
 #include "explore/store.h"
 #include "explore/sweep.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 
 namespace rlcost::cli {
 
@@ -46,7 +46,7 @@ void AddSweepOptions(CLI::App* sub, SweepArgs& a);
 struct PreparedSweep {
   explore::Design design;
   Catalog catalog;
-  spec_internal::ScenarioDocument doc;
+  scenario_internal::ScenarioDocument doc;
   explore::SweepOptions opt;      // metrics, fixed overrides, simulator, threads
   explore::StoreHeader header;
 };

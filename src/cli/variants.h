@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "econ/claims.h"
+#include "decide/claims.h"
 
 namespace rlcost::cli {
 

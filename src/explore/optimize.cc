@@ -72,7 +72,7 @@ std::vector<std::string> DefaultSpace(const Catalog& catalog) {
           "precision.rollout=bf16,fp8",    "pipeline.mode=sync,async",   "algorithm.group_size=8,16"};
 }
 
-Result<OptimizeResult> Optimize(const spec_internal::ScenarioDocument& doc, const Catalog& catalog,
+Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
                                 const Design& design, const OptimizeOptions& opt) {
   SweepOptions sw = opt.sweep;
   sw.metrics = {opt.objective, FindMetric("run.wall_time_h")};

@@ -55,7 +55,7 @@ struct OptimizeResult {
   std::vector<Candidate> front;  // feasible points no other beats on both objective and wall time, by wall time
 };
 
-Result<OptimizeResult> Optimize(const spec_internal::ScenarioDocument& doc, const Catalog& catalog,
+Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
                                 const Design& design, const OptimizeOptions& opt);
 
 }  // namespace rlcost::explore

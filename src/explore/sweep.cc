@@ -66,7 +66,7 @@ Result<const MetricDef*> MetricByName(std::string_view name, std::string_view fl
   return Fail(std::move(e));
 }
 
-Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                    const std::vector<Override>& fixed) {
   if (design.size() == 0) return {};
   std::vector<Override> overrides = fixed;
@@ -126,7 +126,7 @@ void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,
 
 }  // namespace
 
-PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+PointRow RunPoint(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt, uint64_t index) {
   PointRow row;
   row.index = index;
@@ -138,7 +138,7 @@ PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& cat
   return row;
 }
 
-PointRunner::PointRunner(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+PointRunner::PointRunner(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                          const SweepOptions& opt)
     : design_(design), opt_(opt), fast_(doc, catalog, opt.fixed),
       metrics_(opt.metrics.empty() ? DefaultMetrics() : opt.metrics) {}
@@ -204,7 +204,7 @@ uint64_t PlannedPoints(const Design& design, const SweepOptions& opt) {
   return (end - opt.first + opt.stride - 1) / opt.stride;
 }
 
-uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt_in, const std::function<void(PointRow&&)>& sink) {
   SweepOptions opt = opt_in;
   if (opt.metrics.empty()) opt.metrics = DefaultMetrics();
@@ -232,7 +232,7 @@ uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& cat
     // only the points after it (the simulator polls the flag).
     sim::ScopedCancel cancel(opt.stop);
     // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
-    auto mine = spec_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
+    auto mine = scenario_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
                                                           doc.source_path());
     if (!mine) {  // the same text parsed once already: cannot happen, but stop rather than spin
       std::lock_guard<std::mutex> lock(mu);

@@ -6,7 +6,7 @@
 // thread, whatever order the threads finish in.
 //
 //   explore::SweepOptions opt;  opt.metrics = {FindMetric("run.usd")};
-//   auto doc = spec_internal::ScenarioDocument::FromFile("run.yaml");
+//   auto doc = scenario_internal::ScenarioDocument::FromFile("run.yaml");
 //   explore::Check(*doc, catalog, design);                    // before any work
 //   explore::RunSweep(*doc, catalog, design, opt, [](explore::PointRow&& r) { ... });
 #pragma once
@@ -23,8 +23,8 @@
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/sim.h"
-#include "spec/document.h"
-#include "spec/fast_override.h"
+#include "scenario/document.h"
+#include "scenario/fast_override.h"
 
 namespace rlcost::explore {
 
@@ -63,11 +63,11 @@ Result<const MetricDef*> MetricByName(std::string_view name, std::string_view fl
 
 // Checks what would otherwise fail at every point: a varied key that is not a
 // scenario field (or a `fixed` one). Loads the first point and reports its unknown keys.
-Result<void> Check(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                    const std::vector<Override>& fixed = {});
 
 // One point, loaded the YAML way (the document with the point's `--set` overrides).
-PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+PointRow RunPoint(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt, uint64_t index);
 
 // Runs points of one design, as RunSweep does on each thread: the document is
@@ -76,7 +76,7 @@ PointRow RunPoint(const spec_internal::ScenarioDocument& doc, const Catalog& cat
 // those of RunPoint. One per thread; `doc`, `catalog`, `design`, `opt` must outlive it.
 class PointRunner {
  public:
-  PointRunner(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+  PointRunner(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
               const SweepOptions& opt);
   PointRow Run(uint64_t index) const;
 
@@ -86,14 +86,14 @@ class PointRunner {
   void FinishPlanned(PointRow& row, Scenario& s) const;
   const Design& design_;
   const SweepOptions& opt_;
-  spec_internal::FastOverrides fast_;
+  scenario_internal::FastOverrides fast_;
   std::vector<const MetricDef*> metrics_;
   mutable std::map<std::string, plan::Layout> plans_;  // one runner per thread
 };
 
 // Runs the points and hands each row to `sink` in index order. Returns the
 // number of points run (fewer than planned when `stop` was set).
-uint64_t RunSweep(const spec_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
+uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt, const std::function<void(PointRow&&)>& sink);
 
 // Points RunSweep would run for these options.

@@ -11,7 +11,7 @@
 #include "core/file.h"
 #include "core/yaml.h"
 #include "rlcost/embedded.h"
-#include "spec/reader.h"
+#include "scenario/reader.h"
 
 namespace rlcost::validate {
 namespace {
@@ -300,10 +300,10 @@ Result<Facts> LoadFacts(const std::string& path) {
   auto doc = LoadOneYamlDocument(*text, path, "a facts file");
   if (!doc) return Fail(doc.error());
   YAML::Node root = *doc;
-  spec_internal::Reader r(path);
+  scenario_internal::Reader r(path);
   Facts out;
   out.file = path;
-  YAML::Node facts = root.IsMap() ? spec_internal::Reader::Child(root, "facts") : YAML::Node();
+  YAML::Node facts = root.IsMap() ? scenario_internal::Reader::Child(root, "facts") : YAML::Node();
   if (!facts.IsMap()) {
     r.Add(root, "facts", "missing; expected a mapping of case file name -> list of {set, value, source}");
   } else {
@@ -327,9 +327,9 @@ Result<Facts> LoadFacts(const std::string& path) {
         bool ok = true;
         for (auto [key, dst] : {std::pair{"set", &fact.path}, std::pair{"value", &fact.value},
                                 std::pair{"source", &fact.source}}) {
-          const YAML::Node v = spec_internal::Reader::Child(f, key);
+          const YAML::Node v = scenario_internal::Reader::Child(f, key);
           if (!v.IsDefined()) {
-            r.Add(f, spec_internal::Join(at, key),
+            r.Add(f, scenario_internal::Join(at, key),
                   std::string("missing") + (std::string_view(key) == "source" ? kNoSource : ""));
             ok = false;
           } else if (v.IsScalar()) {
@@ -341,7 +341,7 @@ Result<Facts> LoadFacts(const std::string& path) {
           }
         }
         if (ok && fact.source.empty()) {
-          r.Add(f, spec_internal::Join(at, "source"), std::string("empty") + kNoSource);
+          r.Add(f, scenario_internal::Join(at, "source"), std::string("empty") + kNoSource);
           ok = false;
         }
         if (ok) list.push_back(std::move(fact));
@@ -365,9 +365,9 @@ Result<std::vector<InSample>> ParseInSample(std::string_view text, const std::st
     err.problems.push_back(Problem{"", "not valid YAML: " + e.msg, e.mark.line + 1, origin});
     return Fail(err);
   }
-  spec_internal::Reader r(origin);
+  scenario_internal::Reader r(origin);
   std::vector<InSample> out;
-  YAML::Node list = root.IsMap() ? spec_internal::Reader::Child(root, "in_sample") : YAML::Node();
+  YAML::Node list = root.IsMap() ? scenario_internal::Reader::Child(root, "in_sample") : YAML::Node();
   if (root.IsMap()) r.CheckKeys(root, "", {"in_sample"});
   if (!list.IsSequence()) {
     r.Add(root, "in_sample", "missing; expected a list of {figure, cases, source}");
@@ -381,19 +381,19 @@ Result<std::vector<InSample>> ParseInSample(std::string_view text, const std::st
       }
       r.CheckKeys(e, at, {"figure", "cases", "source"});
       InSample entry;
-      const YAML::Node fig = spec_internal::Reader::Child(e, "figure");
-      const YAML::Node cases = spec_internal::Reader::Child(e, "cases");
-      const YAML::Node src = spec_internal::Reader::Child(e, "source");
-      if (!fig.IsScalar() || fig.Scalar().empty()) r.Add(e, spec_internal::Join(at, "figure"), "missing; expected the catalog figure");
+      const YAML::Node fig = scenario_internal::Reader::Child(e, "figure");
+      const YAML::Node cases = scenario_internal::Reader::Child(e, "cases");
+      const YAML::Node src = scenario_internal::Reader::Child(e, "source");
+      if (!fig.IsScalar() || fig.Scalar().empty()) r.Add(e, scenario_internal::Join(at, "figure"), "missing; expected the catalog figure");
       else entry.figure = fig.Scalar();
-      if (!src.IsScalar() || src.Scalar().empty()) r.Add(e, spec_internal::Join(at, "source"), "missing; expected where the figure was read off");
+      if (!src.IsScalar() || src.Scalar().empty()) r.Add(e, scenario_internal::Join(at, "source"), "missing; expected where the figure was read off");
       else entry.source = src.Scalar();
       if (!cases.IsSequence() || cases.size() == 0) {
-        r.Add(e, spec_internal::Join(at, "cases"), "expected a non-empty list of case file names");
+        r.Add(e, scenario_internal::Join(at, "cases"), "expected a non-empty list of case file names");
       } else {
         for (const auto& c : cases) {
           if (c.IsScalar()) entry.cases.push_back(c.Scalar());
-          else r.Add(c, spec_internal::Join(at, "cases"), "expected a case file name");
+          else r.Add(c, scenario_internal::Join(at, "cases"), "expected a case file name");
         }
       }
       out.push_back(std::move(entry));

@@ -81,7 +81,7 @@ int LocalProcesses(MPI_Comm comm) {
   return std::max(1, n);
 }
 
-uint64_t RunSweep(MPI_Comm comm, const spec_internal::ScenarioDocument& doc, const Catalog& catalog,
+uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
                   const explore::Design& design, const explore::SweepOptions& opt_in,
                   const std::function<void(explore::PointRow&&)>& sink) {
   int rank = 0, size = 1;

@@ -24,7 +24,7 @@ namespace rlcost::mpi {
 
 // Rows handed to `sink` on process 0 (points finished, in order); elsewhere the
 // number of points this process ran.
-uint64_t RunSweep(MPI_Comm comm, const spec_internal::ScenarioDocument& doc, const Catalog& catalog,
+uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
                   const explore::Design& design, const explore::SweepOptions& opt,
                   const std::function<void(explore::PointRow&&)>& sink);
 

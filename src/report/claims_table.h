@@ -1,4 +1,4 @@
-// report: the text table and JSON of `rlcost claims` (econ/claims).
+// report: the text table and JSON of `rlcost claims` (decide/claims).
 // Presentation only: every figure and verdict comes from claims::CheckClaims.
 //
 //   auto r = rlcost::claims::CheckClaims(s, cat, load);
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "econ/claims.h"
+#include "decide/claims.h"
 
 namespace rlcost::report {
 

@@ -644,7 +644,7 @@ std::string SensitivitySection(const HtmlInput& in) {
 }
 
 // The post-training economics essay's claims against this scenario: one row
-// per claim (econ/claims), the verdict coloured.
+// per claim (decide/claims), the verdict coloured.
 std::string ClaimsSection(const HtmlInput& in) {
   if (!in.claims && in.claims_error.empty()) return "";
   std::string h = "<section id=\"claims\"><h2>10. The essay's claims, checked on this scenario</h2>";

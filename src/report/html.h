@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "econ/claims.h"
-#include "econ/levers.h"
-#include "econ/sensitivity.h"
+#include "decide/claims.h"
+#include "decide/levers.h"
+#include "decide/sensitivity.h"
 #include "rlcost/estimate.h"
 
 namespace rlcost::report {

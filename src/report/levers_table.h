@@ -1,5 +1,5 @@
 // report: text tables and JSON for the lever commands (waterfall, price,
-// compare). Presentation only: every number comes from econ/levers.
+// compare). Presentation only: every number comes from decide/levers.
 //
 //   auto wf = rlcost::levers::BuildWaterfall(s, cat, opt);
 //   std::cout << rlcost::report::WaterfallToTable(*wf);
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "econ/levers.h"
+#include "decide/levers.h"
 
 namespace rlcost::report {
 

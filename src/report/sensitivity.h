@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "econ/sensitivity.h"
+#include "decide/sensitivity.h"
 
 namespace rlcost::report {
 

@@ -16,7 +16,7 @@
 //        /v1/openapi.json (this list as OpenAPI 3.0, serve/openapi.h)
 //   GET  /              the web calculator (web/index.html, compiled in)
 //
-// Results are the JSON of `rlcost <command> --json` (cli/ops.h). Errors are
+// Results are the JSON of `rlcost <command> --json` (api/ops.h). Errors are
 // {"error": {"code", "problems": [{"path", "message"}]}} with 400 (bad input),
 // 401 (token), 403 (Host), 405 (method), 408 (request sent too slowly),
 // 413 (body over 1 MiB, chunked or not), 415 (Content-Type), 422 (does not
@@ -65,8 +65,8 @@
 
 #include <httplib.h>
 
-#include "cli/common.h"
-#include "cli/ops.h"
+#include "api/ops.h"
+#include "cli/common.h"  // PrintError: start-up errors worded as the command line words them
 #include "report/report.h"
 #include "rlcost/embedded.h"
 #include "serve/openapi.h"

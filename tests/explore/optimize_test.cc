@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "explore/optimize.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 #include "support.h"
 
 namespace rlcost::explore {
@@ -28,7 +28,7 @@ TEST(Optimize, ConstraintsParseOrSayWhatIsWrong) {
 }
 
 TEST(Optimize, MatchesAnExhaustiveReadingOfTheGrid) {
-  auto doc = spec_internal::ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
+  auto doc = scenario_internal::ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
   ASSERT_TRUE(doc);
   auto design = Design::Grid({*ParseAxis("hardware.gpu=h100-sxm,b200"), *ParseAxis("hardware.gpus=8,16,32"),
                               *ParseAxis("algorithm.group_size=8,16")});

@@ -15,7 +15,7 @@
 
 #include "explore/design.h"
 #include "explore/sweep.h"
-#include "spec/document.h"
+#include "scenario/document.h"
 #include "support.h"
 
 namespace rlcost::explore {
@@ -89,7 +89,7 @@ TEST(Design, LatinHypercubeUsesEveryStratumOnceAndRepeatsWithItsSeed) {
 }
 
 TEST(Sweep, APointIsTheEstimateWithTheSameSetValues) {
-  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
   auto d = Design::Grid({*ParseAxis("algorithm.group_size=4,16"), *ParseAxis("hardware.gpus=8,16")});
   SweepOptions opt;
@@ -107,7 +107,7 @@ TEST(Sweep, APointIsTheEstimateWithTheSameSetValues) {
 TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
   // Fields written straight into the Scenario (group size, pass rate, target),
   // one that is not (hardware.gpus), and values their checks refuse.
-  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
   auto d = Design::Grid({*ParseAxis("algorithm.group_size=0,4,16"), *ParseAxis("hardware.gpus=8,16"),
                          *ParseAxis("environment.pass_rate.mean=0.1,0.35,1"), *ParseAxis("goal.target_pass_rate=0.5,0.7")});
@@ -127,7 +127,7 @@ TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
 }
 
 TEST(Sweep, RowsAreTheSameInOrderWhateverTheThreads) {
-  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
   auto d = Design::Grid({*ParseAxis("algorithm.group_size=4..16:4"), *ParseAxis("hardware.gpus=4,8,16"),
                          *ParseAxis("environment.pass_rate.mean=0.2,0.5")});
@@ -150,7 +150,7 @@ TEST(Sweep, RowsAreTheSameInOrderWhateverTheThreads) {
 }
 
 TEST(Sweep, InfeasiblePointsAreKeptWithTheirReason) {
-  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
   // 1 GPU cannot hold an 8B model's training state next to its engine; 0 GPUs is not a GPU count.
   auto d = Design::Grid({*ParseAxis("hardware.gpus=0,8")});
@@ -164,7 +164,7 @@ TEST(Sweep, InfeasiblePointsAreKeptWithTheirReason) {
 }
 
 TEST(Sweep, AnUnknownKeyIsFoundBeforeAnyPointRuns) {
-  auto doc = spec_internal::ScenarioDocument::FromFile(DefaultYaml());
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
   ASSERT_TRUE(doc);
   auto d = Design::Grid({*ParseAxis("algorithm.gropu_size=4,8")});
   auto ok = Check(*doc, test::Cat(), *d);

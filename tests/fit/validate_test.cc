@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/validate_render.h"
+#include "api/validate_render.h"
 #include "fit/validate.h"
 #include "rlcost/embedded.h"
 #include "rlcost/estimate.h"
@@ -129,11 +129,11 @@ TEST(Validate, InSampleCasesAreMarkedAndLeftOutOfTheOutOfSampleMedian) {
   ASSERT_EQ(rep->cases.size(), 3u);
   ASSERT_EQ(rep->cases[0].in_sample.size(), 1u);
   EXPECT_EQ(rep->cases[0].in_sample[0]->figure, "efficiency.h100-sxm.decode_bw");
-  std::string text = cli::ValidationToText(*rep);
+  std::string text = api::ValidationToText(*rep);
   EXPECT_NE(text.find("base.yaml: efficiency.h100-sxm.decode_bw (its blog)"), std::string::npos) << text;
   EXPECT_NE(text.find("out-of-sample (no catalog default read off these runs): median |error| 50.0% over 1"),
             std::string::npos) << text;
-  auto j = cli::ValidationToJson(*rep);
+  auto j = api::ValidationToJson(*rep);
   EXPECT_EQ(j["paths"][0]["out_of_sample"]["metrics"], 1);
   EXPECT_EQ(j["paths"][0]["checks"][2]["in_sample"], true);
 }
@@ -191,7 +191,7 @@ TEST(Validate, FactsApplyPerCaseAndAreListedWithTheirSource) {
   const auto& checks = rep->paths[0].checks;
   EXPECT_LT(checks[0].predicted, t);          // the fact changed base.yaml's run
   EXPECT_DOUBLE_EQ(checks[1].predicted, t);   // and nothing else
-  EXPECT_NE(cli::ValidationToText(*rep).find("base.yaml: algorithm.reference_model = false (the run's config)"),
+  EXPECT_NE(api::ValidationToText(*rep).find("base.yaml: algorithm.reference_model = false (the run's config)"),
             std::string::npos);
 }
 

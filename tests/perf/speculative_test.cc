@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "econ/levers.h"
+#include "decide/levers.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "support.h"

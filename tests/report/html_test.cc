@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "econ/levers.h"
+#include "decide/levers.h"
 #include "report/levers_table.h"
 
 namespace rlcost::report {

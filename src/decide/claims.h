@@ -1,0 +1,54 @@
+// decide/claims: the quantitative claims of the post-training economics essay
+// (Motivation: "Inference economics are solved. Post-training economics are
+// not.") checked on one scenario. Each claim gets the essay's figure, rlcost's
+// figure for this scenario — the real model run on variants of the scenario
+// (`--set` overrides, reloaded and checked like the user's own file) and on
+// the lever configurations of decide/levers — and a verdict: holds, fails, or
+// depends (on what, in `why`). Rules and formulas: docs/model.md, "The
+// essay's claims, checked".
+//
+//   auto load = [&](const std::vector<std::string>& sets) { return LoadScenario(file, cat, sets); };
+//   auto r = claims::CheckClaims(scenario, catalog, load);
+//   for (const auto& c : r->claims) c.verdict;   // "holds" | "fails" | "depends"
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rlcost/catalog.h"
+#include "rlcost/error.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::claims {
+
+// The scenario reloaded with extra `key=value` overrides (after the user's own
+// --set): how a variant is made, so that it passes the same checks as a file.
+using LoadVariant = std::function<Result<Scenario>(const std::vector<std::string>& sets)>;
+
+struct Claim {
+  std::string id;                  // "rollout_share", ... (stable, for tests and JSON)
+  std::string claim;               // the essay's statement, in short
+  std::string claimed;             // the essay's figure ("80-90%")
+  std::string rlcost;              // rlcost's figure for this scenario, as shown
+  std::optional<double> value;     // the figure the verdict is read from (nullopt: none)
+  std::string verdict;             // "holds" | "fails" | "depends"
+  std::string why;                 // how it was computed and what the verdict rests on
+};
+
+struct Report {
+  std::string scenario_name;
+  std::string source;              // whose claims, where from
+  std::vector<Claim> claims;       // in the essay's order
+};
+
+// Every claim, in the essay's order. A claim whose variant cannot run (does
+// not fit, ...) is reported with verdict "depends" and the reason; an error
+// is returned only when the scenario itself cannot be estimated.
+Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVariant& load);
+
+// The ids in order (for tests and documentation).
+const std::vector<std::string>& ClaimIds();
+
+}  // namespace rlcost::claims

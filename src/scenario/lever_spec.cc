@@ -1,0 +1,150 @@
+// The scenario sections of the 2026 levers (`engine`, `energy`), read apart
+// from the main loader so that each lever's fields live in one place
+// (include/rlcost/lever_spec.h; docs/model.md "Speculative decoding in
+// rollout", "Energy").
+#include "scenario/lever_spec.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "rlcost/lever_spec.h"
+
+namespace rlcost {
+
+std::string_view ToString(SpeculativeMethod m) {
+  switch (m) {
+    case SpeculativeMethod::kMtp: return "mtp";
+    case SpeculativeMethod::kEagle: return "eagle";
+    case SpeculativeMethod::kNgram: return "ngram";
+  }
+  return "mtp";
+}
+
+std::optional<SpeculativeMethod> SpeculativeMethodFromString(std::string_view s) {
+  if (s == "mtp" || s == "deepseek_mtp") return SpeculativeMethod::kMtp;
+  if (s == "eagle" || s == "eagle3") return SpeculativeMethod::kEagle;
+  if (s == "ngram") return SpeculativeMethod::kNgram;
+  return std::nullopt;
+}
+
+const std::vector<GridIntensity>& GridIntensities() {
+  // Lifecycle grams CO2e per kWh generated. The world average is Ember's
+  // Global Electricity Review 2023 (data year 2022: "fell to 436 gCO2/kWh");
+  // the countries are Ember's yearly electricity data for 2023 as Our World in
+  // Data tabulates them (ourworldindata.org/grapher/carbon-intensity-electricity,
+  // "Ember and Energy Institute"). A grid not listed: give its number.
+  static const std::vector<GridIntensity> table = {
+      {"world", kWorldGridGPerKwh, "Ember, Global Electricity Review 2023: world average 2022, 436 gCO2/kWh"},
+      {"china", 582, "Ember via Our World in Data, China 2023"},
+      {"india", 713, "Ember via Our World in Data, India 2023"},
+      {"australia", 549, "Ember via Our World in Data, Australia 2023"},
+      {"germany", 381, "Ember via Our World in Data, Germany 2023"},
+      {"ireland", 291, "Ember via Our World in Data, Ireland 2023"},
+      {"canada", 170, "Ember via Our World in Data, Canada 2023"},
+      {"denmark", 152, "Ember via Our World in Data, Denmark 2023"},
+      {"brazil", 98, "Ember via Our World in Data, Brazil 2023"},
+      {"finland", 79, "Ember via Our World in Data, Finland 2023"},
+      {"france", 56, "Ember via Our World in Data, France 2023"},
+  };
+  return table;
+}
+
+const GridIntensity* FindGrid(std::string_view id) {
+  for (const auto& g : GridIntensities()) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+namespace scenario_internal {
+namespace {
+
+// The most carbon-intensive generation (lignite) emits ~1,100-1,200 gCO2e/kWh
+// over its life cycle (IPCC AR5 WG3 Annex III, Table A.III.2: coal PC median
+// 820, max 1,100); no grid averages more than that.
+constexpr double kMaxGridIntensity = 1500;
+
+void ReadSpeculative(Reader& r, const YAML::Node& engine, Scenario& s) {
+  const std::string path = "engine.speculative";
+  YAML::Node n = Reader::Child(engine, "speculative");
+  if (!n.IsDefined() || !r.CheckKeys(n, path, {"method", "draft_tokens", "acceptance", "draft_layers"})) return;
+  SpeculativeSpec sp;
+  if (!Reader::Child(n, "method").IsDefined()) {
+    r.Add(n, Join(path, "method"), "missing; expected mtp, eagle, ngram or none");
+    return;
+  }
+  // `none`: plain decoding, so that a sweep or `optimize --over
+  // engine.speculative.method=none,mtp` can switch speculation off.
+  if (YAML::Node m = Reader::Child(n, "method"); m.IsScalar() && m.Scalar() == "none") return;
+  if (!r.Enum(n, "method", path, sp.method, &SpeculativeMethodFromString, "mtp, eagle, ngram or none")) return;
+  sp.draft_layers = sp.method == SpeculativeMethod::kNgram ? 0.0 : 1.0;
+  // vLLM proposes at most a handful of tokens; more than 16 is a typo.
+  r.Int(n, "draft_tokens", path, sp.draft_tokens, 1, 16, "drafts longer than 16 tokens are not used");
+  const bool has_a = Reader::Child(n, "acceptance").IsDefined();
+  if (!has_a && sp.method != SpeculativeMethod::kMtp) {
+    // Only DeepSeek's MTP module has a published acceptance rate (kMtpAcceptance);
+    // an EAGLE head's or n-gram lookup's depends on the data and its training.
+    r.Add(n, Join(path, "acceptance"),
+          fmt::format("missing; expected the probability that a drafted token is accepted, in (0, 1] (no "
+                      "default for method {}: it depends on the draft's training and the data)",
+                      ToString(sp.method)));
+  }
+  r.Double(n, "acceptance", path, sp.acceptance, {.min = 0.0, .min_exclusive = true, .max = 1.0});
+  r.Double(n, "draft_layers", path, sp.draft_layers, {.min = 0.0, .max = 64.0});
+  s.engine.speculative = sp;
+}
+
+void ReadEnergy(Reader& r, const YAML::Node& root, Scenario& s) {
+  EnergySpec& e = s.energy;
+  const GridIntensity& world = GridIntensities().front();
+  e.grid = std::string(world.id);
+  e.g_co2e_per_kwh = world.g_co2e_per_kwh;
+  e.grid_source = std::string(world.source);
+  YAML::Node n = Reader::Child(root, "energy");
+  if (!n.IsDefined() || !r.CheckKeys(n, "energy", {"grid"})) return;
+  YAML::Node g = Reader::Child(n, "grid");
+  if (!g.IsDefined()) return;
+  auto text = r.AsString(g, "energy.grid");
+  if (!text) return;
+  if (const GridIntensity* known = FindGrid(*text)) {
+    e.grid = std::string(known->id);
+    e.g_co2e_per_kwh = known->g_co2e_per_kwh;
+    e.grid_source = std::string(known->source);
+    return;
+  }
+  char* end = nullptr;
+  const double v = std::strtod(text->c_str(), &end);
+  if (!text->empty() && end == text->c_str() + text->size() && std::isfinite(v)) {
+    if (v < 0 || v > kMaxGridIntensity) {
+      r.Add(g, "energy.grid",
+            fmt::format("{} g CO2e/kWh is outside [0, {}] (no grid averages more than coal's life-cycle "
+                        "emissions)",
+                        *text, kMaxGridIntensity));
+      return;
+    }
+    e.grid = "custom";
+    e.g_co2e_per_kwh = v;
+    e.grid_source = "given in the scenario";
+    return;
+  }
+  std::string ids;
+  for (const auto& k : GridIntensities()) ids += (ids.empty() ? "" : ", ") + std::string(k.id);
+  r.Add(g, "energy.grid",
+        "unknown grid '" + *text + "'; expected one of " + ids + ", or grams CO2e per kWh (e.g. 369)");
+}
+
+}  // namespace
+
+void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
+  YAML::Node engine = Reader::Child(root, "engine");
+  if (engine.IsDefined() && r.CheckKeys(engine, "engine", {"speculative", "enforce_eager"})) {
+    ReadSpeculative(r, engine, s);
+    r.Bool(engine, "enforce_eager", "engine", s.engine.enforce_eager);  // docs/model.md, "Eager decoding"
+  }
+  ReadEnergy(r, root, s);
+}
+
+}  // namespace scenario_internal
+}  // namespace rlcost

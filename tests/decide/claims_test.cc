@@ -1,0 +1,232 @@
+// decide/claims: the essay's claims checked on every shared and bundled
+// scenario. The verdicts below were computed by `rlcost claims FILE` and each
+// checked by hand against its figures (docs/model.md, "The essay's claims,
+// checked"); a change of model that moves one shows here by name.
+#include "decide/claims.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+namespace rlcost {
+namespace {
+
+using test::Cat;
+
+claims::LoadVariant FileLoader(const std::string& path) {
+  return [path](const std::vector<std::string>& sets) -> Result<Scenario> {
+    std::vector<Override> ov;
+    for (const auto& s : sets) {
+      auto o = ParseOverride(s);
+      if (!o) return Fail(o.error());
+      ov.push_back(*o);
+    }
+    return LoadScenarioFile(path, Cat(), ov);
+  };
+}
+
+claims::Report Check(const std::string& path) {
+  Scenario s = test::LoadFile(path);
+  auto r = claims::CheckClaims(s, Cat(), FileLoader(path));
+  EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().ToString());
+  return r ? *r : claims::Report{};
+}
+
+std::string Shared(const std::string& name) { return std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/" + name; }
+std::string Bundled(const std::string& name) { return std::string(RLCOST_SOURCE_DIR) + "/scenarios/" + name; }
+
+const claims::Claim* Find(const claims::Report& r, const std::string& id) {
+  for (const auto& c : r.claims) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+// Expected verdict per scenario file and claim id.
+using Verdicts = std::map<std::string, std::string>;
+const std::map<std::string, Verdicts>& Expected();
+
+TEST(Claims, EveryScenarioGetsEveryClaimWithAVerdictFromTheThree) {
+  for (const auto& [path, _] : Expected()) {
+    SCOPED_TRACE(path);
+    auto r = Check(path);
+    ASSERT_EQ(r.claims.size(), claims::ClaimIds().size());
+    for (size_t i = 0; i < r.claims.size(); ++i) {
+      const auto& c = r.claims[i];
+      EXPECT_EQ(c.id, claims::ClaimIds()[i]);
+      EXPECT_TRUE(c.verdict == "holds" || c.verdict == "fails" || c.verdict == "depends") << c.id << ": " << c.verdict;
+      EXPECT_FALSE(c.claimed.empty()) << c.id;
+      EXPECT_FALSE(c.rlcost.empty()) << c.id;
+      EXPECT_FALSE(c.why.empty()) << c.id;
+      // Users never read project-internal words.
+      for (const char* word : {"seed", "wave", "issue #"}) {
+        EXPECT_EQ(c.why.find(word), std::string::npos) << c.id << " says '" << word << "': " << c.why;
+        EXPECT_EQ(c.claim.find(word), std::string::npos) << c.id;
+      }
+    }
+  }
+}
+
+TEST(Claims, VerdictsPerScenarioAsCheckedByHand) {
+  for (const auto& [path, want] : Expected()) {
+    auto r = Check(path);
+    for (const auto& [id, verdict] : want) {
+      const claims::Claim* c = Find(r, id);
+      ASSERT_NE(c, nullptr) << path << ": " << id;
+      EXPECT_EQ(c->verdict, verdict) << path << ": " << id << " — rlcost " << c->rlcost << "; " << c->why;
+    }
+  }
+}
+
+TEST(Claims, SpeculativeRolloutHoldsOnTheNemoRlPr2779Run) {
+  // NeMo RL PR #2779 measured generation 57.4 -> 40.1 s (1 - 40.1/57.4 = 30.1%
+  // less) with DeepSeek-V3's MTP module; rlcost, with the DeepSeek-V3 report's
+  // acceptance 0.85 and one drafted token: 11,080 -> 7,183 rollout GPU-s per
+  // step, 35.2% less, inside the field's 20-50%.
+  auto r = Check(std::string(RLCOST_SOURCE_DIR) + "/validation/levers/nemo-v06-dsv3-256xh100-mtp-pr2779.yaml");
+  const claims::Claim* c = Find(r, "speculative_rollout");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, "holds") << c->why;
+  ASSERT_TRUE(c->value.has_value());
+  EXPECT_NEAR(*c->value, 1 - 40.1 / 57.4, 0.06);
+  EXPECT_EQ(c->claim.rfind("the field reports", 0), 0u);
+}
+
+// The verdicts default.yaml gets; every scenario below lists only where it
+// differs from them, and why where the reason is not obvious.
+Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>> differences = {}) {
+  Verdicts v = {{"pass_rate_5_vs_50", "fails"}, {"capability_30_vs_2", "fails"}, {"tool_use_tokens", "depends"},
+                {"rollout_share", "fails"},     {"decode_mfu", "holds"},         {"lora_tenancy", "depends"},
+                {"moe_active_params", "fails"}, {"async", "holds"},              {"quantized_rollout", "fails"},
+                {"b200_bandwidth", "fails"},    {"grpo2", "depends"},            {"combined", "fails"},
+                // No scenario here states a draft and none is a DeepSeek model with an MTP module:
+                // the acceptance would be assumed (docs/model.md, "Speculative decoding in rollout").
+                {"speculative_rollout", "depends"}};
+  for (const auto& [id, verdict] : differences) {
+    EXPECT_TRUE(v.count(id)) << "no claim " << id;
+    v[id] = verdict;
+  }
+  return v;
+}
+
+const std::map<std::string, Verdicts>& Expected() {
+  static const std::map<std::string, Verdicts> m = {
+      {Shared("default.yaml"), Typical()},
+      // rollout_share holds at 80.7% (273 s of a 338 s step), just inside the
+      // essay's 80-90%: Qwen3-30B-A3B's decode pays the MoE floor (48 layers
+      // x 90 us per iteration, docs/model.md "MoE decode floor"); without it
+      // the share was 78.3% (the colocated step also moves the optimizer to
+      // host and back around the refit, NeMo RL's default).
+      {Shared("full-stack.yaml"),
+       Typical({{"rollout_share", "holds"}, {"decode_mfu", "depends"}, {"async", "fails"}})},
+      // Its bf16 baseline is KV-bound. Since the analytic path follows a full
+      // cache as it fills and preempts (docs/model.md, "A full, preempting KV
+      // cache") instead of running it about half full, the baseline is
+      // faster: async 1.43x (was 1.55x, "holds"), fp8 on H100 1.91x (was
+      // 2.09x, "depends"), both now below the essay's range. b200_bandwidth
+      // fails: rollout 1.83x, under 2.4x / 1.25 (B200's decode efficiencies
+      // read off the TensorRT-LLM rows with the full-cache model are 0.788 of
+      // H100's: docs/model.md, Blackwell).
+      {Shared("pilot-eval.yaml"), Typical({{"rollout_share", "holds"}, {"async", "fails"}, {"grpo2", "fails"}})},
+      {Shared("process-reward.yaml"), Typical({{"tool_use_tokens", "holds"}, {"async", "fails"}})},
+      // lora_tenancy depends at 1.00x: LoRA itself 1.01x x the 4x batch 1.03x
+      // x sharing 0.967x (market GPU prices, sandbox CPUs 8% of the bill; the
+      // refit offload LoRA's small optimizer avoids). moe_active_params
+      // depends: the MoE paired with qwen3-32b (qwen3-235b-a22b) does not fit
+      // at this rollout_tp.
+      {Shared("swe-agent.yaml"),
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "fails"}})},
+      {Bundled("default.yaml"), Typical()},
+      // As swe-agent.
+      {Bundled("harbor-swe-tests.yaml"),
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "fails"}})},
+      {Bundled("llm-judge.yaml"), Typical({{"async", "fails"}})},
+  };
+  return m;
+}
+
+// Hand checks (docs/model.md): at G = 16 a group carries a gradient with
+// probability 1 - p^16 - (1-p)^16: 0.99997 at p = 0.5, 0.55987 at 0.05
+// (ratio 1.786); 0.996677 at 0.3, 0.27621 at 0.02 (ratio 3.608).
+TEST(Claims, PassRateRatiosByHandAtG16) {
+  auto r = Check(Shared("default.yaml"));
+  const claims::Claim* a = Find(r, "pass_rate_5_vs_50");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->value.has_value());
+  EXPECT_NEAR(*a->value, 0.9999695 / 0.5598733, 2e-3);
+  const claims::Claim* b = Find(r, "capability_30_vs_2");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->value.has_value());
+  EXPECT_NEAR(*b->value, 0.9966770 / 0.2762100, 5e-3);
+  // 2-GRPO at the same prompts: 16 / 2 rollouts per prompt.
+  const claims::Claim* g = Find(r, "grpo2");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NEAR(g->value.value_or(0), 8.0, 1e-9);
+}
+
+// Tool use on the SWE agent: 20 turns x 400 generated + 19 tool outputs x 500
+// = 17,500 sample tokens, against what the same task generates in one turn.
+TEST(Claims, ToolUseTokensByHand) {
+  auto r = Check(Shared("swe-agent.yaml"));
+  const claims::Claim* c = Find(r, "tool_use_tokens");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->rlcost.find("17500 vs"), std::string::npos) << c->rlcost;
+  EXPECT_EQ(c->verdict, "holds");
+}
+
+TEST(ClaimsCli, JsonIsAListWithTheContractKeys) {
+  auto r = test::Rlcost("claims " + Shared("default.yaml") + " --json", 120);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), claims::ClaimIds().size());
+  for (const auto& c : j) {
+    for (const char* k : {"claim", "claimed", "rlcost", "verdict", "why"}) {
+      ASSERT_TRUE(c.contains(k)) << k;
+      EXPECT_TRUE(c[k].is_string()) << k;
+    }
+    const std::string v = c["verdict"];
+    EXPECT_TRUE(v == "holds" || v == "fails" || v == "depends") << v;
+  }
+}
+
+TEST(ClaimsCli, TableNamesWhoseClaimsTheyAre) {
+  auto r = test::Rlcost("claims " + Shared("default.yaml"), 120);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("post-training economics essay"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("essay: 80-90%"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("seed"), std::string::npos) << r.out;
+}
+
+TEST(ClaimsCli, BadInputIsAClearErrorNamingTheField) {
+  auto r = test::Rlcost("claims " + Shared("default.yaml") + " --set environment.respons_tokens=100", 60);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("environment.respons_tokens"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  auto m = test::Rlcost("claims /nonexistent/scenario.yaml", 60);
+  EXPECT_NE(m.code, 0);
+  EXPECT_TRUE(m.out.empty()) << m.out;
+}
+
+TEST(ClaimsReport, HtmlHasTheClaimsSection) {
+  const std::string out = std::filesystem::temp_directory_path() / ("rlcost_claims_" + std::to_string(::getpid()) + ".html");
+  auto r = test::Rlcost("report " + Shared("default.yaml") + " -o " + out, 180);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(out);
+  std::string html((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(out);
+  EXPECT_NE(html.find("id=\"claims\""), std::string::npos);
+  for (const auto& id : claims::ClaimIds()) {
+    EXPECT_NE(html.find("data-claim=\"" + id + "\""), std::string::npos) << id;
+  }
+}
+
+}  // namespace
+}  // namespace rlcost
