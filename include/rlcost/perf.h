@@ -293,6 +293,11 @@ double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);
 // full fine-tuning, 4 * N_active + 6 * N_adapter for LoRA, plus attention (x3),
 // at the train MFU.
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
+// Wall time over model-FLOP time of the update under
+// placement.gradient_checkpointing: (U + F) / U with U the update's FLOPs per
+// token and F one forward's (2N + A); 4/3 for full fine-tuning. 1 without it.
+// docs/model.md, "Gradient checkpointing".
+double RecomputeFactor(const Scenario& s, double update_flops_per_token, double attention_flops_per_token);
 // Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // --- Weight sync (weight_sync.cc) ---------------------------------------

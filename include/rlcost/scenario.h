@@ -91,6 +91,13 @@ struct PlacementSpec {
   // when placement.offload.optimizer prices the move, or when the optimizer
   // lives in host memory anyway. docs/model.md, "Refit offload".
   RefitOffload refit_offload = RefitOffload::kPageable;
+  // The update recomputes each layer's forward in its backward pass instead of
+  // keeping the activations (veRL actor_rollout_ref.model.
+  // enable_gradient_checkpointing, Megatron recompute_granularity: full,
+  // NeMo RL activation_checkpointing): one more forward pass per update,
+  // 8N + 4A instead of 6N + 3A FLOPs per token. docs/model.md, "Gradient
+  // checkpointing".
+  bool gradient_checkpointing = false;
   // Which layout choices the scenario states (its file or a --set); the
   // planner (src/plan) chooses the rest. A Scenario built in code states
   // none, and is read literally unless a caller plans it.

@@ -37,6 +37,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             s.model.layers * perf::kEagerLaunchPerLayerS * 1e3, s.model.layers,
                             perf::kEagerLaunchPerLayerS * 1e3));
   }
+  if (s.placement.gradient_checkpointing) {
+    a.push_back("the update recomputes each layer's forward in its backward pass (placement.gradient_checkpointing): "
+                "one more forward per update, 4/3 of its time for full fine-tuning; train MFU counts the model's "
+                "FLOPs only");
+  }
   if (!s.framework.empty()) {
     if (s.framework_defaults.empty()) {
       a.push_back(fmt::format("framework {}: every default it has was set in the scenario", s.framework));

@@ -80,6 +80,17 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   if (auto eager = t.Bool("actor_rollout_ref.rollout.enforce_eager")) {
     out.Set("engine", "enforce_eager", *eager ? "true" : "false", "actor_rollout_ref.rollout.enforce_eager");
   }
+  // Recompute in the update: the HF (FSDP) model's flag, or Megatron's full
+  // recompute through override_transformer_config (docs/model.md, "Gradient
+  // checkpointing").
+  if (auto gc = t.Bool("actor_rollout_ref.model.enable_gradient_checkpointing")) {
+    out.Set("placement", "gradient_checkpointing", *gc ? "true" : "false",
+            "actor_rollout_ref.model.enable_gradient_checkpointing");
+  }
+  if (auto g = t.String("actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity")) {
+    out.Set("placement", "gradient_checkpointing", *g == "full" ? "true" : "false",
+            "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity");
+  }
   if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");
   }

@@ -365,11 +365,24 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
   double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
-  per_token += 3.0 * TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
+  const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
+  per_token += 3.0 * attention;
   w.flops = tokens * per_token / gpus;
-  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false);
+  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false) *
+             RecomputeFactor(s, per_token, attention);
   w.compute_bound = true;
   return w;
+}
+
+double RecomputeFactor(const Scenario& s, double update_flops_per_token, double attention_flops_per_token) {
+  if (!s.placement.gradient_checkpointing || update_flops_per_token <= 0) return 1.0;
+  // Full activation checkpointing runs each layer's forward a second time in
+  // the backward pass (Chen et al. 2016, arXiv 1604.06174, sec. 4: "one extra
+  // forward pass"): the forward's linear FLOPs (2N, the frozen base's under
+  // LoRA) and its attention (A) again, at the update's own efficiency. The
+  // model FLOPs (w.flops, MFU) stay those of the update without it.
+  const double forward = TrainLinearFlopsPerToken(s, /*forward_only=*/true) + attention_flops_per_token;
+  return (update_flops_per_token + forward) / update_flops_per_token;
 }
 
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus) {

@@ -340,7 +340,8 @@ class Loader {
     r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention",
                                   "gpu_memory_utilization",
                                   "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
-                                  "weight_sync", "offload", "engine_sleep_level", "refit_offload"});
+                                  "weight_sync", "offload", "engine_sleep_level", "refit_offload",
+                                  "gradient_checkpointing"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -348,6 +349,7 @@ class Loader {
     r_.Enum(n, "refit_offload", "placement", p.refit_offload, &RefitOffloadFromString, AcceptedNames<RefitOffload>());
     r_.Int(n, "engine_sleep_level", "placement", p.engine_sleep_level, 1, 2,
            "vLLM's sleep levels are 1 (weights to host memory) and 2 (weights discarded)");
+    r_.Bool(n, "gradient_checkpointing", "placement", p.gradient_checkpointing);  // docs/model.md, "Gradient checkpointing"
     if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {
       if (r_.CheckKeys(off, "placement.offload", {"params", "optimizer"})) {
         r_.Bool(off, "params", "placement.offload", p.offload.params);

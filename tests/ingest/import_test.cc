@@ -114,6 +114,30 @@ TEST(ImportVerl, NamesTheFrameworkAndCarriesEnforceEager) {
   EXPECT_FALSE(graphs.engine.enforce_eager);
 }
 
+// Gradient checkpointing: veRL's own default (model.enable_gradient_checkpointing:
+// True in every listed release) when the config leaves it out, listed as the
+// framework's; the config's value or Megatron's full recompute when it says.
+TEST(ImportVerl, CarriesGradientCheckpointing) {
+  // tests/data/ingest/verl/one_step_off_4_12.yaml does not set it.
+  Scenario dflt = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "h20"}));
+  EXPECT_TRUE(dflt.placement.gradient_checkpointing);
+  bool listed = false;
+  for (const auto& d : dflt.framework_defaults) listed = listed || d.path == "placement.gradient_checkpointing";
+  EXPECT_TRUE(listed);
+  Scenario off = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"),
+                                             {"actor_rollout_ref.model.enable_gradient_checkpointing=False"},
+                                             test::Cat(), {.gpu = "h20"}));
+  EXPECT_FALSE(off.placement.gradient_checkpointing);
+  for (const auto& d : off.framework_defaults) EXPECT_NE(d.path, "placement.gradient_checkpointing");
+  // run_deepseek671b_math_megatron_96gb.sh @ e2e4c35e:155 (full recompute).
+  Scenario meg = Imported(ingest::ImportVerl(
+      Data("verl/one_step_off_4_12.yaml"),
+      {"actor_rollout_ref.model.enable_gradient_checkpointing=False",
+       "+actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=full"},
+      test::Cat(), {.gpu = "h20"}));
+  EXPECT_TRUE(meg.placement.gradient_checkpointing);
+}
+
 // Command-line overrides as veRL's launch scripts pass them (Hydra's
 // key=value and +key=value) win over the file.
 TEST(ImportVerl, OverridesWinAndTheColocatedDefault) {

@@ -49,6 +49,37 @@ TEST(Moe, PipelineBubbleSlowsTheDenseUpdate) {
   EXPECT_DOUBLE_EQ(w.time_s, w.flops / (g.PeakFlops(flat.precision.train) * g.efficiency.train_mfu));
 }
 
+TEST(GradientCheckpointing, OneMoreForwardInTheUpdate) {
+  // Full recompute runs the forward again in the backward: per token
+  // 6N + 3A + (2N + A) = (4/3)(6N + 3A) for full fine-tuning, whatever A is.
+  // Llama-3.1-8B on 16 GPUs, 32 sequences of 1000 tokens: the model FLOPs
+  // (and so MFU's numerator) are unchanged, the time is 4/3 of it.
+  auto plain = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}});
+  auto gc = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}, {"placement.gradient_checkpointing", "true"}});
+  EXPECT_TRUE(gc.placement.gradient_checkpointing);
+  EXPECT_FALSE(plain.placement.gradient_checkpointing);
+  Work w0 = TrainStep(plain, 32000, 1000, 16);
+  Work w1 = TrainStep(gc, 32000, 1000, 16);
+  EXPECT_DOUBLE_EQ(w1.flops, w0.flops);
+  EXPECT_NEAR(w1.time_s / w0.time_s, 4.0 / 3.0, 1e-12);
+  // Exactly (4/3) flops / (peak * train_mfu): 8.03e9 active parameters,
+  // 32,000 tokens on 16 GPUs -> w0.flops >= 6 * 8.03e9 * 2000 = 9.6e13 per GPU.
+  const auto& g = gc.hardware.gpu;
+  EXPECT_GE(w0.flops, 6.0 * 8.03e9 * 2000 * 0.99);
+  EXPECT_NEAR(w1.time_s, 4.0 / 3.0 * w1.flops / (g.PeakFlops(gc.precision.train) * g.efficiency.train_mfu),
+              1e-12 * w1.time_s);
+  // The forward-only passes (log-probs, reference) keep no activations to
+  // recompute: unchanged.
+  EXPECT_DOUBLE_EQ(ForwardPass(gc, 32000, 1000, 16).time_s, ForwardPass(plain, 32000, 1000, 16).time_s);
+  // LoRA: (4N + 6N_a + 3A + 2N + A) / (4N + 6N_a + 3A), below 4/3 and above 1.
+  auto lora = With({{"model", "llama-3.1-8b"}, {"algorithm.lora.rank", "16"}});
+  auto lora_gc = With({{"model", "llama-3.1-8b"}, {"algorithm.lora.rank", "16"},
+                       {"placement.gradient_checkpointing", "true"}});
+  double r = TrainStep(lora_gc, 32000, 1000, 8).time_s / TrainStep(lora, 32000, 1000, 8).time_s;
+  EXPECT_GT(r, 4.0 / 3.0);  // the frozen base's update is 4N, so one more 2N forward is worth more than a third
+  EXPECT_LT(r, 1.5);        // 6N / 4N at most (no adapter, no attention)
+}
+
 TEST(Moe, MoeModelsTrainAtTheMoeMfu) {
   // Qwen3-235B-A22B, no layout: flops / (989 TF * 0.224), not 0.425.
   auto s = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "64"}});

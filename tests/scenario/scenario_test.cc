@@ -240,7 +240,8 @@ TEST(Scenario, BadInputsNameTheField) {
 
 TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   // verl@0.4 (catalog/frameworks/verl.yaml, tag v0.4.1): eager vLLM, sleep
-  // level 1, optimizer states kept on the GPU, gpu_memory_utilization 0.5.
+  // level 1, optimizer states kept on the GPU, gpu_memory_utilization 0.5,
+  // gradient checkpointing on.
   // The file sets refit_offload itself: that value stands and is not listed.
   auto s = Load(kBase + "framework: verl@0.4\nplacement: {refit_offload: pinned}\n");
   ASSERT_TRUE(s) << s.error().ToString();
@@ -256,7 +257,9 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
     EXPECT_NE(d.source.find("v0.4.1"), std::string::npos) << d.path << ": " << d.source;
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.engine_sleep_level",
-                                             "placement.offload", "placement.gpu_memory_utilization"}));
+                                             "placement.offload", "placement.gpu_memory_utilization",
+                                             "placement.gradient_checkpointing"}));
+  EXPECT_TRUE(s->placement.gradient_checkpointing);  // ppo_trainer.yaml:116 @ v0.4.1
   // --set wins over the framework as the file does.
   auto set = Load(kBase + "framework: verl@0.4\n", {{"engine.enforce_eager", "false"}});
   ASSERT_TRUE(set) << set.error().ToString();
