@@ -396,9 +396,24 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   return out;
 }
 
+// Sequences one engine keeps in flight in a steady-state (partial-rollout)
+// pipeline with staleness k: the rollout side may run k steps ahead of the
+// trainer, so up to k steps' sequences are generating at once, not just the
+// step's own n. NeMo RL's trajectory collector limits its in-flight requests
+// to num_prompts_per_step x max_trajectory_age_steps prompt groups
+// (nemo_rl/algorithms/async_utils.py @ r0.6.0, AsyncTrajectoryCollector:
+// _inflight_sema); the simulator lets trajectory j start once
+// j < (version + k + 1) G (sim/pipeline.cc, CanStart), k G to (k + 1) G in
+// flight. A staleness under one step still keeps the step's own n.
+// docs/model.md, "Sequences in flight under bounded staleness".
+double InFlightPerEngine(double n, double max_staleness) { return n * std::max(1.0, max_staleness); }
+
 // Steady-state (no drain tail) generation: continuous generation across
-// steps, as with partial rollouts in an async pipeline.
-RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double kv_tokens) {
+// steps, as with partial rollouts in an async pipeline. `n` is the step's
+// sequences per engine, `in_flight` how many of them (and of the steps ahead)
+// the engine may hold at once (InFlightPerEngine).
+RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double in_flight,
+                          double kv_tokens) {
   const auto& env = s.environment;
   const double p = env.prompt_tokens.mean();
   const double t_mean = env.turns.mean();
@@ -409,15 +424,21 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
   double cap = env.turns.mean() > 1 ? std::max(1.0, std::floor(kv_tokens / final_ctx))
                                     : FullCacheBatch(kv_tokens, p, age);
-  double batch = std::min(cap, n);
+  double batch = std::min(cap, std::max(n, in_flight));
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   double iters = n * tokens / batch;
   auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0, n * (1 + calls));
+  // The step's weight sync lands on running sequences whose KV was computed
+  // with the old weights: each is recomputed once per step, its prompt and
+  // what it has generated (ctx) prefilled again (AReaL's interruptible
+  // generation; the simulator does the same, sim/engines.cc ResumeEngine).
+  // docs/model.md, "Sequences in flight under bounded staleness".
+  auto redo = perf::Prefill(e, batch * ctx, 0, batch);
   RolloutResult r;
-  r.time_s = w.time_s * iters + pre.time_s;
-  r.flops = w.flops * iters + pre.flops;
+  r.time_s = w.time_s * iters + pre.time_s + redo.time_s;
+  r.flops = w.flops * iters + pre.flops + redo.flops;
   r.decode_tokens = n * tokens;
-  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean());
+  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean()) + batch * ctx;
   r.mean_batch = batch;
   return r;
 }
@@ -473,7 +494,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   // its reward.
   double sandbox_life_s = startup_s;
   if (steady) {
-    roll = SteadyState(e, s, n, mem->kv_tokens_per_engine);
+    roll = SteadyState(e, s, n, InFlightPerEngine(n, s.pipeline.max_staleness), mem->kv_tokens_per_engine);
     if (multi_turn) {
       // Decode wall time of one trajectory at the steady batch: time * batch / n.
       sandbox_life_s = startup_s + std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean() +
