@@ -22,6 +22,12 @@ namespace rlcost::sim {
 Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig,
                                 TextDetail detail = TextDetail::kFull);
 
+// The slowest of `engines` engines, each given `sequences` responses of
+// length coefficient of variation `length_cv`, holds this factor times the
+// mean engine's response tokens: 1 + z_E cv / sqrt(n), z_E the expected
+// largest of E standard normals (Blom). docs/model.md, "The busiest engine".
+double BusiestEngineFactor(double engines, double sequences, double length_cv);
+
 struct Options {
   uint64_t seed = 1;
   int steps = 0;              // 0 = the scenario's algorithm.steps

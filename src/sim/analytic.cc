@@ -273,14 +273,10 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   return r;
 }
 
-// Single-turn generation of n sequences on one engine with a KV budget.
-RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
-                         double kv_tokens) {
-  const auto& env = s.environment;
-  const double p = env.prompt_tokens.mean();
-  const auto& resp = env.response_tokens;
-  std::array<double, kMaxSlices> len{};
-  int m = LengthSlices(resp, n, n_total, len);
+// One engine's n sequences with response lengths `len` (m slices): all at
+// once when their peak KV fits, else the full, preempting cache.
+RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                           int m, double kv_tokens) {
   // Peak KV use of the all-at-once drain: max over slices of alive * (P + L),
   // each sequence charged as in the full-cache model below.
   double peak = 0;
@@ -295,6 +291,43 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
     return r;
   }
   return FullCache(e, n, p, len, m, kv_tokens);
+}
+
+// The step waits for its slowest engine, and with random lengths that is the
+// one whose n draws add up to the most work, not the mean engine. Engine i's
+// total response tokens S_i = sum of its n lengths is about normal (central
+// limit), mean n E[L], sd sqrt(n) sd(L); the largest of E engines' sums is
+// E[max] = n E[L] (1 + z_E cv(L) / sqrt(n)), z_E the expected largest of E
+// standard normals, Blom's approximation z_E = Phi^-1((E - 0.375) / (E +
+// 0.25)) (G. Blom, "Statistical Estimates and Transformed Beta-Variables",
+// 1958; 1.434 for E = 8, the tabulated 1.4236). The busiest engine's slices
+// are the mean engine's scaled by that factor, the last (the step's expected
+// longest sequence) kept, none past it. Returns the factor (1: one engine or
+// fixed lengths). docs/model.md, "The busiest engine".
+double BusiestEngineLengths(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& len,
+                            int m) {
+  if (d.is_fixed() || m <= 1 || n <= 0) return 1.0;
+  const double mean = std::max(d.mean(), 1e-12);
+  const double cv = std::sqrt(std::max(0.0, d.SecondMoment() / (mean * mean) - 1.0));
+  const double f = BusiestEngineFactor(n_total / n, n, cv);
+  if (f <= 1.0) return 1.0;
+  for (int j = 0; j < m - 1; ++j) len[j] = std::min(len[j] * f, len[m - 1]);
+  return f;
+}
+
+// Single-turn generation of n sequences on one engine with a KV budget: the
+// work (tokens, FLOPs, mean batch) of the mean engine, the wall time of the
+// busiest (BusiestEngineLengths).
+RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                         double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const auto& resp = env.response_tokens;
+  std::array<double, kMaxSlices> len{};
+  int m = LengthSlices(resp, n, n_total, len);
+  RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
+  if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+  return r;
 }
 
 struct MultiTurnResult {
@@ -396,9 +429,24 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   return out;
 }
 
+// Sequences one engine keeps in flight in a steady-state (partial-rollout)
+// pipeline with staleness k: the rollout side may run k steps ahead of the
+// trainer, so up to k steps' sequences are generating at once, not just the
+// step's own n. NeMo RL's trajectory collector limits its in-flight requests
+// to num_prompts_per_step x max_trajectory_age_steps prompt groups
+// (nemo_rl/algorithms/async_utils.py @ r0.6.0, AsyncTrajectoryCollector:
+// _inflight_sema); the simulator lets trajectory j start once
+// j < (version + k + 1) G (sim/pipeline.cc, CanStart), k G to (k + 1) G in
+// flight. A staleness under one step still keeps the step's own n.
+// docs/model.md, "Sequences in flight under bounded staleness".
+double InFlightPerEngine(double n, double max_staleness) { return n * std::max(1.0, max_staleness); }
+
 // Steady-state (no drain tail) generation: continuous generation across
-// steps, as with partial rollouts in an async pipeline.
-RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double kv_tokens) {
+// steps, as with partial rollouts in an async pipeline. `n` is the step's
+// sequences per engine, `in_flight` how many of them (and of the steps ahead)
+// the engine may hold at once (InFlightPerEngine).
+RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double in_flight,
+                          double kv_tokens) {
   const auto& env = s.environment;
   const double p = env.prompt_tokens.mean();
   const double t_mean = env.turns.mean();
@@ -409,20 +457,32 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
   double cap = env.turns.mean() > 1 ? std::max(1.0, std::floor(kv_tokens / final_ctx))
                                     : FullCacheBatch(kv_tokens, p, age);
-  double batch = std::min(cap, n);
+  double batch = std::min(cap, std::max(n, in_flight));
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   double iters = n * tokens / batch;
   auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0, n * (1 + calls));
+  // The step's weight sync lands on running sequences whose KV was computed
+  // with the old weights: each is recomputed once per step, its prompt and
+  // what it has generated (ctx) prefilled again (AReaL's interruptible
+  // generation; the simulator does the same, sim/engines.cc ResumeEngine).
+  // docs/model.md, "Sequences in flight under bounded staleness".
+  auto redo = perf::Prefill(e, batch * ctx, 0, batch);
   RolloutResult r;
-  r.time_s = w.time_s * iters + pre.time_s;
-  r.flops = w.flops * iters + pre.flops;
+  r.time_s = w.time_s * iters + pre.time_s + redo.time_s;
+  r.flops = w.flops * iters + pre.flops + redo.flops;
   r.decode_tokens = n * tokens;
-  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean());
+  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean()) + batch * ctx;
   r.mean_batch = batch;
   return r;
 }
 
 }  // namespace
+
+double BusiestEngineFactor(double engines, double sequences, double length_cv) {
+  if (engines < 2.0 - 1e-9 || sequences <= 0 || length_cv <= 0) return 1.0;
+  const double z = NormalQuantile((engines - 0.375) / (engines + 0.25));
+  return 1.0 + z * length_cv / std::sqrt(sequences);
+}
 
 Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, TextDetail detail) {
   const bool text = detail == TextDetail::kFull;
@@ -473,7 +533,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   // its reward.
   double sandbox_life_s = startup_s;
   if (steady) {
-    roll = SteadyState(e, s, n, mem->kv_tokens_per_engine);
+    roll = SteadyState(e, s, n, InFlightPerEngine(n, s.pipeline.max_staleness), mem->kv_tokens_per_engine);
     if (multi_turn) {
       // Decode wall time of one trajectory at the steady batch: time * batch / n.
       sandbox_life_s = startup_s + std::max(0.0, env.turns.mean() - 1) * env.tool_latency_s.mean() +
