@@ -217,8 +217,11 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
   const rlcost::Catalog& cat = *loaded->cat;
+  // Planned as /v1/estimate is, so that the two answer for the same run.
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   auto opt = ToOptions(lv, "");
   if (!opt) return Fail(opt.error());
   auto wf = levers::BuildWaterfall(s, cat, *opt);
@@ -324,10 +327,17 @@ Result<nlohmann::json> Catalog() {
 Result<std::string> HtmlReport(const ScenarioInput& in) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
   const rlcost::Catalog& cat = *loaded->cat;
+  // The user's run as /v1/estimate prices it: planned, the plan shown first.
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   auto e = EstimateAnalytic(s);
   if (!e) return Fail(e.error());
+  e->plan = planned->second;
+  if (!e->plan) {
+    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
+  }
   report::HtmlInput h;
   h.scenario = &s;
   h.estimate = &*e;

@@ -245,6 +245,7 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
       auto c = FitCurve(base.kind, x, ystar, bounds);
       if (!c) continue;
       as.push_back(c->Asymptote());
+      r.replicate_curves.push_back(*c);
       // The path: the last h observed points, then the refit's run on.
       path.assign(y.end() - long(std::min<size_t>(size_t(h), n)), y.end());
       const long off = long(path.size());

@@ -133,6 +133,9 @@ struct Outcome {
   int points_skipped = 0;  // the run's start, left out of the fit
   int block_length = 0;
   double level = 0.9;
+  // The bootstrap refits' curves, each on the same compute axis as `curve`
+  // (forecast/plot.h draws their pointwise quantiles as the band).
+  std::vector<Curve> replicate_curves;
 };
 
 // Not a `rlcost::Result`: a forecast that says n/a is an answer, not an error.

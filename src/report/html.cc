@@ -56,7 +56,8 @@ svg .axis{stroke:#8a93a3;stroke-width:1} svg .grid{stroke:#e6e9ef;stroke-width:1
 svg .title{font-size:13px;font-weight:600}
 svg [data-tip]:hover{opacity:.8}
 #tip{position:fixed;pointer-events:none;background:#1d2430;color:#fff;font-size:12px;padding:5px 8px;border-radius:4px;display:none;max-width:420px;z-index:10}
-.grid2{display:grid;grid-template-columns:1fr 1fr;gap:16px}
+#inputs table,#outputs table{width:100%}
+.illustrative{color:#8a5a00;font-weight:600}
 #selfcheck{font-size:12px;color:#5a6475}
 )CSS";
 
@@ -118,8 +119,20 @@ constexpr const char* kColOffload = "#6b8e23";
 constexpr const char* kColIdle = "#d7dbe2";
 constexpr const char* kSeries[] = {"#d64545", "#e07b00", "#2a9d8f", "#2f6fd6", "#8e6bd1"};
 
-std::string Usd(double v) { return FormatValue(v, "USD"); }
-std::string Sec(double v) { return FormatValue(v, "s") + " s"; }
+// Dollars and seconds as a person reads them: a figure too small to matter
+// says so ("<1 ms", "<$0.000001") instead of "9.26e-14 s"; zero is 0.
+std::string Usd(double v) {
+  if (std::isfinite(v) && v != 0 && std::fabs(v) < 1e-6) return v > 0 ? "<$0.000001" : "-<$0.000001";
+  return FormatValue(v, "USD");
+}
+std::string Sec(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  const double a = std::fabs(v);
+  if (a == 0) return "0 s";
+  if (a < 1e-3) return v > 0 ? "<1 ms" : "-<1 ms";
+  if (a < 1) return fmt::format("{:.0f} ms", v * 1000);
+  return FormatValue(v, "s") + " s";
+}
 
 double Get(const Estimate& e, std::string_view key) {
   return levers::MetricValue(e, key).value_or(0);
@@ -157,6 +170,39 @@ std::string Text(double x, double y, const std::string& s, const char* anchor = 
 std::string Line(double x1, double y1, double x2, double y2, const char* cls) {
   return fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="{}"/>)", x1, y1, x2, y2, cls);
 }
+
+// Words of `s` in lines of at most `width` characters (a longer word is a line of its own).
+std::vector<std::string> Wrap(const std::string& s, size_t width) {
+  std::vector<std::string> lines;
+  std::string cur;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find(' ', i);
+    if (j == std::string::npos) j = s.size();
+    std::string w = s.substr(i, j - i);
+    i = j + 1;
+    if (w.empty()) continue;
+    if (!cur.empty() && cur.size() + 1 + w.size() > width) {
+      lines.push_back(cur);
+      cur.clear();
+    }
+    cur += (cur.empty() ? "" : " ") + w;
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
+// One caption of several lines (tspans 15 px apart), the first at y.
+std::string TextLines(double x, double y, const std::vector<std::string>& lines, const char* anchor, const char* cls) {
+  std::string s = fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="{}" class="{}">)", x, y, anchor, cls);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    s += fmt::format(R"(<tspan x="{:.1f}" dy="{}">{}</tspan>)", x, i == 0 ? 0 : 15, HtmlEscape(lines[i]));
+  }
+  return s + "</text>";
+}
+
+// Characters of 12 px text that fit in `px` (an average glyph is under 7 px wide).
+size_t CharsIn(double px) { return std::max<size_t>(6, static_cast<size_t>(px / 7.0)); }
 
 std::string SvgOpen(const std::string& id, int w, int h, const std::string& label) {
   return fmt::format(R"(<svg class="chart" id="{}" viewBox="0 0 {} {}" role="img" aria-label="{}">)", id, w, h,
@@ -203,7 +249,7 @@ std::vector<double> LinTicks(double hi, int want = 5) {
 
 // --- Waterfall chart ------------------------------------------------------------
 
-std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::string& id) {
+std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::string& id, const std::string& title_note = "") {
   const auto& h = levers::Headlines()[metric];
   std::vector<const Config*> cs = {&wf.baseline};
   for (const auto& st : wf.stages) cs.push_back(&st);
@@ -214,9 +260,29 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
       hi = std::max(hi, *c->values[metric]);
     }
   }
-  const int W = 1200, H = 420, L = 80, R = 20, T = 40, B = 70;
+  // Under each bar its caption: the stage's name, then its factors, each
+  // wrapped to the bar's slot so that neighbouring captions never meet.
+  const int W = 1200, L = 80, R = 20, T = 40;
+  const double slot = double(W - L - R) / cs.size();
+  const size_t chars = CharsIn(slot * 0.92);
+  std::vector<std::vector<std::string>> captions;
+  size_t lines = 1;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Config* c = cs[i];
+    std::vector<std::string> cap = Wrap(i == 0 ? "baseline" : c->title, chars);
+    if (!c->ok || !c->values[metric]) {
+      cap.push_back("(skipped)");
+    } else if (i > 0) {
+      for (auto& l : Wrap(FormatFactor(c->factor_prev[metric]) + " step, " + FormatFactor(c->factor_base[metric]) + " total", chars)) {
+        cap.push_back(std::move(l));
+      }
+    }
+    lines = std::max(lines, cap.size());
+    captions.push_back(std::move(cap));
+  }
+  const int B = 26 + 15 * static_cast<int>(lines), H = T + 310 + B;
   std::string s = SvgOpen(id, W, H, "waterfall of " + std::string(h.label));
-  s += Text(L, 22, fmt::format("{} by stage (log scale); each bar falls from the previous stage's value", h.label), "start", "title");
+  s += Text(L, 22, fmt::format("{} by stage (log scale); each bar falls from the previous stage's value{}", h.label, title_note), "start", "title");
   if (!(hi > 0)) {
     s += Text(W / 2.0, H / 2.0, "no stage produced this figure", "middle");
     return s + "</svg>";
@@ -229,17 +295,15 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
   }
   s += Line(L, T, L, H - B, "axis");
   s += Line(L, H - B, W - R, H - B, "axis");
-  const double slot = double(W - L - R) / cs.size();
   double prev = 0;
   for (size_t i = 0; i < cs.size(); ++i) {
     const Config* c = cs[i];
     double x = L + slot * i + slot * 0.18, w = slot * 0.64;
     std::string name = i == 0 ? "baseline" : c->title;
-    s += Text(x + w / 2, H - B + 18, name, "middle");
+    s += TextLines(x + w / 2, H - B + 18, captions[i], "middle", "caption");
     if (!c->ok || !c->values[metric]) {
       s += Text(x + w / 2, H - B - 10, "did not run", "middle");
       s += Rect(x, H - B - 4, w, 4, kColIdle, name + ": " + ConfigError(*c));
-      s += Text(x + w / 2, H - B + 34, "(skipped)", "middle");
       continue;
     }
     double v = *c->values[metric];
@@ -259,7 +323,6 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
     }
     s += Rect(x, top, w, bottom - top, fill, tip);
     s += Text(x + w / 2, top - 6, Usd(v), "middle");
-    if (i > 0) s += Text(x + w / 2, H - B + 34, FormatFactor(c->factor_prev[metric]) + " step, " + FormatFactor(c->factor_base[metric]) + " total", "middle");
     prev = v;
   }
   return s + "</svg>";
@@ -324,7 +387,7 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
       double v = Get(*rows[i].e, p.key);
       if (v <= 0) continue;
       double len = share ? v / tot : v;
-      std::string tip = share ? fmt::format("{} — {}: {} GPU-s per step ({:.1f}%)", rows[i].name, p.name, FormatValue(v, "s"), 100 * v / tot)
+      std::string tip = share ? fmt::format("{} — {}: {} of GPU time per step ({:.1f}%)", rows[i].name, p.name, Sec(v), 100 * v / tot)
                               : fmt::format("{} — {}: {} ({:.1f}% of the {})", rows[i].name, p.name, Amount(v), 100 * v / tot, usd ? "run" : "step");
       s += Segment(X(x), X(x + len), y, row_h - 8, p.color, len, tip, p.key);
       x += len;
@@ -535,7 +598,11 @@ std::string OutputsTable(const Estimate& a, const Estimate* sim) {
     if (!v && !w) continue;
     h += fmt::format("<tr><td>{}</td><td>{}</td>", HtmlEscape(m.key), v ? HtmlEscape(FormatValue(*v, m.unit)) : "-");
     if (sim) h += fmt::format("<td>{}</td>", w ? HtmlEscape(FormatValue(*w, m.unit)) : "-");
-    h += fmt::format("<td>{}</td><td style=\"text-align:left\">{}</td></tr>", HtmlEscape(m.unit), HtmlEscape(m.description));
+    std::string meaning(m.description);
+    if (std::string_view(m.key).substr(0, 5) == "goal." && a.goal.requested && a.goal.curve_is_illustrative) {
+      meaning += " (rests on rlcost's ILLUSTRATIVE learning curve)";
+    }
+    h += fmt::format("<td>{}</td><td style=\"text-align:left\">{}</td></tr>", HtmlEscape(m.unit), HtmlEscape(meaning));
   }
   return h + "</table>";
 }
@@ -664,6 +731,189 @@ std::string ClaimsSection(const HtmlInput& in) {
   return h + "</table></section>";
 }
 
+// The layout in words, as the scenario states it (InputsTable's wording).
+std::string LayoutWords(const Scenario& s) {
+  return s.placement.mode == PlacementMode::kDisaggregated
+             ? fmt::format("disaggregated: {} rollout + {} train GPUs, rollout TP {}", s.placement.rollout_gpus,
+                           s.placement.train_gpus, s.placement.rollout_tp)
+             : fmt::format("colocated on {} GPUs, rollout TP {}", s.hardware.gpus, s.placement.rollout_tp);
+}
+
+// A figure of the user's run with its JSON key and its value, so a browser
+// test can hold the text to `rlcost estimate --json`.
+std::string Figure(const Estimate& e, std::string_view key, const std::string& text) {
+  return fmt::format(R"(<b data-key="{}" data-value="{:.9g}">{}</b>)", key, Get(e, key), HtmlEscape(text));
+}
+
+// True when the goal's figures rest on rlcost's default learning curve.
+bool IllustrativeGoal(const Estimate& e) { return e.goal.requested && e.goal.curve_is_illustrative; }
+
+constexpr const char* kIllustrativeLabel =
+    "rests on rlcost's ILLUSTRATIVE learning curve (default parameters, not measured): set goal.curve to your run's "
+    "own fit (rlcost forecast) or a published one";
+
+// The report's opening: the user's run as planned — the answer, where its time
+// and dollars go, and the layout chosen with why (plan.* of the JSON).
+std::string YourRunSection(const HtmlInput& in) {
+  const Scenario& sc = *in.scenario;
+  const Estimate& e = *in.estimate;
+  std::string h = "<section id=\"your-run\"><h2>Your run</h2>";
+  h += "<div class=\"verdict\" id=\"answer\">" + Figure(e, "run.usd", Usd(Get(e, "run.usd"))) +
+       fmt::format(" for the run: {} steps of ", sc.algorithm.steps) + Figure(e, "step.time_s", Sec(Get(e, "step.time_s"))) +
+       " at " + Figure(e, "cost.usd_per_step", Usd(Get(e, "cost.usd_per_step"))) + " each on " +
+       HtmlEscape(fmt::format("{} x {}", sc.hardware.gpus, sc.hardware.gpu.name.empty() ? sc.hardware.gpu.id : sc.hardware.gpu.name)) +
+       "; " + Figure(e, "run.wall_time_h", FormatValue(Get(e, "run.wall_time_h"), "h") + " h") + " wall time, " +
+       Figure(e, "cost.gpu_hours", FormatValue(Get(e, "cost.gpu_hours"), "GPU-h") + " GPU-hours") + ", " +
+       Figure(e, "cost.usd_per_useful_sample", Usd(Get(e, "cost.usd_per_useful_sample"))) + " per useful sample.</div>";
+  if (e.goal.requested) {
+    if (e.goal.reachable) {
+      h += "<p id=\"goal-answer\">To reach a pass rate of " + HtmlEscape(fmt::format("{:.2f}", e.goal.target_pass_rate)) + ": " +
+           Figure(e, "goal.usd", Usd(e.goal.usd)) + " over " + Figure(e, "goal.steps", fmt::format("{:.0f}", e.goal.steps)) + " steps";
+    } else {
+      h += "<p id=\"goal-answer\">The target pass rate " + HtmlEscape(fmt::format("{:.2f}", e.goal.target_pass_rate)) +
+           " is not reached: " + HtmlEscape(e.goal.reason);
+    }
+    if (IllustrativeGoal(e)) h += std::string(" — <span class=\"illustrative\">") + kIllustrativeLabel + ".</span>";
+    h += "</p>";
+  }
+  if (e.energy.known) {
+    h += "<p class=\"note\" id=\"energy-answer\">Energy at the GPU boards: " +
+         Figure(e, "energy.kwh", FormatValue(e.energy.kwh, "kWh") + " kWh") + ", " +
+         Figure(e, "energy.co2e_kg", fmt::format("{:.4g} kg", e.energy.co2e_kg)) +
+         HtmlEscape(fmt::format(" CO2e on the {} grid (GPU boards only; host, network and cooling not included).", sc.energy.grid)) +
+         "</p>";
+  }
+  // The split: this run alone (the comparisons with other stages follow below).
+  const std::vector<Named> me = {{"your run", &e}};
+  h += StackedBars("chart-run-step", "Where a step's time goes (wall seconds on the critical path)", me, StepParts(),
+                   "seconds per step", false);
+  static const std::vector<Part> usd_parts = {{"run.usd_by_phase.rollout", "rollout", kColRollout},
+                                              {"run.usd_by_phase.train", "train", kColTrain},
+                                              {"run.usd_by_phase.other", "log-prob, reference, sync, reward", kColLogprob},
+                                              {"run.usd_by_phase.idle", "idle in steps", kColIdle},
+                                              {"run.usd_by_phase.sandbox", "sandbox CPUs", kColReward},
+                                              {"run.usd_by_phase.startup", "start-up", kColReference},
+                                              {"run.usd_by_phase.checkpoints", "checkpoints", kColOverhead},
+                                              {"run.usd_by_phase.evaluation", "evaluation", "#f2c14e"},
+                                              {"run.usd_by_phase.restarts", "restarts", kColSync}};
+  h += StackedBars("chart-run-usd", "Where the run's dollars go (dollars for the whole run)", me, usd_parts,
+                   "dollars for the run", false, "USD");
+  // The layout: chosen by the planner (and why), or as the scenario states it.
+  h += "<h3>The layout</h3>";
+  if (e.plan) {
+    const PlanSummary& p = *e.plan;
+    h += "<p id=\"plan-chosen\">Chosen by rlcost's planner for the fewest " +
+         std::string(p.objective == "time" ? "seconds per step" : "dollars per step") + ": <b>" + HtmlEscape(p.layout) +
+         "</b> (" + HtmlEscape(fmt::format("{} layouts tried, {} fit in memory", p.candidates, p.fitting)) + ").</p>";
+    h += "<table id=\"plan-table\"><tr><th>layout</th><th>$ per step</th><th>step time</th><th style=\"text-align:left\">what</th></tr>";
+    h += fmt::format("<tr data-row=\"chosen\"><td>chosen</td><td>{}</td><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
+                     HtmlEscape(Usd(e.usd_per_step)), HtmlEscape(Sec(e.step.time_s)), HtmlEscape(p.layout));
+    if (!p.runner_up.empty()) {
+      h += fmt::format("<tr data-row=\"runner-up\" data-usd-per-step=\"{:.9g}\"><td>runner-up</td><td>{}</td><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
+                       p.runner_up_usd_per_step, HtmlEscape(Usd(p.runner_up_usd_per_step)), HtmlEscape(Sec(p.runner_up_step_s)),
+                       HtmlEscape(p.runner_up));
+    }
+    if (p.literal != p.layout) {
+      h += fmt::format("<tr data-row=\"as-written\"><td>as written</td><td>{}</td><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
+                       p.literal_usd_per_step ? HtmlEscape(Usd(*p.literal_usd_per_step)) : "does not run",
+                       p.literal_step_s ? HtmlEscape(Sec(*p.literal_step_s)) : "-",
+                       HtmlEscape(p.literal + (p.literal_error.empty() ? "" : ": " + p.literal_error)));
+    }
+    h += "</table><ul class=\"note\" id=\"plan-why\">";
+    for (const auto& w : p.why) h += "<li>" + HtmlEscape(w) + "</li>";
+    h += "</ul>";
+  } else {
+    h += "<p id=\"plan-chosen\">As the scenario states it: <b>" + HtmlEscape(LayoutWords(sc)) +
+         "</b>. Nothing was planned: the scenario states every layout field (leave placement.rollout_tp out to let "
+         "rlcost choose it).</p>";
+  }
+  return h + "</section>";
+}
+
+// The run's own learning curve (`rlcost report --progress LOG`): the logged
+// points, the fitted curve, its band and the target (forecast/plot.h).
+std::string ForecastChart(const forecast::Plot& p) {
+  const int W = 1200, H = 420, L = 80, R = 30, T = 52, B = 50;
+  std::string s = SvgOpen("chart-forecast", W, H, "the run's learning curve and its forecast");
+  s += Text(10, 20, fmt::format("{} against training step: logged points, the fitted {} curve and its {:.0f}% band",
+                                p.metric, p.curve.empty() ? "(no)" : p.curve, 100 * p.level),
+            "start", "title");
+  s += LegendSvg(L, 42, {{"logged, fitted", "#2f6fd6"}, {"logged, not fitted", "#9aa3b2"}, {"fitted curve", "#e07b00"},
+                         {"band", "#f6d2a8"}, {"target", "#d64545"}});
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = p.target, y1 = p.target;
+  for (const auto& pt : p.points) {
+    x0 = std::min(x0, double(pt.step)); x1 = std::max(x1, double(pt.step));
+    y0 = std::min(y0, pt.value); y1 = std::max(y1, pt.value);
+  }
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    x0 = std::min(x0, p.steps[i]); x1 = std::max(x1, p.steps[i]);
+    for (double v : {p.fit[i], i < p.low.size() ? p.low[i] : p.fit[i], i < p.high.size() ? p.high[i] : p.fit[i]}) {
+      if (std::isfinite(v)) { y0 = std::min(y0, v); y1 = std::max(y1, v); }
+    }
+  }
+  if (!(x1 > x0)) x1 = x0 + 1;
+  if (!(y1 > y0)) y1 = y0 + 1;
+  const double pad = 0.05 * (y1 - y0);
+  y0 -= pad; y1 += pad;
+  auto X = [&](double v) { return L + (W - L - R) * (v - x0) / (x1 - x0); };
+  auto Y = [&](double v) { return T + (H - T - B) * (1 - (v - y0) / (y1 - y0)); };
+  for (double t : LinTicks(x1 - x0)) {
+    if (x0 + t > x1 * 1.0001) break;
+    s += Line(X(x0 + t), T, X(x0 + t), H - B, "grid");
+    s += Text(X(x0 + t), H - B + 16, fmt::format("{:.0f}", x0 + t), "middle");
+  }
+  for (int i = 0; i <= 5; ++i) {
+    const double v = y0 + (y1 - y0) * i / 5;
+    s += Line(L, Y(v), W - R, Y(v), "grid");
+    s += Text(L - 6, Y(v) + 4, fmt::format("{:.3g}", v), "end");
+  }
+  s += Text((L + W - R) / 2.0, H - 8, "training step", "middle");
+  s += Line(L, T, L, H - B, "axis");
+  s += Line(L, H - B, W - R, H - B, "axis");
+  if (!p.low.empty()) {
+    std::string d;
+    for (size_t i = 0; i < p.steps.size(); ++i) d += fmt::format("{}{:.1f},{:.1f} ", i == 0 ? "M" : "L", X(p.steps[i]), Y(p.high[i]));
+    for (size_t i = p.steps.size(); i-- > 0;) d += fmt::format("L{:.1f},{:.1f} ", X(p.steps[i]), Y(p.low[i]));
+    s += fmt::format(R"(<path class="band" d="{}Z" fill="#f6d2a8" opacity="0.7" data-tip="{}"/>)", d,
+                     HtmlEscape(fmt::format("{:.0f}% band: the bootstrap refits' curves between their {:.0f}% and {:.0f}% quantiles",
+                                            100 * p.level, 50 * (1 - p.level), 100 - 50 * (1 - p.level))));
+  }
+  s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#d64545" stroke-dasharray="6 4" data-tip="{}"/>)",
+                   L + 0.0, Y(p.target), W - R + 0.0, Y(p.target), HtmlEscape(fmt::format("target {:.4g}", p.target)));
+  if (!p.fit.empty()) {
+    std::string d;
+    for (size_t i = 0; i < p.steps.size(); ++i) d += fmt::format("{}{:.1f},{:.1f} ", i == 0 ? "M" : "L", X(p.steps[i]), Y(p.fit[i]));
+    s += fmt::format(R"(<path class="fit" d="{}" fill="none" stroke="#e07b00" stroke-width="2.2" data-tip="fitted {} curve"/>)", d, p.curve);
+  }
+  for (const auto& pt : p.points) {
+    s += fmt::format(R"(<circle class="point" cx="{:.2f}" cy="{:.2f}" r="2.5" fill="{}" data-step="{}" data-value="{:.9g}" data-tip="step {}: {:.4g}{}"/>)",
+                     X(pt.step), Y(pt.value), pt.fitted ? "#2f6fd6" : "#9aa3b2", pt.step, pt.value, pt.step, pt.value,
+                     pt.fitted ? "" : " (not fitted)");
+  }
+  if (p.forecast_ok) {
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#1d2430" stroke-dasharray="2 3"/>)", X(p.steps_to_target), T, H - B);
+    s += Text(X(p.steps_to_target) + 4, T + 12, fmt::format("forecast: step {:.0f}", p.steps_to_target));
+  }
+  return s + "</svg>";
+}
+
+std::string ForecastSection(const HtmlInput& in) {
+  if (!in.forecast && in.forecast_error.empty()) return "";
+  std::string h = "<section id=\"forecast\"><h2>Your run's own learning curve (forecast)</h2>";
+  if (!in.forecast) return h + "<p class=\"note\">Not available: " + HtmlEscape(in.forecast_error) + "</p></section>";
+  const forecast::Plot& p = *in.forecast;
+  if (p.forecast_ok) {
+    h += "<p class=\"sub\">" + HtmlEscape(fmt::format(
+             "The {} reaches {:.4g} at step {:.0f} ({:.0f}% interval {:.0f} to {}), fitted on the logged points up to step {}. "
+             "The band is the spread of the bootstrap refits of the curve (docs/model.md, \"Forecasting steps from a run's own curve\").",
+             p.metric, p.target, p.steps_to_target, 100 * p.level, p.interval_low,
+             std::isfinite(p.interval_high) ? fmt::format("{:.0f}", p.interval_high) : std::string("beyond reach"), p.fit_until_step)) + "</p>";
+  } else {
+    h += "<p class=\"sub\">" + HtmlEscape("No forecast of the step: " + p.reason) + "</p>";
+  }
+  return h + ForecastChart(p) + "</section>";
+}
+
 }  // namespace
 
 std::string RenderHtml(const HtmlInput& in) {
@@ -672,11 +922,10 @@ std::string RenderHtml(const HtmlInput& in) {
   std::string body;
   body += fmt::format("<h1>rlcost report — {}</h1>", HtmlEscape(sc.name));
   body += fmt::format("<p class=\"sub\">{} on {} x {} · {} · {} · G = {} · {} prompts/step · {} steps. "
-                      "Step {} · {} per step · {} per useful sample · {} for the run.</p>",
+                      "</p>",
                       HtmlEscape(sc.model_id), sc.hardware.gpus, HtmlEscape(sc.hardware.gpu.id), ToString(sc.placement.mode),
-                      ToString(sc.pipeline.mode), sc.algorithm.group_size, sc.algorithm.prompts_per_step, sc.algorithm.steps,
-                      HtmlEscape(Sec(Get(e, "step.time_s"))), HtmlEscape(Usd(Get(e, "cost.usd_per_step"))),
-                      HtmlEscape(Usd(Get(e, "cost.usd_per_useful_sample"))), HtmlEscape(Usd(Get(e, "run.usd"))));
+                      ToString(sc.pipeline.mode), sc.algorithm.group_size, sc.algorithm.prompts_per_step, sc.algorithm.steps);
+  body += YourRunSection(in);
 
   {
     // Likely ranges of the headline figures (econ/interval.h), per path shown.
@@ -695,6 +944,8 @@ std::string RenderHtml(const HtmlInput& in) {
     }
   }
 
+  body += ForecastSection(in);
+
   // Waterfall.
   body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";
   if (in.waterfall) {
@@ -706,7 +957,8 @@ std::string RenderHtml(const HtmlInput& in) {
     // The verdict's two metrics (like for like); $ per step is in the table,
     // and charted only when the scenario sets no reachable goal.
     if (wf.baseline.ok && wf.baseline.values[levers::kUsdToGoal]) {
-      body += WaterfallChart(wf, levers::kUsdToGoal, "chart-waterfall-goal");
+      body += WaterfallChart(wf, levers::kUsdToGoal, "chart-waterfall-goal",
+                             IllustrativeGoal(e) ? " (ILLUSTRATIVE learning curve: default parameters, not measured)" : "");
     } else {
       body += WaterfallChart(wf, levers::kUsdPerStep, "chart-waterfall-step");
     }
@@ -850,8 +1102,10 @@ std::string RenderHtml(const HtmlInput& in) {
   body += ClaimsSection(in);
 
   // Tables.
-  body += "<section class=\"grid2\"><div><h2>Inputs</h2>" + InputsTable(sc) + "</div><div><h2>Outputs</h2>" +
-          OutputsTable(e, in.simulated) + "</div></section>";
+  // One table to a section, each as wide as its section: a short inputs
+  // table beside the long outputs one left a column of blank page.
+  body += "<section id=\"inputs\"><h2>Inputs</h2>" + InputsTable(sc) + "</section>";
+  body += "<section id=\"outputs\"><h2>Outputs</h2>" + OutputsTable(e, in.simulated) + "</section>";
   if (!e.assumptions.empty() || !e.signal.notes.empty() || !e.step.notes.empty()) {
     body += "<section><h2>Assumptions and notes</h2><ul class=\"note\">";
     for (const auto& a : e.assumptions) body += "<li>ASSUMED: " + HtmlEscape(a) + "</li>";
@@ -859,7 +1113,8 @@ std::string RenderHtml(const HtmlInput& in) {
     for (const auto& a : e.step.notes) body += "<li>" + HtmlEscape(a) + "</li>";
     body += "</ul></section>";
   }
-  body += "<p id=\"selfcheck\" data-status=\"pending\">self-check pending (needs JavaScript)</p>";
+  // The page's own check of its charts: for tests, not for the reader (hidden).
+  body += "<p id=\"selfcheck\" hidden data-status=\"pending\">self-check pending (needs JavaScript)</p>";
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";

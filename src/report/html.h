@@ -14,6 +14,7 @@
 #include "decide/claims.h"
 #include "decide/levers.h"
 #include "decide/sensitivity.h"
+#include "forecast/plot.h"
 #include "rlcost/estimate.h"
 
 namespace rlcost::report {
@@ -39,6 +40,10 @@ struct HtmlInput {
   std::string tornado_error;                      // why there is no tornado
   const claims::Report* claims = nullptr;        // the essay's claims checked; optional
   std::string claims_error;                      // why there are none
+  // The run's own learning curve (`rlcost report --progress LOG`): its points,
+  // the fitted curve and its band (forecast/plot.h); optional.
+  const forecast::Plot* forecast = nullptr;
+  std::string forecast_error;                    // why there is none when a log was given
 };
 
 std::string RenderHtml(const HtmlInput& in);

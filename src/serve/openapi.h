@@ -100,6 +100,16 @@ inline constexpr const char* kOpenApiJson = R"json({
         "responses": {"200": {"description": "a self-contained HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}, "default": {"$ref": "#/components/responses/Error"}}
       }
     },
+    "/v1/forecast": {
+      "post": {
+        "summary": "A run's own learning curve fitted and forecast to a target (rlcost forecast --json) from the log's text carried in the request (the server reads no file), plus \"plot\": the points, the fitted curve and its band",
+        "requestBody": {"content": {"application/json": {"schema": {"type": "object", "required": ["log", "target"], "properties": {
+          "log": {"type": "string", "description": "the log itself: a CSV with a step column, or any log rlcost forecast reads"},
+          "target": {"type": "number"}, "metric": {"type": "string"}, "gpus": {"type": "integer", "minimum": 0},
+          "usd_per_gpu_hour": {"type": "number", "exclusiveMinimum": 0}}}}}},
+        "responses": {"200": {"$ref": "#/components/responses/Json"}, "default": {"$ref": "#/components/responses/Error"}}
+      }
+    },
     "/v1/catalog": {"get": {"summary": "The built-in catalog (rlcost catalog --json)", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},
     "/v1/health": {"get": {"summary": "Liveness and load: simulations and sweeps running, connections queued, cache", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},
     "/v1/default": {"get": {"summary": "The built-in default scenario as JSON", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},

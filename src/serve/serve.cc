@@ -12,6 +12,9 @@
 //   POST /v1/sweep      ... + "vary" {"KEY": [V1, V2, ...] | "LO..HI[:STEP]"}, "sample", "seed",
 //                       "metrics", "simulate", "steps": the rows of `rlcost sweep --jsonl`
 //   POST /v1/report     the HTML report of `rlcost report` (text/html)
+//   POST /v1/forecast   {"log": "step,val_acc\n1,0.21\n...", "target": 0.6, "metric", "gpus",
+//                       "usd_per_gpu_hour"}: `rlcost forecast --json` of the posted log's text
+//                       (never a file) + "plot" (forecast/plot.h: points, fit, band)
 //   GET  /v1/catalog, /v1/health, /v1/default (the built-in scenario as JSON),
 //        /v1/openapi.json (this list as OpenAPI 3.0, serve/openapi.h)
 //   GET  /              the web calculator (web/index.html, compiled in)
@@ -48,6 +51,8 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +71,9 @@
 #include <httplib.h>
 
 #include "api/ops.h"
+#include "forecast/forecast.h"
+#include "forecast/plot.h"
+#include "forecast/render.h"
 #include "cli/common.h"  // PrintError: start-up errors worded as the command line words them
 #include "report/report.h"
 #include "rlcost/embedded.h"
@@ -748,6 +756,56 @@ void Routes(Router& r, const ServeArgs& a) {
     if (!html) return SendError(res, StatusOf(html.error().code), html.error());
     res.set_header("Content-Disposition", "attachment; filename=\"rlcost-report.html\"");
     res.set_content(*html, "text/html; charset=utf-8");
+  });
+  // A run's own learning curve: the log comes as text in the request (the
+  // server reads no file), bounded like every body (1 MiB).
+  r.Post("/v1/forecast", [](const httplib::Request& req, httplib::Response& res) {
+    if (!IsJsonType(MediaType(req))) {
+      return SendHttpError(res, 415, "unsupported_media_type", "",
+                           "send a JSON object {\"log\": \"...\", \"target\": ...} with Content-Type: application/json");
+    }
+    RLCOST_TRY(p, ParseBody(req, {"log", "target", "metric", "gpus", "usd_per_gpu_hour"}));
+    const auto& f = p->fields;
+    const auto raw = nlohmann::json::parse(req.body, nullptr, false);  // parsed once already: well formed
+    if (raw.is_object() && (raw.contains("scenario") || raw.contains("set"))) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, raw.contains("scenario") ? "scenario" : "set",
+                       "not used by /v1/forecast: it prices the steps from the log's own step times (gpus, usd_per_gpu_hour)");
+    }
+    if (!f.contains("log") || !f.at("log").is_string() || f.at("log").get<std::string>().empty()) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, "log",
+                       "missing or not text; expected the log itself, e.g. \"step,val_acc\\n1,0.21\\n2,0.23\\n...\"");
+    }
+    RLCOST_TRY(target, OptNumber(f, "target"));
+    if (!*target || !std::isfinite(**target)) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, "target", "missing; expected the metric's value to forecast the steps to, e.g. 0.6");
+    }
+    RLCOST_TRY(metric, Str(f, "metric", ""));
+    RLCOST_TRY(gpus, Int(f, "gpus", 0, 0, 1'000'000));
+    RLCOST_TRY(price, OptNumber(f, "usd_per_gpu_hour"));
+    if (*price && !(**price > 0)) {
+      return SendError(res, 400, ErrorCode::kInvalidInput, "usd_per_gpu_hour", "expected a positive price, got " + Compact(f.at("usd_per_gpu_hour")));
+    }
+    // Error paths of the command line's flags, said as this request's fields.
+    auto as_fields = [](Error e) {
+      for (auto& pr : e.problems) {
+        if (pr.path == "--metric") pr.path = "metric";
+        else if (pr.path == "--target") pr.path = "target";
+        else if (pr.path.empty() || pr.path.rfind("--", 0) != 0) pr.path = pr.path.empty() ? "log" : "log: " + pr.path;
+      }
+      return e;
+    };
+    auto series = forecast::ReadProgressText(f.at("log").get<std::string>(), "the posted log",
+                                             forecast::ReadOptions{*metric, static_cast<int>(*gpus)});
+    if (!series) return SendError(res, StatusOf(series.error().code), as_fields(series.error()));
+    forecast::Options fo;
+    fo.target = **target;
+    auto out = forecast::Forecast(*series, fo);
+    if (!out) return SendError(res, StatusOf(out.error().code), as_fields(out.error()));
+    const auto cost = forecast::CostFromLog(*series, out->fit_until_step,
+                                            *price ? **price : std::numeric_limits<double>::quiet_NaN());
+    nlohmann::json j = forecast::ToJson(*series, *out, cost);
+    j["plot"] = forecast::PlotToJson(forecast::BuildPlot(*series, *out));
+    res.set_content(Compact(j), "application/json");
   });
   r.Get("/v1/default", [](const httplib::Request&, httplib::Response& res) {
     Send(res, ops::ScenarioDocument(ops::ScenarioInput{}));

@@ -106,7 +106,7 @@ TEST(Html, IsSelfContainedWithSixCharts) {
   // Waterfall ($/useful, $/step), step time, GPU time, pass rate, timeline.
   size_t charts = 0;
   for (size_t p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1)) ++charts;
-  EXPECT_EQ(charts, 7u);  // + dollars by phase (no GPU-count sweep in the fixture)
+  EXPECT_EQ(charts, 9u);  // + dollars by phase, + your run's step and dollars (no GPU-count sweep in the fixture)
   // The headline figures carry their likely range and say where it comes from.
   EXPECT_NE(html.find("Likely range (analytic estimate): <b>step time</b>"), std::string::npos);
   EXPECT_NE(html.find("published runs"), std::string::npos);
@@ -115,6 +115,73 @@ TEST(Html, IsSelfContainedWithSixCharts) {
   EXPECT_NE(html.find("hand &lt;built&gt;"), std::string::npos);
   // Step-time bar of the baseline: 60 s rollout tooltip with its share (60 of 100 s).
   EXPECT_NE(html.find("rollout: 60.0 s (60.0% of the step)"), std::string::npos);
+}
+
+TEST(Html, OpensWithTheUsersRunAndItsPlan) {
+  // The first section is the user's run: $600 for the run (FakeEstimate),
+  // 100 s steps at $2, the layout chosen, the runner-up at $2.5 per step and why.
+  Fixture f;
+  f.s.algorithm.steps = 300;
+  PlanSummary p;
+  p.layout = "colocated on 8 GPUs, rollout_tp 2 (4 engines)";
+  p.runner_up = "colocated on 8 GPUs, rollout_tp 1 (8 engines)";
+  p.runner_up_usd_per_step = 2.5;
+  p.runner_up_step_s = 125;
+  p.literal = p.runner_up;
+  p.literal_usd_per_step = 2.5;
+  p.literal_step_s = 125;
+  p.candidates = 4;
+  p.fitting = 3;
+  p.why = {"reason one", "reason two"};
+  f.e.plan = p;
+  std::string html = RenderHtml(f.in);
+  const size_t run = html.find("<section id=\"your-run\">");
+  ASSERT_NE(run, std::string::npos);
+  EXPECT_EQ(html.find("<section"), run);  // before the waterfall and everything else
+  EXPECT_LT(run, html.find("chart-waterfall"));
+  EXPECT_NE(html.find(R"(<b data-key="run.usd" data-value="600">$600</b> for the run: 300 steps of )"), std::string::npos);
+  EXPECT_NE(html.find(R"(<b data-key="cost.usd_per_step" data-value="2">$2.00</b>)"), std::string::npos);
+  EXPECT_NE(html.find("<b>colocated on 8 GPUs, rollout_tp 2 (4 engines)</b> (4 layouts tried, 3 fit in memory)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr data-row="runner-up" data-usd-per-step="2.5"><td>runner-up</td><td>$2.50</td><td>125 s</td>)"), std::string::npos);
+  EXPECT_NE(html.find("<li>reason two</li>"), std::string::npos);
+  // No plan: the layout as written, and how to have it planned.
+  f.e.plan.reset();
+  html = RenderHtml(f.in);
+  EXPECT_NE(html.find("As the scenario states it: <b>colocated on"), std::string::npos);
+}
+
+TEST(Html, TooltipsSayTinyDurationsInWordsNotExponents) {
+  // A weight sync of 9.26e-14 s is "<1 ms"; 0.25 s is "250 ms"; zero segments are not drawn.
+  Fixture f;
+  f.e.step.weight_sync_s = 9.26e-14;
+  f.e.step.logprob_s = 0.25;
+  std::string html = RenderHtml(f.in);
+  // (data-value keeps the number for tests; what a reader hovers never shows it.)
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(data-tip="[^"]*\de-\d)"))) << "a tooltip with a raw exponent";
+  EXPECT_NE(html.find("weight sync: &lt;1 ms ("), std::string::npos);
+  EXPECT_NE(html.find("log-prob pass: 250 ms ("), std::string::npos);
+}
+
+TEST(Html, SelfCheckLineIsHiddenFromTheReader) {
+  Fixture f;
+  EXPECT_NE(RenderHtml(f.in).find(R"(<p id="selfcheck" hidden data-status="pending">)"), std::string::npos);
+}
+
+TEST(Html, GoalOnTheIllustrativeCurveSaysSoBesideTheFigure) {
+  Fixture f;
+  f.e.goal.requested = true;
+  f.e.goal.reachable = true;
+  f.e.goal.target_pass_rate = 0.6;
+  f.e.goal.usd = 365;
+  f.e.goal.steps = 281;
+  f.e.goal.curve_is_illustrative = true;
+  std::string html = RenderHtml(f.in);
+  const size_t g = html.find("id=\"goal-answer\"");
+  ASSERT_NE(g, std::string::npos);
+  EXPECT_NE(html.substr(g, html.find("</p>", g) - g).find("ILLUSTRATIVE learning curve"), std::string::npos);
+  f.e.goal.curve_is_illustrative = false;  // the user's own goal.curve
+  html = RenderHtml(f.in);
+  EXPECT_EQ(html.find("ILLUSTRATIVE"), std::string::npos);
 }
 
 TEST(Html, WaterfallChartsWhatTheMoneyBuysAndLabelsDiscounts) {
@@ -281,7 +348,7 @@ TEST(HtmlBrowser, HandBuiltReportLoadsCleanly) {
   Fixture f;
   fs::path html = dir / "r.html";
   std::ofstream(html) << RenderHtml(f.in);
-  ExpectCleanLoad(RunChromium(chromium, html, dir), 7);
+  ExpectCleanLoad(RunChromium(chromium, html, dir), 9);  // + your run: its step and its dollars
   fs::remove_all(dir);
 }
 
@@ -341,9 +408,9 @@ TEST(HtmlBrowser, FullStackReportFromTheCliRendersAllCharts) {
   }
   ASSERT_EQ(rc, 0) << Slurp(dir / "cli.txt");
   BrowserRun r = RunChromium(chromium, html, dir, (dir / "shot.png").string());
-  ExpectCleanLoad(r, 9);  // + the sensitivity tornado
+  ExpectCleanLoad(r, 11);  // + the sensitivity tornado, your run's step and dollars
   // Laid out by the browser, every stacked segment matched its own value.
-  EXPECT_TRUE(std::regex_search(r.dom, std::regex(R"(SELF-CHECK OK: 9 charts rendered; [1-9]\d* bar segments drawn to their own size)")));
+  EXPECT_TRUE(std::regex_search(r.dom, std::regex(R"(SELF-CHECK OK: 11 charts rendered; [1-9]\d* bar segments drawn to their own size)")));
   // The waterfall ran (it is the report's first chart, not the fallback note).
   EXPECT_EQ(r.dom.find("Waterfall not available"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "shot.png"));

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -356,6 +357,63 @@ TEST_F(Serve, UnknownFields) {
   EXPECT_NE(std::find(paths.begin(), paths.end(), "modle"), paths.end()) << j2.dump();
 }
 
+// A run's own learning curve, posted as text: the forecast of `rlcost
+// forecast --json` on the same text saved to a file (the file's name aside),
+// and the plot's points are the posted rows.
+TEST_F(Serve, ForecastOfAPostedLogIsTheCommandLinesWithItsPlot) {
+  std::string log = "step,val_acc\n";
+  for (int k = 1; k <= 40; ++k) {
+    // R = 0.2 + 0.5 / (1 + (30/k)^1.5): a ScaleRL sigmoid, exact (no noise).
+    log += std::to_string(k) + "," + std::to_string(0.2 + 0.5 / (1 + std::pow(30.0 / k, 1.5))) + "\n";
+  }
+  auto [status, j] = Post("/v1/forecast", Json{{"log", log}, {"target", 0.6}}.dump());
+  ASSERT_EQ(status, 200) << j.dump();
+  const std::string file = ::testing::TempDir() + "/rlcost_forecast_posted.csv";
+  std::ofstream(file) << log;
+  FILE* p = popen((std::string(RLCOST_BINARY) + " forecast " + file + " --target 0.6 --json").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string cli;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) cli.append(buf, n);
+  pclose(p);
+  Json want = Json::parse(cli)["forecast"], got = j["forecast"];
+  want.erase("file");
+  got.erase("file");
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(j["forecast"]["file"], "the posted log");  // no path: the server read no file
+  const Json& plot = j["plot"];
+  ASSERT_EQ(plot["points"].size(), 40u);
+  EXPECT_EQ(plot["points"][0][0], 1);
+  EXPECT_NEAR(plot["points"][39][1].get<double>(), 0.2 + 0.5 / (1 + std::pow(30.0 / 40, 1.5)), 1e-6);
+  // The fit on a grid from the first step, the band around it at each step.
+  ASSERT_EQ(plot["steps"].size(), 121u);
+  ASSERT_EQ(plot["fit"].size(), 121u);
+  ASSERT_EQ(plot["band_low"].size(), 121u);
+  EXPECT_EQ(plot["steps"][0], 1.0);
+  for (size_t i = 0; i < 121; ++i) EXPECT_LE(plot["band_low"][i].get<double>(), plot["band_high"][i].get<double>() + 1e-12);
+  // An exact sigmoid is fitted to itself: the curve at step 40 is the logged value.
+  // (The grid's last step is the forecast's upper bound, >= 40.)
+  EXPECT_NEAR(plot["fit"][0].get<double>(), 0.2 + 0.5 / (1 + std::pow(30.0, 1.5)), 2e-3);
+}
+
+TEST_F(Serve, ForecastTakesTheLogsTextNeverAFile) {
+  // A "log" that is a path is read as text (and is no log); the file's
+  // contents never come back.
+  auto [s1, j1] = Post("/v1/forecast", R"({"log": "/etc/passwd", "target": 0.5})");
+  EXPECT_EQ(s1, 400) << j1.dump();
+  EXPECT_EQ(j1.dump().find("root:"), std::string::npos) << j1.dump();
+  // JSON only (a form or text/plain POST is refused), the target required.
+  auto [s2, j2] = Post("/v1/forecast", "step,val_acc\n1,0.2\n", "text/plain");
+  EXPECT_EQ(s2, 415) << j2.dump();
+  auto [s3, j3] = Post("/v1/forecast", R"({"log": "step,val_acc\n1,0.2\n2,0.3\n"})");
+  EXPECT_EQ(s3, 400);
+  EXPECT_EQ(Paths(j3), std::vector<std::string>{"target"}) << j3.dump();
+  auto [s4, j4] = Post("/v1/forecast", R"({"log": "step,val_acc\n1,0.2\n2,0.3\n", "target": 0.5, "scenario": {"model": "qwen3-8b"}})");
+  EXPECT_EQ(s4, 400);
+  EXPECT_EQ(Paths(j4), std::vector<std::string>{"scenario"}) << j4.dump();
+}
+
 TEST_F(Serve, RequestCannotNameAFile) {
   auto [s1, j1] = Post("/v1/estimate",
                        R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "environment": {"pass_rate": {"file": "/etc/passwd"}}}})");
@@ -653,7 +711,7 @@ TEST_F(Serve, OpenApiDocumentListsExactlyTheRoutes) {
       }
     }
   }
-  EXPECT_EQ(routes, 11);
+  EXPECT_EQ(routes, 12);  // + POST /v1/forecast
 }
 
 TEST_F(Serve, SlowClientHoldsOneWorkerOnly) {

@@ -164,5 +164,86 @@ await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor:
   check(/^\$[0-9.]+\/GPU-h, (MARKET, 20\d\d-\d\d|ASSUMPTION|set )/.test(price), `the GPU price is shown with what it is and its date (${price.slice(0, 40)}...)`);
   const self = await page.textContent("#selfcheck");
   check(/^SELF-CHECK OK/.test(self), `the page's own check agrees (${self})`);
+  // ... and says it to the test only: the line is not shown to the reader.
+  check(!(await page.isVisible("#selfcheck")), "the self-check line is hidden from the reader");
+
+  // 5. The report opens with the user's run: the first section is "Your run",
+  //    its figures are `rlcost estimate --json`'s, the layout chosen and why.
+  const first = await page.$eval("main section", (x) => x.id);
+  check(first === "your-run", `the first section is the user's run (${first})`);
+  const figs = await page.$$eval("#your-run b[data-key]", (b) => b.map((x) => ({ key: x.dataset.key, value: Number(x.dataset.value), text: x.textContent })));
+  check(figs.length >= 6 && figs.every((f) => Math.abs(f.value - figure(f.key)) <= 1e-6 * Math.abs(figure(f.key))),
+        `"Your run" shows the JSON's figures (${figs.map((f) => `${f.key} ${f.text}`).join(", ")})`);
+  if (json.plan) {
+    const chosen = await page.textContent("#plan-chosen");
+    check(chosen.includes(json.plan.layout), `the layout chosen is the JSON's plan.layout (${json.plan.layout})`);
+    if (json.plan.runner_up) {
+      const ru = await page.$eval('#plan-table tr[data-row="runner-up"]', (r) => ({ usd: Number(r.dataset.usdPerStep), text: r.textContent }));
+      check(Math.abs(ru.usd - json.plan.runner_up_usd_per_step) <= 1e-7 * json.plan.runner_up_usd_per_step && ru.text.includes(json.plan.runner_up),
+            `the runner-up and its cost are plan.runner_up / plan.runner_up_usd_per_step (${ru.usd.toFixed(4)})`);
+    }
+    const why = await page.$$eval("#plan-why li", (l) => l.map((x) => x.textContent));
+    check(why.length === json.plan.why.length && why.every((w, i) => w === json.plan.why[i]), `the plan's reasons are plan.why (${why.length} lines)`);
+  }
+  if (json.goal && json.goal.curve_is_illustrative) {
+    const g = await page.textContent("#goal-answer");
+    check(/ILLUSTRATIVE learning curve/.test(g), "the $ to goal says it rests on the illustrative learning curve, beside the figure");
+  }
+  // 6. Tooltips in units, never a raw exponent ("9.26e-14 s").
+  const tips = await page.$$eval("[data-tip]", (t) => t.map((x) => x.dataset.tip));
+  const raw = tips.filter((t) => /\d[eE][-+]?\d/.test(t));
+  check(tips.length > 50 && raw.length === 0, `${tips.length} tooltips, none with a raw exponent${raw.length ? ": " + raw.slice(0, 3).join(" | ") : ""}`);
+  // 7. The inputs and outputs tables fill their sections: no blank column beside them.
+  for (const id of ["inputs", "outputs"]) {
+    const gap = await page.$eval("#" + id, (sec) => {
+      const cs = getComputedStyle(sec), t = sec.querySelector("table").getBoundingClientRect(), b = sec.getBoundingClientRect();
+      return (b.width - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - parseFloat(cs.borderLeftWidth) - parseFloat(cs.borderRightWidth)) - t.width;
+    });
+    check(gap < 2, `the ${id} table spans its section (blank beside it: ${gap.toFixed(1)} px, at most 2)`);
+  }
   check(errors.length === 0, "no console errors" + (errors.length ? ": " + errors.join(" | ") : ""));
 });
+
+// 8. The waterfall's captions at 1400 and 800 px wide: no two text boxes meet.
+for (const width of [1400, 800]) {
+  await withChromium({ viewport: { width, height: 1000 }, deviceScaleFactor: 1 }, async ({ page }) => {
+    await page.goto("file://" + html);
+    await page.waitForFunction(() => document.getElementById("selfcheck")?.dataset.status, null, { timeout: 20000 });
+    for (const id of ["chart-waterfall", "chart-waterfall-goal", "chart-waterfall-step"]) {
+      const boxes = await page.$$eval(`#${id} text`, (t) => t.map((x) => { const b = x.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom, s: x.textContent }; }));
+      if (boxes.length === 0) continue;
+      const hits = [];
+      for (let i = 0; i < boxes.length; ++i) for (let j = i + 1; j < boxes.length; ++j) {
+        const a = boxes[i], c = boxes[j];
+        if (a.l < c.r && c.l < a.r && a.t < c.b && c.t < a.b) hits.push(`"${a.s}" / "${c.s}"`);
+      }
+      check(hits.length === 0, `${id} at ${width} px: ${boxes.length} captions and labels, none overlapping${hits.length ? ": " + hits.slice(0, 3).join("; ") : ""}`);
+    }
+  });
+}
+
+// 9. --progress: the run's own log drawn as points, the fitted curve and its
+//    band; the points are the log's, the forecast step `rlcost forecast --json`'s.
+{
+  const csv = join(outDir, "progress.csv");
+  let text = "step,val_acc\n";
+  for (let k = 1; k <= 60; ++k) text += `${k},${(0.2 + 0.5 / (1 + (40 / k) ** 1.5) + 0.01 * Math.sin(k)).toFixed(4)}\n`;
+  writeFileSync(csv, text);
+  const fhtml = join(outDir, "report-forecast.html");
+  execFileSync(binary, ["report", scenario, "--progress", csv, "--target", "0.6", "-o", fhtml], { stdio: ["ignore", "ignore", "inherit"] });
+  const fc = JSON.parse(execFileSync(binary, ["forecast", csv, "--target", "0.6", "--json"], { encoding: "utf8" })).forecast;
+  await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 }, async ({ page, errors }) => {
+    await page.goto("file://" + fhtml);
+    await page.waitForFunction(() => document.getElementById("selfcheck")?.dataset.status, null, { timeout: 20000 });
+    const pts = await page.$$eval("#chart-forecast circle.point", (c) => c.map((x) => [Number(x.dataset.step), Number(x.dataset.value)]));
+    const want = text.trim().split("\n").slice(1).map((l) => l.split(",").map(Number));
+    check(pts.length === want.length && pts.every((p, i) => p[0] === want[i][0] && Math.abs(p[1] - want[i][1]) < 1e-9),
+          `the forecast chart draws the log's ${want.length} points`);
+    const paths = await page.$$eval("#chart-forecast path", (p) => p.map((x) => ({ cls: x.getAttribute("class"), w: x.getBoundingClientRect().width })));
+    check(paths.some((p) => p.cls === "fit" && p.w > 100) && paths.some((p) => p.cls === "band" && p.w > 100), "the fitted curve and its band are drawn");
+    const sub = await page.textContent("#forecast .sub");
+    check(sub.includes(`step ${fc.steps_to_target.toFixed(0)}`), `the forecast step is rlcost forecast's (${fc.steps_to_target}): ${sub.slice(0, 60)}...`);
+    check((await page.getAttribute("#selfcheck", "data-status")) === "ok", "the page's own check agrees");
+    check(errors.length === 0, "no console errors" + (errors.length ? ": " + errors.join(" | ") : ""));
+  });
+}
