@@ -12,6 +12,7 @@
 #include "api/ops.h"
 #include "scenario/curve_presets.h"
 #include "signal/noise_scale.h"
+#include "support.h"
 
 namespace {
 
@@ -199,6 +200,22 @@ TEST(IllustrativeCurve, OpsAnswersCarryTheCurveTheGoalRestsOn) {
   EXPECT_EQ((*wg)["goal_curve_is_illustrative"], false);
   EXPECT_EQ((*wg)["goal_curve"], "given");
   EXPECT_FALSE(wg->contains("notes"));  // the user's own numbers need no note
+}
+
+// `rlcost noise-scale` prints what goal.b_noise to set (the hand cases above),
+// and a pair that shows no noise limit is an error naming the flag.
+TEST(NoiseScale, CommandPrintsTheFieldToSet) {
+  const auto r = rlcost::test::Rlcost("noise-scale --batch 10,100 --grad-norm-sq 11,2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["b_noise"].get<double>(), 100, 1e-9);
+  EXPECT_EQ(j["set"], "goal.b_noise=100");
+  const auto bad = rlcost::test::Rlcost("noise-scale --batch 128,2048 --gain-per-step 1,16");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("gain_per_step"), std::string::npos) << bad.err;
+  const auto none = rlcost::test::Rlcost("noise-scale --batch 128,2048");
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.err.find("--grad-norm-sq"), std::string::npos) << none.err;
 }
 
 }  // namespace
