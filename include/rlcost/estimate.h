@@ -32,6 +32,16 @@ struct GoalEstimate {
   double gpu_hours = 0;
   double usd = 0;
   bool curve_is_illustrative = true;  // the curve's parameters are defaults, not the user's
+  // What the curve is: "illustrative", "published:NAME" (goal.curve: NAME), "given".
+  std::string curve;
+  // The two views of the steps (docs/model.md, sec. 7c). `steps` is the one
+  // named by `steps_view`: "noise_scale" when goal.b_noise and the curve's
+  // batch are known, else "useful_samples".
+  std::string steps_view = "useful_samples";
+  double steps_useful_samples = 0;     // useful samples to the target / this run's useful samples a step
+  double useful_samples_per_step = 0;  // B: this run's mean useful samples a step on the way
+  double steps_noise_scale = -1;       // S_min (1 + B_noise / B); < 0 when not computed
+  std::string noise_scale_reason;      // why not, when goal.b_noise is set but the view cannot be computed
 };
 
 // The run beyond its steps (docs/model.md, "Run-level costs"). Hours of wall

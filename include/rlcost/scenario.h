@@ -275,11 +275,27 @@ struct LearningCurveSpec {
   double asymptote = 0.8;                  // A
   double exponent = 1.0;                   // B
   double midpoint_useful_samples = 2.0e5;  // C_mid
+  // Useful samples per training step in the run the curve was measured on
+  // (`goal.curve.batch_useful_samples`; a preset's own batch): what the
+  // noise-scale view of the steps needs (docs/model.md, sec. 7c).
+  std::optional<double> batch_useful_samples;
+  // A published fit chosen by name (`goal.curve: NAME`, catalog/curves.yaml);
+  // empty when the curve is given as numbers. `preset_label` names the run it
+  // was measured on (model, task, batch, compute unit, source); `borrowed`:
+  // that model is not the scenario's.
+  std::string preset;
+  std::string preset_label;
+  bool borrowed = false;
 };
 
 struct GoalSpec {
   std::optional<double> target_pass_rate;
   std::optional<LearningCurveSpec> curve;  // `goal.curve`; defaults apply when a target is set
+  // `goal.b_noise`: the gradient noise scale in useful samples (McCandlish et
+  // al. 2018, arXiv:1812.06162), B_noise; with it the steps to the target
+  // follow S = S_min (1 + B_noise / B) as well as the useful-sample count
+  // (docs/model.md, sec. 7c). Estimate it with `rlcost noise-scale`.
+  std::optional<double> b_noise;
 };
 
 // `run`: costs of the run beyond its steps (docs/model.md, "Run-level costs").

@@ -270,3 +270,24 @@ def test_sweep_with_more_jobs_than_the_machine_allows_runs():
                          env={**os.environ, "PYTHONPATH": str(pathlib.Path(rlcost.__file__).resolve().parents[1])})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "200"
+
+
+def test_goal_answers_say_what_curve_they_rest_on():
+    # The default scenario sets goal.target_pass_rate without goal.curve: the
+    # illustrative curve, flagged on the price card and on each goal.usd row of
+    # the tornado, as the command line prints them.
+    card = rlcost.price(DEFAULT)
+    assert card["goal_curve_is_illustrative"] is True and card["goal_curve"] == "illustrative"
+    assert any("ILLUSTRATIVE" in n for n in card["notes"])
+    rows = rlcost.sensitivity(DEFAULT, metric="goal.usd")
+    assert rows and all(r["goal_curve_is_illustrative"] is True for r in rows)
+    # A published curve (catalog/curves.yaml) measured on another model says it is borrowed.
+    named = {"goal.curve": "scalerl-8b-math-14k"}
+    card = rlcost.price(DEFAULT, overrides=named)
+    assert card["goal_curve_is_illustrative"] is False
+    assert card["goal_curve"] == "published:scalerl-8b-math-14k"
+    assert any("BORROWED" in n for n in card["notes"])
+    assert card == cli_json("price", str(DEFAULT), "--set", "goal.curve=scalerl-8b-math-14k")
+    est = rlcost.estimate(DEFAULT, overrides={**named, "goal.b_noise": 256})
+    assert est["goal"]["steps_view"] == "noise_scale"
+    assert est["goal"]["steps"] == est["goal"]["steps_noise_scale"]

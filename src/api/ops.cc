@@ -226,7 +226,9 @@ Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) 
   if (!opt) return Fail(opt.error());
   auto wf = levers::BuildWaterfall(s, cat, *opt);
   if (!wf) return Fail(wf.error());
-  return report::WaterfallToJson(*wf);
+  auto j = report::WaterfallToJson(*wf);
+  if (s.goal.target_pass_rate) api::FlagGoalCurve(j, s);  // $ to goal (as cmd_waterfall.cc)
+  return j;
 }
 
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
@@ -254,9 +256,8 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
   auto j = report::PriceCardToJson(*card);
-  // As `rlcost price --json` (cmd_price.cc): whether $ to goal rests on the illustrative curve.
-  j["goal_curve_is_illustrative"] = api::RestsOnIllustrativeCurve(s);
-  if (api::RestsOnIllustrativeCurve(s)) j["notes"].push_back(api::kIllustrativeCurveNote);
+  // As `rlcost price --json` (cmd_price.cc): what curve $ to goal rests on.
+  api::FlagGoalCurve(j, s);
   return j;
 }
 
@@ -307,7 +308,9 @@ Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInp
   opt.sim.steps = si.steps;
   auto t = sensitivity::Build(loaded->s, LoaderOf(in, *loaded->cat), opt);
   if (!t) return Fail(t.error());
-  return report::TornadoToJson(*t);
+  auto j = report::TornadoToJson(*t);
+  api::FlagGoalRows(j, loaded->s, api::RowMetricIsGoal);  // as cmd_sensitivity.cc
+  return j;
 }
 
 Result<nlohmann::json> Claims(const ScenarioInput& in) {
@@ -315,7 +318,9 @@ Result<nlohmann::json> Claims(const ScenarioInput& in) {
   if (!loaded) return Fail(loaded.error());
   auto r = claims::CheckClaims(loaded->s, *loaded->cat, VariantOf(in, *loaded->cat));
   if (!r) return Fail(r.error());
-  return report::ClaimsToJson(*r);
+  auto j = report::ClaimsToJson(*r);
+  api::FlagGoalRows(j, loaded->s, api::ClaimUsesGoal);  // as cmd_claims.cc
+  return j;
 }
 
 Result<nlohmann::json> Catalog() {

@@ -22,6 +22,7 @@ std::span<const Command> Commands() {
       {"optimize", RegisterOptimize},   {"sensitivity", RegisterSensitivity}, {"claims", RegisterClaims},
       {"forecast", RegisterForecast},
       {"memory", RegisterMemory},
+      {"noise-scale", RegisterNoiseScale},
   };
   return kCommands;
 }

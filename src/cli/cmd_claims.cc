@@ -37,21 +37,15 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
     const Scenario* s = &planned->scenario;
     auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
     if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
-    const bool illustrative = api::RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
       // The JSON is the list of claims: each one whose figure counts dollars
-      // to the goal says whether that rests on the illustrative curve.
+      // to the goal says what curve that rests on (as ops::Claims does).
       auto j = report::ClaimsToJson(*r);
-      for (auto& c : j) {
-        const std::string fig = c.value("rlcost", std::string()) + " " + c.value("why", std::string());
-        if (fig.find("goal") == std::string::npos) continue;
-        c["goal_curve_is_illustrative"] = illustrative;
-        if (illustrative) c["note"] = api::kIllustrativeCurveNote;
-      }
+      api::FlagGoalRows(j, *s, api::ClaimUsesGoal);
       std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::ClaimsToTable(*r);
-      if (illustrative) std::cout << "  note: " << api::kIllustrativeCurveNote << "\n";
+      if (const std::string note = api::GoalCurveNote(*s); !note.empty()) std::cout << "  note: " << note << "\n";
     }
     exit_code = 0;
   });

@@ -69,18 +69,21 @@ int Run(const OptimizeArgs& a) {
   // Does the answer rest on the illustrative learning curve?
   bool uses_goal = api::MentionsGoal(obj);
   for (const auto& c : a.subject_to) uses_goal = uses_goal || api::MentionsGoal(c);
-  bool illustrative = false;
+  std::string curve_note;
+  nlohmann::json curve_flags = {{"goal_curve_is_illustrative", false}};
   if (uses_goal) {
     Common sc;
     sc.catalog_files = a.catalog_files;
     sc.sets = a.sets;
-    if (auto base = LoadScenario(a.file, *catalog, sc)) illustrative = api::RestsOnIllustrativeCurve(*base);
+    if (auto base = LoadScenario(a.file, *catalog, sc)) {
+      curve_note = api::GoalCurveNote(*base);
+      api::FlagGoalCurve(curve_flags, *base);
+    }
   }
   if (a.json) {
     nlohmann::json j;
     j["minimize"] = obj;
-    j["goal_curve_is_illustrative"] = illustrative;
-    if (illustrative) j["notes"].push_back(api::kIllustrativeCurveNote);
+    for (const auto& [k, v] : curve_flags.items()) j[k] = v;
     j["subject_to"] = a.subject_to;
     j["points"] = r->points;
     j["points_that_ran"] = r->ran;
@@ -96,7 +99,7 @@ int Run(const OptimizeArgs& a) {
   }
   std::cout << fmt::format("searched {} configurations ({} ran, {} meet every constraint); minimising {}\n",
                            r->points, r->ran, r->feasible, obj);
-  if (illustrative) std::cout << "note: " << api::kIllustrativeCurveNote << "\n";
+  if (!curve_note.empty()) std::cout << "note: " << curve_note << "\n";
   if (r->best.empty()) {
     std::cout << "no configuration meets the constraints";
     if (!r->binding.empty()) std::cout << " (" << r->binding.front() << " rules out every one that runs)";

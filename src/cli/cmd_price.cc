@@ -54,15 +54,13 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
     opt.discounts = checked->discounts;
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
-    const bool illustrative = api::RestsOnIllustrativeCurve(*s);
     if (args->common.json) {
       auto j = report::PriceCardToJson(*card);
-      j["goal_curve_is_illustrative"] = illustrative;
-      if (illustrative) j["notes"].push_back(api::kIllustrativeCurveNote);
+      api::FlagGoalCurve(j, *s);
       std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::PriceCardToTable(*card);
-      if (illustrative) std::cout << "  note: " << api::kIllustrativeCurveNote << "\n";
+      if (const std::string note = api::GoalCurveNote(*s); !note.empty()) std::cout << "  note: " << note << "\n";
     }
     exit_code = 0;
   });

@@ -11,6 +11,7 @@
 
 #include "cli/common.h"
 #include "decide/sensitivity.h"
+#include "api/illustrative.h"
 #include "report/sensitivity.h"
 
 namespace rlcost::cli {
@@ -100,9 +101,14 @@ void RegisterSensitivity(CLI::App& app, int& exit_code) {
     auto t = sensitivity::Build(*s, load, opt);
     if (!t) { exit_code = PrintError(t.error(), json); return; }
     if (json) {
-      std::cout << Dump(report::TornadoToJson(*t)) << "\n";
+      auto j = report::TornadoToJson(*t);
+      api::FlagGoalRows(j, *s, api::RowMetricIsGoal);  // as ops::Sensitivity
+      std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::TornadoToTable(*t);
+      if (const std::string note = api::GoalCurveNote(*s); !note.empty() && api::MentionsGoal(t->metric)) {
+        std::cout << "  note: " << note << "\n";
+      }
     }
     exit_code = 0;
   });

@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "cli/lever_args.h"
+#include "api/illustrative.h"
 #include "report/levers_table.h"
 
 namespace rlcost::cli {
@@ -36,9 +37,12 @@ void RegisterWaterfall(CLI::App& app, int& exit_code) {
     auto wf = levers::BuildWaterfall(*s, cat, *opt);
     if (!wf) { exit_code = PrintError(wf.error(), args->common.json); return; }
     if (args->common.json) {
-      std::cout << Dump(report::WaterfallToJson(*wf)) << "\n";
+      auto j = report::WaterfallToJson(*wf);
+      if (s->goal.target_pass_rate) api::FlagGoalCurve(j, *s);  // $ to goal (as ops::Waterfall)
+      std::cout << Dump(j) << "\n";
     } else {
       std::cout << report::WaterfallToTable(*wf);
+      if (const std::string note = api::GoalCurveNote(*s); !note.empty()) std::cout << "  note: " << note << "\n";
     }
     exit_code = 0;
   });

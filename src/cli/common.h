@@ -97,6 +97,7 @@ void RegisterServe(CLI::App& app, int& exit_code);
 void RegisterOptimize(CLI::App& app, int& exit_code);
 void RegisterSensitivity(CLI::App& app, int& exit_code);
 void RegisterClaims(CLI::App& app, int& exit_code);
+void RegisterNoiseScale(CLI::App& app, int& exit_code);
 void RegisterForecast(CLI::App& app, int& exit_code);
 void RegisterMemory(CLI::App& app, int& exit_code);
 

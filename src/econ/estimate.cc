@@ -11,6 +11,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "signal/goal.h"
+#include "signal/noise_scale.h"
 
 namespace rlcost {
 namespace {
@@ -298,6 +299,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     g.requested = true;
     g.target_pass_rate = *s.goal.target_pass_rate;
     g.curve_is_illustrative = !s.goal.curve.has_value();
+    g.curve = !s.goal.curve ? "illustrative" : s.goal.curve->preset.empty() ? "given" : "published:" + s.goal.curve->preset;
     LearningCurveSpec curve = s.goal.curve.value_or(LearningCurveSpec{});
     auto progress = signal::StepsToTarget(s, curve, g.target_pass_rate, sig, signal::GoalDetail::kStepsOnly);
     if (!progress) {
@@ -311,6 +313,21 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
       // curve (signal::StepsToTarget).
       g.reachable = true;
       g.steps = progress->steps;
+      g.steps_useful_samples = progress->steps;
+      if (progress->steps > 0) g.useful_samples_per_step = progress->useful_samples / progress->steps;
+      if (s.goal.b_noise) {  // the noise-scale view (docs/model.md, sec. 7c)
+        if (!curve.batch_useful_samples) {
+          g.noise_scale_reason =
+              "goal.b_noise is set but not the batch the curve was measured at (goal.curve.batch_useful_samples)";
+        } else if (auto v = signal::NoiseScaleSteps(progress->steps, progress->useful_samples,
+                                                    *curve.batch_useful_samples, *s.goal.b_noise)) {
+          g.steps_noise_scale = std::ceil(v->steps_noise_scale);
+          g.steps = g.steps_noise_scale;
+          g.steps_view = "noise_scale";
+        } else {
+          g.noise_scale_reason = v.error().ToString();
+        }
+      }
       g.gpu_hours = g.steps * t.time_s * gpus / 3600.0;
       g.usd = g.steps * e.usd_per_step;
     }
@@ -319,6 +336,18 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
           "goal: ILLUSTRATIVE learning curve R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) with default A = {:.2f}, "
           "B = {:.2f}, C_mid = {:.3g} useful samples (set goal.curve to your own fit)",
           curve.asymptote, curve.exponent, curve.midpoint_useful_samples));
+    }
+    if (!curve.preset.empty() && text) {
+      e.assumptions.push_back(fmt::format(
+          "goal: published learning curve {} ({}), {}: A = {:.3f}, B = {:.2f}, C_mid = {:.4g} useful samples",
+          curve.preset, curve.borrowed ? "BORROWED from another model's run" : "measured on this model",
+          curve.preset_label, curve.asymptote, curve.exponent, curve.midpoint_useful_samples));
+    }
+    if (g.steps_view == "noise_scale" && text) {
+      e.assumptions.push_back(fmt::format(
+          "goal: steps by the gradient noise scale (B_noise = {:.4g} useful samples, goal.b_noise): {:.0f} steps at "
+          "{:.4g} useful samples a step, against {:.0f} counting useful samples (docs/model.md, sec. 7c)",
+          *s.goal.b_noise, g.steps_noise_scale, g.useful_samples_per_step, g.steps_useful_samples));
     }
   }
   return e;

@@ -64,6 +64,9 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     j["goal"]["reachable"] = e.goal.reachable;
     if (!e.goal.reachable) j["goal"]["reason"] = e.goal.reason;
     j["goal"]["curve_is_illustrative"] = e.goal.curve_is_illustrative;
+    j["goal"]["curve"] = e.goal.curve;
+    if (e.goal.reachable) j["goal"]["steps_view"] = e.goal.steps_view;
+    if (!e.goal.noise_scale_reason.empty()) j["goal"]["noise_scale_reason"] = e.goal.noise_scale_reason;
   }
   if (e.plan) {
     const PlanSummary& p = *e.plan;

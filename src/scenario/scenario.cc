@@ -24,6 +24,7 @@
 #include "ingest/hf_config.h"
 #include "rlcost/embedded.h"
 #include "scenario/csv.h"
+#include "scenario/curve_presets.h"
 #include "scenario/fields.h"
 #include "scenario/lever_spec.h"
 #include "scenario/framework.h"
@@ -186,6 +187,7 @@ class Loader {
     ReadRun(root, s);               // evaluation defaults to the environment's lengths
     ReadPrecision(root, s.precision, gpu_ok ? &s.hardware.gpu : nullptr);
     ReadPipeline(root, s.pipeline);
+    model_id_ = s.model_id;  // a named curve says when it was measured on another model
     ReadGoal(root, s.goal);
     ReadExpect(root, s);
     ReadLeverSections(r_, root, s);  // engine, energy (spec/lever_spec.cc)
@@ -1484,16 +1486,31 @@ class Loader {
   void ReadGoal(const YAML::Node& root, GoalSpec& g) {
     const std::string path = "goal";
     YAML::Node n = Reader::Child(root, "goal");
-    if (!r_.CheckKeys(n, path, {"target_pass_rate", "curve"})) return;
+    if (!r_.CheckKeys(n, path, {"target_pass_rate", "curve", "b_noise"})) return;
     double target = 0;
     if (r_.Double(n, "target_pass_rate", path, target, fields::kTargetPassRate)) g.target_pass_rate = target;
+    double b_noise = 0;
+    if (r_.Double(n, "b_noise", path, b_noise, {.min = 0.0, .min_exclusive = true})) g.b_noise = b_noise;
     YAML::Node c = Reader::Child(n, "curve");
-    if (r_.CheckKeys(c, "goal.curve", {"asymptote", "exponent", "midpoint_useful_samples"})) {
+    if (c.IsDefined() && c.IsScalar()) {  // `goal.curve: NAME`: a published fit (catalog/curves.yaml)
+      auto preset = scenario_internal::CurveFromPreset(c.Scalar(), model_id_, "goal.curve");
+      if (preset) {
+        g.curve = *preset;
+      } else {
+        for (const auto& p : preset.error().problems) r_.Add(c, p.path, p.message);
+      }
+      return;
+    }
+    if (r_.CheckKeys(c, "goal.curve", {"asymptote", "exponent", "midpoint_useful_samples", "batch_useful_samples"})) {
       LearningCurveSpec curve;
       const std::string cp = "goal.curve";
       r_.Double(c, "asymptote", cp, curve.asymptote, {.min = 0.0, .min_exclusive = true, .max = 1.0});
       r_.Double(c, "exponent", cp, curve.exponent, {.min = 0.0, .min_exclusive = true});
       r_.Double(c, "midpoint_useful_samples", cp, curve.midpoint_useful_samples, {.min = 0.0, .min_exclusive = true});
+      double batch = 0;
+      if (r_.Double(c, "batch_useful_samples", cp, batch, {.min = 0.0, .min_exclusive = true})) {
+        curve.batch_useful_samples = batch;
+      }
       g.curve = curve;
     }
   }
@@ -1554,6 +1571,7 @@ class Loader {
   const Catalog& catalog_;
   Reader& r_;
   std::string base_dir_;
+  std::string model_id_;  // for ReadGoal
 };
 
 }  // namespace

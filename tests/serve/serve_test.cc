@@ -226,6 +226,16 @@ TEST_F(Serve, OtherEndpoints) {
   EXPECT_EQ(Paths(bad_wf), std::vector<std::string>{"staleness_discount"});
   auto [s3, price] = Post("/v1/price", R"({"gpus": ["h100-sxm", "b200"]})");
   EXPECT_EQ(s3, 200) << price.dump();
+  // The default scenario's goal rests on the illustrative curve: the price card
+  // and the waterfall ($ to goal) say so; a published curve says it is borrowed.
+  EXPECT_EQ(price["goal_curve_is_illustrative"], true);
+  EXPECT_EQ(price["goal_curve"], "illustrative");
+  EXPECT_EQ(wf["goal_curve_is_illustrative"], true);
+  auto [s3p, published] = Post("/v1/price", R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8},
+      "goal": {"target_pass_rate": 0.5, "curve": "scalerl-8b-math-14k"}}})");
+  ASSERT_EQ(s3p, 200) << published.dump();
+  EXPECT_EQ(published["goal_curve"], "published:scalerl-8b-math-14k");
+  EXPECT_NE(published["notes"].back().get<std::string>().find("BORROWED"), std::string::npos);
   // The price card takes the quality discounts too: staleness 0.5 against 0
   // doubles an async stack's $ per useful sample; out of [0, 1) names the field.
   auto [s3a, half] = Post("/v1/price", R"({"stack": "async", "staleness_discount": 0.5})");
