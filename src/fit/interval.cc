@@ -138,8 +138,8 @@ std::map<std::string, Range> Intervals(const Estimate& e, const Band& b) {
 // spread), what it assumes, and nothing that contradicts the 80%.
 std::string BandSentence(const Band& b, std::string_view method) {
   return fmt::format(
-      "likely range: the 80% band of how far off the {} estimate was on {} published step and wall times "
-      "({:.2f}x to {:.2f}x the measured ones), applied to each headline figure; dollars and GPU-hours take the time band. "
+      "likely range: the 80% band of how far off the {} estimate was on the published runs ({} step and wall times: "
+      "{:.2f}x to {:.2f}x the measured ones), applied to each headline figure; dollars and GPU-hours take the time band. "
       "It assumes this run errs as those did; a setup unlike them can fall outside.",
       method, b.cases, b.low, b.high);
 }

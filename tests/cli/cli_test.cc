@@ -1,3 +1,4 @@
+#include <regex>
 #include <algorithm>
 // The rlcost binary as a user runs it: exit codes, stdout, stderr.
 #include <gtest/gtest.h>
@@ -106,6 +107,40 @@ TEST(Cli, EstimateIsBriefByDefaultAndFullOnAsk) {
   ASSERT_EQ(json.code, 0);
   auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(At(j, "cost.cpu_hours")->get<double>(), 0.0);
+}
+
+// Every error the command line prints begins "error:": CLI11's own parse
+// errors (unknown flag, missing value, bad value, no command) and ours.
+TEST(Cli, EveryErrorBeginsWithError) {
+  for (const char* bad : {"estimate --no-such-flag", "simulate --seed -1", "estimat", "sweep", "optimize --minimize",
+                          "estimate a.yaml b.yaml", "estimate /nonexistent/run.yaml", "price --models no-such-model",
+                          "estimate --set algorithm.grup_size=4"}) {
+    CmdResult r = Rlcost(bad, 120);
+    EXPECT_NE(r.code, 0) << bad;
+    ASSERT_FALSE(r.err.empty()) << bad;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << bad << ": " << r.err;
+  }
+}
+
+// A factor above 1 that costs more reads "dearer", never "0.6x cheaper": on
+// the default the combined levers make a useful sample dearer (the waterfall's
+// $ per useful sample factor 0.551 = 1.81x dearer).
+TEST(Cli, ClaimsSayDearerForWhatCostsMore) {
+  CmdResult r = Rlcost("claims", 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1.81x dearer per useful sample"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(\b0\.\d+x cheaper)"))) << r.out;
+}
+
+// compare lists the inputs that differ first (field path: A → B).
+TEST(Cli, CompareListsTheInputsThatDiffer) {
+  const std::string file = std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml";
+  CmdResult r = Rlcost("compare " + file + " --with algorithm.group_size=8", 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t diff = r.out.find("  B: algorithm.group_size: 16 → 8\n");
+  EXPECT_NE(diff, std::string::npos) << r.out;
+  EXPECT_LT(diff, r.out.find("ratios are against the first column")) << r.out;
+  EXPECT_EQ(r.out.find("  B: model"), std::string::npos) << r.out;
 }
 
 // The goal says when it is already met, and when it cannot be reached says
