@@ -13,6 +13,7 @@ namespace {
 struct EstimateArgs {
   Common common;
   std::string file;
+  bool full = false;
 };
 
 struct SimulateArgs {
@@ -21,13 +22,17 @@ struct SimulateArgs {
   uint64_t seed = 1;
   int steps = 0;
   std::string trace;
+  bool full = false;
 };
 
-int Print(const Scenario& s, const Estimate& e, bool json) {
+// Brief by default (the answer, where it goes, the assumptions); --full: every metric.
+int Print(const Scenario& s, const Estimate& e, bool json, bool full) {
   if (json) {
     std::cout << Dump(report::EstimateToJson(s, e)) << "\n";
-  } else {
+  } else if (full) {
     std::cout << report::EstimateToTable(s, e) << report::IntervalsToTable(e);
+  } else {
+    std::cout << report::EstimateBrief(s, e);
   }
   return 0;
 }
@@ -38,6 +43,7 @@ void RegisterEstimate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EstimateArgs>();
   auto* sub = app.add_subcommand("estimate", "closed-form (analytic) cost estimate of a scenario (default: the built-in one)");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default (scenarios/default.yaml)");
+  sub->add_flag("--full", args->full, "every metric with its unit and meaning (default: the brief answer)");
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
@@ -49,7 +55,7 @@ void RegisterEstimate(CLI::App& app, int& exit_code) {
     if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
     e->plan = s->plan;
     AddLiteralNotes(s->scenario, *e, args->common);
-    exit_code = Print(s->scenario, *e, args->common.json);
+    exit_code = Print(s->scenario, *e, args->common.json, args->full);
   });
 }
 
@@ -61,6 +67,7 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
   sub->add_option("--steps", args->steps, "steps to simulate (default: the scenario's algorithm.steps)")
       ->check(CLI::Range(1, 1'000'000'000));
   sub->add_option("--trace", args->trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  sub->add_flag("--full", args->full, "every metric with its unit and meaning (default: the brief answer)");
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
@@ -76,7 +83,7 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
     auto e = EstimateSimulated(s->scenario, opt);
     if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
     e->plan = s->plan;
-    exit_code = Print(s->scenario, *e, args->common.json);
+    exit_code = Print(s->scenario, *e, args->common.json, args->full);
   });
 }
 

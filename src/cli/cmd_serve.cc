@@ -38,7 +38,7 @@ int ExecServer(const std::vector<std::string>& args) {
   std::cout.flush();
   ::execv(server.c_str(), argv.data());
   // Only reached when the program could not be started.
-  std::cerr << "rlcost serve: cannot run the server program " << server << ": " << std::strerror(errno)
+  std::cerr << "error: cannot run the server program " << server << ": " << std::strerror(errno)
             << " (rlcost-serve is built and installed next to rlcost)\n";
   return 1;
 }

@@ -28,6 +28,12 @@ double Get(const Estimate& e, std::string_view key) { return levers::MetricValue
 bool Ok(double x) { return std::isfinite(x); }
 double Ratio(double a, double b) { return Ok(a) && Ok(b) && b > 0 ? a / b : kNaN; }
 std::string X(double f) { return Ok(f) ? fmt::format("{:.3g}x", f) : "n/a"; }
+// A factor previous / this as people say it: "2.1x cheaper" above 1, and
+// below 1 the inverse, "1.44x dearer" (0.696x cheaper read as a saving).
+std::string Cheaper(double f) {
+  if (!Ok(f) || f <= 0) return "n/a";
+  return f >= 1 ? fmt::format("{:.3g}x cheaper", f) : fmt::format("{:.3g}x dearer", 1 / f);
+}
 std::string Pct(double f) { return Ok(f) ? fmt::format("{:.1f}%", 100 * f) : "n/a"; }
 bool About(double x, double target) { return Ok(x) && x >= target / kAbout && x <= target * kAbout; }
 bool Within(double x, double lo, double hi) { return Ok(x) && x >= lo && x <= hi; }
@@ -284,7 +290,7 @@ Claim LoraTenancy(const levers::Waterfall& wf, const Catalog& cat) {
   const double u0 = Usd(wf.baseline), u1 = Usd(*lora1), ub = Usd(*big), ut = Usd(*all);
   const double total = Ratio(u0, ut), lora = Ratio(u0, u1), batch = Ratio(u1, ub), tenancy = Ratio(ub, ut);
   c.value = total;
-  c.rlcost = fmt::format("{} cheaper (sharing alone {})", X(total), X(tenancy));
+  c.rlcost = fmt::format("{} (sharing alone {})", Cheaper(total), Cheaper(tenancy));
   if (!(Ok(total) && total > 1)) {
     c.verdict = "fails";
   } else {
@@ -313,7 +319,7 @@ Claim MoeActive(const levers::Waterfall& wf) {
   const double by_total = Ratio(d.params_b, m.params_b);
   const double f = Ratio(Usd(wf.baseline), Usd(*moe));
   c.value = f;
-  c.rlcost = fmt::format("{} cheaper (active-parameter pricing: {})", X(f), X(expected));
+  c.rlcost = fmt::format("{} (active-parameter pricing: {})", Cheaper(f), Cheaper(expected));
   c.verdict = About(f, expected) ? "holds" : "fails";
   c.why = fmt::format(
       "how many times cheaper a useful sample is: dense {} ({:g}B) over MoE {} ({:g}B total, {:g}B active), same GPUs, batch and pass rates: "
@@ -449,8 +455,8 @@ Claim Combined(const levers::Waterfall& wf) {
   const double goal = last->factor_base[levers::kUsdToGoal].value_or(kNaN);
   const double step = last->factor_base[levers::kUsdPerStep].value_or(kNaN);
   c.value = useful;
-  c.rlcost = Ok(goal) ? fmt::format("{} cheaper per useful sample, {} to goal", X(useful), X(goal))
-                      : fmt::format("{} cheaper per useful sample", X(useful));
+  c.rlcost = Ok(goal) ? fmt::format("{} per useful sample, {} to goal", Cheaper(useful), Cheaper(goal))
+                      : fmt::format("{} per useful sample", Cheaper(useful));
   const bool iu = Within(useful, 20, 50);
   const bool ig = Ok(goal) ? Within(goal, 20, 50) : iu;
   c.verdict = iu && ig ? "holds" : (!iu && !ig) ? "fails" : "depends";

@@ -133,13 +133,15 @@ std::map<std::string, Range> Intervals(const Estimate& e, const Band& b) {
   return out;
 }
 
+// The one wording of a likely range, used by every command and the HTML
+// report: what the range is (an 80% band read off the published runs, its
+// spread), what it assumes, and nothing that contradicts the 80%.
 std::string BandSentence(const Band& b, std::string_view method) {
   return fmt::format(
-      "Likely range (80%): on {} published step and wall times the {} estimate came out at {:.2f}x to {:.2f}x the "
-      "measured ones; a figure that errs like those lies inside the range with probability {:.0f}% (order statistics "
-      "of predicted / measured, no assumption about their distribution). Dollars and GPU-hours take the time band. "
-      "It assumes your run errs like those published runs; a setup unlike them can fall outside.",
-      b.cases, method, b.low, b.high, b.nominal * 100);
+      "likely range: the 80% band of how far off the {} estimate was on the published runs ({} step and wall times: "
+      "{:.2f}x to {:.2f}x the measured ones), applied to each headline figure; dollars and GPU-hours take the time band. "
+      "It assumes this run errs as those did; a setup unlike them can fall outside.",
+      method, b.cases, b.low, b.high);
 }
 
 Coverage CoverageOf(const validate::PathResult& p, const Band& b) {

@@ -16,4 +16,9 @@ std::string PriceSource(const Scenario& s);
 // and where it was published), "set in the scenario (...)" or "set with --price".
 std::string PriceOrigin(const Scenario& s);
 
+// A catalog source "MARKET, 2026-05-20, override it: $2.95/GPU-h, what it is"
+// as people read it: "market price as of 2026-05-20: what it is; a catalog
+// default, change it with --price GPU=USD". Other origins come back as given.
+std::string ReadablePriceOrigin(std::string_view origin, std::string_view gpu_id);
+
 }  // namespace rlcost::report

@@ -6,6 +6,7 @@
 
 #include "report/report.h"
 #include "report/price.h"
+#include "fit/interval.h"
 
 namespace rlcost::report {
 
@@ -46,9 +47,72 @@ std::string PriceOrigin(const Scenario& s) {
   return "no source given in the catalog";
 }
 
-std::string PriceSource(const Scenario& s) {
-  return fmt::format("{}/GPU-h, {}", FormatValue(s.hardware.price_per_gpu_hour, "USD"), PriceOrigin(s));
+// The catalog writes a price's source as "KIND, DATE, override it: $X/GPU-h,
+// what it is and where it was published" (catalog/gpus.yaml). Shown beside
+// the price, that repeats the price and reads as a jumble; for people it is
+// "market price as of DATE: what it is ...; a catalog default, --price to
+// change it". Anything else (a --price flag, a --catalog file, the scenario)
+// is shown as written.
+std::string ReadablePriceOrigin(std::string_view origin, std::string_view gpu_id) {
+  const std::string_view marker = ", override it: ";
+  const size_t cut = origin.find(marker);
+  if (cut == std::string_view::npos) return std::string(origin);
+  std::string_view head = origin.substr(0, cut);  // "MARKET, 2026-05-20" or "ASSUMPTION"
+  std::string_view rest = origin.substr(cut + marker.size());
+  // Drop the price the line already shows: "$2.95/GPU-h, ".
+  if (!rest.empty() && rest.front() == '$') {
+    if (size_t comma = rest.find(", "); comma != std::string_view::npos && comma < 24) rest = rest.substr(comma + 2);
+  }
+  std::string kind(head), date;
+  if (size_t comma = head.find(", "); comma != std::string_view::npos) {
+    kind = std::string(head.substr(0, comma));
+    date = std::string(head.substr(comma + 2));
+  }
+  std::string what = kind == "MARKET"       ? "market price"
+                     : kind == "ASSUMPTION" ? "ASSUMED price"
+                     : kind == "LIST"       ? "list price"
+                                            : kind;
+  if (!date.empty()) what += " as of " + date;
+  return fmt::format("{}: {}; a catalog default, change it with --price {}=USD", what, rest, gpu_id);
 }
+
+std::string PriceSource(const Scenario& s) {
+  return fmt::format("{}/GPU-h, {}", FormatValue(s.hardware.price_per_gpu_hour, "USD"),
+                     ReadablePriceOrigin(PriceOrigin(s), s.hardware.gpu.id));
+}
+
+namespace {
+
+// A row whose 0 means "this does not happen in this run" (no reward model, no
+// sandbox, no checkpoints, no disaggregated broadcast): the full table leaves
+// it out; --json keeps every key. A 0 of the layout and planner rows is an
+// answer (not colocated, no dp attention), so those stay.
+bool NotApplicableZero(std::string_view key, double v) {
+  if (v != 0) return false;
+  return !(key.starts_with("layout.") || key.starts_with("plan."));
+}
+
+// The goal in one line: already met, reached in N steps, or cannot be reached
+// and why (the reason text of signal::Goal starts "not reachable: ").
+std::string GoalLine(const Estimate& e) {
+  if (!e.goal.reachable) {
+    std::string why = e.goal.reason;
+    const std::string_view prefix = "not reachable: ";
+    if (std::string_view(why).starts_with(prefix)) why = why.substr(prefix.size());
+    return fmt::format("goal: target pass rate {:.2f} cannot be reached: {}", e.goal.target_pass_rate, why);
+  }
+  const std::string curve =
+      e.goal.curve_is_illustrative ? " (ILLUSTRATIVE learning curve: default parameters, not measured)" : "";
+  if (e.goal.steps < 0.5) {
+    return fmt::format("goal: target pass rate {:.2f} is already met before training (the base model's mean pass "
+                       "rate is at or above it): no steps needed",
+                       e.goal.target_pass_rate);
+  }
+  return fmt::format("goal: target pass rate {:.2f} in about {:.0f} steps, {} and {:.0f} GPU-h{}",
+                     e.goal.target_pass_rate, e.goal.steps, FormatValue(e.goal.usd, "USD"), e.goal.gpu_hours, curve);
+}
+
+}  // namespace
 
 std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   std::string out;
@@ -102,6 +166,7 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   for (const auto& m : Metrics()) {
     auto v = m.get(e);
     if (!v) continue;
+    if (NotApplicableZero(m.key, *v)) continue;
     std::string g(m.key.substr(0, m.key.find('.')));
     if (g != group) {
       out += "\n";
@@ -136,13 +201,7 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        "{} preemptions\n",
                        r.sandbox_wait_s, r.mean_batch_occupancy * 100, r.preemptions);
   }
-  if (e.goal.requested && !e.goal.reachable) {
-    out += fmt::format("\n  goal: target pass rate {:.2f} is NOT reachable — {}\n", e.goal.target_pass_rate,
-                       e.goal.reason);
-  } else if (e.goal.requested) {
-    out += fmt::format("\n  goal: target pass rate {:.2f} in about {:.0f} steps{}\n", e.goal.target_pass_rate,
-                       e.goal.steps, e.goal.curve_is_illustrative ? " (ILLUSTRATIVE learning curve: default parameters, not measured)" : "");
-  }
+  if (e.goal.requested) out += "\n  " + GoalLine(e) + "\n";
   if (!e.signal.notes.empty() || !e.step.notes.empty()) out += "\n";
   for (const auto& n : e.signal.notes) out += "  signal: " + n + "\n";
   for (const auto& n : e.step.notes) out += "  note: " + n + "\n";
@@ -150,6 +209,106 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
     out += "\n  assumed:\n";
     for (const auto& a : e.assumptions) out += "    - " + a + "\n";
   }
+  return out;
+}
+
+std::string EstimateBrief(const Scenario& s, const Estimate& e) {
+  std::string out;
+  out += fmt::format("rlcost {} — {}\n", e.method, s.name);
+  out += fmt::format("  {} on {} x {} ({}, {}), {} {}, G={}, {} prompts/step, {} steps\n\n", s.model.id,
+                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode), ToString(s.placement.engine),
+                     ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
+                     s.algorithm.prompts_per_step, s.algorithm.steps);
+  // The answer.
+  out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); {} per useful sample\n",
+                     FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours,
+                     FormatValue(e.usd_per_useful_sample, "USD"));
+  {
+    std::string ranges;
+    auto all = interval::Intervals(e, interval::BandFor(e.method));
+    for (auto [key, label] : {std::pair<std::string_view, std::string_view>{"run.usd", "dollars"},
+                              {"run.wall_time_h", "wall time"},
+                              {"cost.gpu_hours", "GPU-hours"}}) {
+      auto it = all.find(std::string(key));
+      const MetricDef* m = FindMetric(key);
+      if (it == all.end() || !m) continue;
+      ranges += fmt::format("{}{} {} .. {}{}", ranges.empty() ? "" : ", ", label, FormatValue(it->second.low, m->unit),
+                            FormatValue(it->second.high, m->unit), m->unit == "USD" ? "" : " " + std::string(m->unit));
+    }
+    if (!ranges.empty()) out += "  likely range (80%, see below): " + ranges + "\n";
+  }
+  // Where the time and the money go.
+  const double t = std::max(e.step.time_s, 1e-12);
+  out += fmt::format("  step: {} and {} s of wall time: rollout {:.0f}%, train {:.0f}%, other {:.0f}% (log-prob, "
+                     "reference, weight sync, rewards)\n",
+                     FormatValue(e.usd_per_step, "USD"), FormatValue(e.step.time_s, "s"), 100 * e.step.rollout_s / t,
+                     100 * e.step.train_s / t, 100 * e.step.other_s / t);
+  {
+    std::string phases;
+    const double usd = std::max(e.usd, 1e-12);
+    for (auto [key, label] : {std::pair<std::string_view, std::string_view>{"run.usd_by_phase.rollout", "rollout"},
+                              {"run.usd_by_phase.train", "train"},
+                              {"run.usd_by_phase.other", "other"},
+                              {"run.usd_by_phase.idle", "idle"},
+                              {"run.usd_by_phase.sandbox", "sandboxes"},
+                              {"run.usd_by_phase.startup", "start-up"},
+                              {"run.usd_by_phase.checkpoints", "checkpoints"},
+                              {"run.usd_by_phase.evaluation", "evaluation"},
+                              {"run.usd_by_phase.restarts", "restarts"}}) {
+      const MetricDef* m = FindMetric(key);
+      auto v = m ? m->get(e) : std::nullopt;
+      if (!v || *v <= 0) continue;
+      phases += fmt::format("{}{} {} ({:.0f}%)", phases.empty() ? "" : ", ", label, FormatValue(*v, "USD"),
+                            100 * *v / usd);
+    }
+    if (!phases.empty()) out += "  dollars by phase: " + phases + "\n";
+  }
+  // The rollout share of GPU time: one definition, the registry's.
+  if (const MetricDef* rf = FindMetric("rollout_fraction"); rf && rf->get(e)) {
+    out += fmt::format("  {} {:.1f}% ({}); MFU rollout {:.1f}%, train {:.1f}%\n", rf->key, 100 * *rf->get(e),
+                       rf->description, 100 * e.mfu_rollout, 100 * e.mfu_train);
+  }
+  // The signal.
+  out += fmt::format("  signal: {:.0f} of {:.0f} rollouts per step carry a gradient ({:.1f}%), mean pass rate {:.3f}\n",
+                     e.signal.useful_samples_per_step, e.signal.rollouts_per_step,
+                     100 * e.signal.useful_samples_per_step / std::max(e.signal.rollouts_per_step, 1e-12),
+                     e.signal.mean_pass_rate);
+  if (e.signal.wasted_rollouts_per_step > 0) {
+    out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step\n",
+                       e.signal.wasted_rollouts_per_step, e.signal.rollouts_per_step,
+                       s.environment.failures.retry ? "retried" : "dropped", FormatValue(e.usd_wasted_per_step, "USD"));
+  }
+  if (e.goal.requested) out += "  " + GoalLine(e) + "\n";
+  // The layout, planned (the planner's lines) or as written.
+  if (e.plan) {
+    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
+  } else if (e.layout.rollout_gpus > 0) {
+    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
+                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
+                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
+                                                        e.layout.rollout_gpus, e.layout.train_gpus),
+                       e.layout.rollout_tp, e.layout.engines);
+  }
+  if (e.sim) {
+    const auto& r = *e.sim;
+    out += fmt::format("  simulated {} steps (seed {}): trajectory time p50 {:.1f} s, p99 {:.1f} s; GPU idle {:.0f} "
+                       "GPU-s per step\n",
+                       r.steps_simulated, r.seed, r.trajectory_time_s.p50, r.trajectory_time_s.p99,
+                       r.idle_length_tail_gpu_s + r.idle_waiting_trainer_gpu_s + r.idle_waiting_rollout_gpu_s +
+                           r.idle_tools_gpu_s + r.idle_weight_sync_gpu_s);
+  }
+  out += "  GPU price: " + PriceSource(s) + "\n";
+  // The assumptions, labelled (the price is on the line above).
+  std::vector<const std::string*> assumed;
+  for (const auto& a : e.assumptions) {
+    if (!std::string_view(a).starts_with("price: ")) assumed.push_back(&a);
+  }
+  if (!assumed.empty()) {
+    out += "  assumed:\n";
+    for (const auto* a : assumed) out += "    - " + *a + "\n";
+  }
+  out += "  " + interval::BandSentence(interval::BandFor(e.method), e.method) + "\n";
+  out += "  every figure: --full (table) or --json\n";
   return out;
 }
 

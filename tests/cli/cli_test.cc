@@ -1,3 +1,5 @@
+#include <regex>
+#include <algorithm>
 // The rlcost binary as a user runs it: exit codes, stdout, stderr.
 #include <gtest/gtest.h>
 
@@ -68,11 +70,94 @@ TEST(Cli, EachCommandIsBuiltAloneWhenAskedForAndAllAreListed) {
 }
 
 TEST(Cli, EstimateWithoutAFileRunsTheBuiltInDefault) {
-  CmdResult r = Rlcost("estimate");
+  CmdResult r = Rlcost("estimate --full");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("qwen3-8b-math-grpo-8xh100-baseline"), std::string::npos);
   EXPECT_NE(r.out.find("step.time_s"), std::string::npos);
   EXPECT_NE(r.out.find("run.usd"), std::string::npos);
+}
+
+size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// `estimate` answers briefly (the built-in default printed 145 lines, 17 of
+// them zeros): the answer, where the time and money go, the signal, the
+// layout, the price and the assumptions, within 25 lines.
+TEST(Cli, EstimateIsBriefByDefaultAndFullOnAsk) {
+  CmdResult brief = Rlcost("estimate");
+  ASSERT_EQ(brief.code, 0) << brief.err;
+  EXPECT_LE(Lines(brief.out), 25u) << brief.out;
+  for (const char* part : {"run: $", "GPU-h", "per useful sample", "step: $", "dollars by phase: rollout $",
+                           "rollout_fraction", "share of GPU time spent generating", "signal: ", "mean pass rate",
+                           "plan: ", "GPU price: ", "assumed:", "likely range: ", "--full"}) {
+    EXPECT_NE(brief.out.find(part), std::string::npos) << part << "\n" << brief.out;
+  }
+  CmdResult full = Rlcost("estimate --full");
+  ASSERT_EQ(full.code, 0) << full.err;
+  EXPECT_GT(Lines(full.out), 60u);
+  // The full table leaves out the rows whose 0 means "not in this run"
+  // (step.reward_s, cost.cpu_hours, run.breakdown_h.checkpoints, ... of the
+  // default); a 0 of a layout or planner row is an answer and stays.
+  for (const char* gone : {"step.reward_s", "cost.cpu_hours", "run.breakdown_h.checkpoints", "energy.kwh_by_phase.idle",
+                           "cost.usd_sandbox_per_step"}) {
+    EXPECT_EQ(full.out.find(std::string(gone) + " "), std::string::npos) << gone;
+  }
+  EXPECT_NE(full.out.find("layout.dp_attention"), std::string::npos);
+  // --json keeps every key, zeros included (the contract).
+  CmdResult json = Rlcost("estimate --json");
+  ASSERT_EQ(json.code, 0);
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(At(j, "cost.cpu_hours")->get<double>(), 0.0);
+}
+
+// Every error the command line prints begins "error:": CLI11's own parse
+// errors (unknown flag, missing value, bad value, no command) and ours.
+TEST(Cli, EveryErrorBeginsWithError) {
+  for (const char* bad : {"estimate --no-such-flag", "simulate --seed -1", "estimat", "sweep", "optimize --minimize",
+                          "estimate a.yaml b.yaml", "estimate /nonexistent/run.yaml", "price --models no-such-model",
+                          "estimate --set algorithm.grup_size=4"}) {
+    CmdResult r = Rlcost(bad, 120);
+    EXPECT_NE(r.code, 0) << bad;
+    ASSERT_FALSE(r.err.empty()) << bad;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << bad << ": " << r.err;
+  }
+}
+
+// A factor above 1 that costs more reads "dearer", never "0.6x cheaper": on
+// the default the combined levers make a useful sample dearer (the waterfall's
+// $ per useful sample factor 0.551 = 1.81x dearer).
+TEST(Cli, ClaimsSayDearerForWhatCostsMore) {
+  CmdResult r = Rlcost("claims", 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1.81x dearer per useful sample"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(\b0\.\d+x cheaper)"))) << r.out;
+}
+
+// compare lists the inputs that differ first (field path: A → B).
+TEST(Cli, CompareListsTheInputsThatDiffer) {
+  const std::string file = std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml";
+  CmdResult r = Rlcost("compare " + file + " --with algorithm.group_size=8", 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t diff = r.out.find("  B: algorithm.group_size: 16 → 8\n");
+  EXPECT_NE(diff, std::string::npos) << r.out;
+  EXPECT_LT(diff, r.out.find("ratios are against the first column")) << r.out;
+  EXPECT_EQ(r.out.find("  B: model"), std::string::npos) << r.out;
+}
+
+// The goal says when it is already met, and when it cannot be reached says
+// why in one phrase ("NOT reachable — not reachable: ..." before).
+TEST(Cli, GoalSaysAlreadyMetOrWhyItCannotBeReached) {
+  // The default's mean pass rate is 0.35: a target of 0.3 is met at the start.
+  CmdResult met = Rlcost("estimate --set goal.target_pass_rate=0.3");
+  ASSERT_EQ(met.code, 0) << met.err;
+  EXPECT_NE(met.out.find("goal: target pass rate 0.30 is already met before training"), std::string::npos) << met.out;
+  EXPECT_EQ(met.out.find("in about 0 steps"), std::string::npos) << met.out;
+  // The default curve's asymptote is A = 0.80: 0.9 cannot be reached.
+  CmdResult never = Rlcost("estimate --set goal.target_pass_rate=0.9");
+  ASSERT_EQ(never.code, 0) << never.err;
+  EXPECT_NE(never.out.find("goal: target pass rate 0.90 cannot be reached: asymptote A = 0.80 is below the target 0.90"),
+            std::string::npos)
+      << never.out;
+  EXPECT_EQ(never.out.find("not reachable"), std::string::npos) << never.out;
 }
 
 TEST(Cli, EstimateJsonHasEveryContractKey) {

@@ -27,8 +27,20 @@ TEST(PriceSource, EstimateNamesWhereThePriceComesFrom) {
   EXPECT_TRUE(std::regex_search(source, std::regex(R"(^MARKET, 20\d\d-\d\d-\d\d, override it: .*aimultiple\.com)"))) << source;
   auto def = test::Rlcost("estimate", 120);
   ASSERT_EQ(def.code, 0) << def.err;
-  EXPECT_NE(def.out.find(fmt::format("GPU price: ${:.2f}/GPU-h, {}", h100->price_per_hour, source)), std::string::npos)
-      << def.out;
+  // One clean line: the price once, what it is and its date in words, the
+  // catalog's text after its "$2.95/GPU-h, " and how to change it.
+  const std::string rest = source.substr(source.find("$2.95/GPU-h, ") + std::string("$2.95/GPU-h, ").size());
+  const std::string line =
+      fmt::format("GPU price: ${:.2f}/GPU-h, market price as of {}: {}; a catalog default, change it with --price "
+                  "h100-sxm=USD\n",
+                  h100->price_per_hour, source.substr(8, 10), rest);
+  EXPECT_NE(def.out.find(line), std::string::npos) << def.out;
+  const size_t at = def.out.find("GPU price: ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string shown = def.out.substr(at, def.out.find('\n', at) - at);
+  EXPECT_EQ(shown.find("$2.95/GPU-h, ", 12), std::string::npos) << "the price is said twice: " << shown;
+  EXPECT_EQ(shown.find("override it"), std::string::npos) << shown;
+  EXPECT_EQ(def.out.find("GPU price", at + 1), std::string::npos) << "the price line is repeated";
   auto json = test::Rlcost("estimate --json", 120);
   ASSERT_EQ(json.code, 0) << json.err;
   EXPECT_NE(json.out.find(fmt::format("price: ${:.2f} per GPU-hour (catalog default: {}", h100->price_per_hour,
@@ -66,7 +78,9 @@ TEST(PriceSource, PriceCardWaterfallAndCatalogDateTheirPrices) {
 
   auto card = test::Rlcost("price --models qwen3-8b --gpus h100-sxm,b200", 300);
   ASSERT_EQ(card.code, 0) << card.err;
-  EXPECT_NE(card.out.find(fmt::format("GPU price, b200: ${:.2f}/GPU-h, {}", b200->price_per_hour, source)), std::string::npos)
+  EXPECT_NE(card.out.find(fmt::format("GPU price, b200: ${:.2f}/GPU-h, market price as of {}: ", b200->price_per_hour,
+                                      head.substr(8))),
+            std::string::npos)
       << card.out;
   auto card_json = test::Rlcost("price --models qwen3-8b --gpus b200 --json", 300);
   ASSERT_EQ(card_json.code, 0) << card_json.err;

@@ -161,7 +161,7 @@ await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor:
   const tornado = await page.$$eval("#chart-tornado rect[data-tip]", (r) => r.map((x) => x.getBoundingClientRect().width));
   check(tornado.length >= 4 && tornado.every((w) => w >= 0) && tornado.some((w) => w > 10), `the sensitivity tornado is drawn (${tornado.length} bars)`);
   const price = await page.$$eval("td", (t) => { const i = t.findIndex((x) => x.textContent === "GPU price"); return i >= 0 ? t[i + 1].textContent : ""; });
-  check(/^\$[0-9.]+\/GPU-h, (MARKET, 20\d\d-\d\d|ASSUMPTION|set )/.test(price), `the GPU price is shown with what it is and its date (${price.slice(0, 40)}...)`);
+  check(/^\$[0-9.]+\/GPU-h, (market price as of 20\d\d-\d\d|ASSUMED price|list price|set )/.test(price), `the GPU price is shown with what it is and its date (${price.slice(0, 40)}...)`);
   const self = await page.textContent("#selfcheck");
   check(/^SELF-CHECK OK/.test(self), `the page's own check agrees (${self})`);
   // ... and says it to the test only: the line is not shown to the reader.
