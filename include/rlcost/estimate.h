@@ -145,6 +145,9 @@ struct Estimate {
   double wasted_gpu_s = 0;
   double usd_wasted_per_step = 0;
   double usd_per_step = 0;
+  // Mean dollars per GPU-hour paid over the run's GPUs: the list price, or
+  // less where hardware.spot puts a role on spot GPUs.
+  double usd_per_gpu_hour = 0;
   double usd_per_useful_sample = 0;
   double usd_per_reward_bit = 0;
   double usd_per_million_trained_tokens = 0;

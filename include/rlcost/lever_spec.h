@@ -66,6 +66,48 @@ struct EngineSpec {
   bool enforce_eager = false;
 };
 
+// `hardware.spot`: spot (preemptible) GPUs for one role of the run
+// (docs/model.md, "Spot GPUs"). A cloud reclaims a spot instance when it needs
+// it back: the role pays less per GPU-hour and loses work at each preemption.
+//   rollout: a preempted node's engines lose the partial rollouts in flight and
+//            the node is gone for restart_s (a replacement loads the model and
+//            warms up); the rest of the pool redoes the lost work.
+//   train:   a preempted trainer node stops the run until it is back and the
+//            last checkpoint is restored; the steps since it are redone (the
+//            Daly restart model of run.failures, at this rate).
+// No price or rate has a default: spot prices move by the hour and region
+// and the reclaim rate is a property of the market the user buys in.
+struct SpotRole {
+  bool enabled = true;                // false: on-demand (for sweeps: --over hardware.spot.rollout.enabled=false,true)
+  std::optional<double> price;        // USD per GPU-hour
+  std::optional<double> price_ratio;  // or: a fraction of the on-demand price (hardware.price_per_gpu_hour)
+  double preemptions_per_hour = 0;    // per node (one cloud instance of gpus_per_node GPUs)
+  std::optional<double> restart_s;    // node lost per preemption; default: the run's start-up (model load + warm-up)
+  double PricePerGpuHour(double on_demand) const {
+    if (!enabled) return on_demand;
+    if (price) return *price;
+    return price_ratio.value_or(1.0) * on_demand;
+  }
+};
+struct SpotSpec {
+  std::optional<SpotRole> rollout;
+  std::optional<SpotRole> train;
+  bool Rollout() const { return rollout && rollout->enabled; }
+  bool Train() const { return train && train->enabled; }
+};
+
+// Expected share of a spot rollout pool's capacity lost to preemptions
+// (docs/model.md, "Spot GPUs"): each node of an engine is reclaimed at
+// `per_node_per_hour`; an engine spans `nodes_per_engine` nodes and is lost
+// when any of them is; each preemption costs the engine `restart_s` of
+// absence plus the work already done on the rollouts in flight, on average
+// half their generation time `in_flight_s` (a preemption falls uniformly
+// within it). u = rate x nodes_per_engine x (restart_s + in_flight_s / 2) / 3600.
+inline double SpotLostShare(double per_node_per_hour, int nodes_per_engine, double restart_s,
+                            double in_flight_s) {
+  return per_node_per_hour * nodes_per_engine * (restart_s + 0.5 * in_flight_s) / 3600.0;
+}
+
 // A grid's carbon intensity: grams CO2-equivalent per kWh generated.
 struct GridIntensity {
   std::string_view id;

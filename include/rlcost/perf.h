@@ -177,6 +177,15 @@ double DraftWeightBytes(const Scenario& s);
 // The draft's KV cache per token as a share of the target's (its layers over
 // the target's). 0 without engine.speculative.
 double DraftKvShare(const Scenario& s);
+// hardware.spot.rollout (docs/model.md, "Spot GPUs"): seconds a preempted
+// rollout node is gone — restart_s if set, else a replacement's start-up:
+// the policy's bf16 weights read at run.startup.storage_read_gb_per_s plus
+// the engine warm-up (run.startup.warmup_s).
+double SpotRolloutRestartS(const Scenario& s);
+// The share u of the rollout pool lost to preemptions when a rollout is in
+// flight for `in_flight_s` (rlcost::SpotLostShare); 0 without spot rollout
+// GPUs or when colocated (the rollout GPUs are the trainer's: hardware.spot.train).
+double SpotRolloutLostShare(const Scenario& s, double in_flight_s);
 // Speed-up of decoding at `batch` sequences of `context` tokens each: the
 // plain time per generated token over the speculative one (> 1: speculation
 // pays); for tables and tests.

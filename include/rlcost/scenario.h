@@ -29,6 +29,7 @@ struct HardwareSpec {
   int gpus = 8;
   int gpus_per_node = 8;
   double price_per_gpu_hour = 0;  // default: gpu.price_per_hour
+  SpotSpec spot;                  // `hardware.spot` (rlcost/lever_spec.h); none by default
 };
 
 struct PlacementSpec {

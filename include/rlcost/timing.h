@@ -57,6 +57,11 @@ struct StepTiming {
   double rollout_busy_s = 0;
   int rollout_gpus = 0;
   double train_busy_s = 0;  // trainer's busy time (update + its passes)
+  // hardware.spot.rollout (docs/model.md, "Spot GPUs"): of rollout_busy_s, the
+  // seconds the pool spends redoing work lost to preemptions, and the share of
+  // the pool's capacity lost (u).
+  double spot_lost_s = 0;
+  double spot_lost_share = 0;
 
   // Model FLOPs per step, all GPUs, by phase (for MFU).
   double rollout_flops = 0;

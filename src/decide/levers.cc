@@ -117,6 +117,7 @@ std::string_view ToString(Lever l) {
     case Lever::kFp4: return "fp4";
     case Lever::kBatch: return "batch";
     case Lever::kSpeculative: return "speculative";
+    case Lever::kSpot: return "spot";
   }
   return "?";
 }
@@ -132,6 +133,7 @@ std::string_view Title(Lever l) {
     case Lever::kFp4: return "FP4 rollout";
     case Lever::kBatch: return "Bigger batch";
     case Lever::kSpeculative: return "Speculative decoding";
+    case Lever::kSpot: return "Spot GPUs";
   }
   return "?";
 }
@@ -146,6 +148,7 @@ std::optional<Lever> LeverFromString(std::string_view s) {
   if (s == "lora") return Lever::kLora;
   if (s == "moe") return Lever::kMoe;
   if (s == "speculative" || s == "spec" || s == "mtp") return Lever::kSpeculative;
+  if (s == "spot" || s == "preemptible") return Lever::kSpot;
   return std::nullopt;
 }
 
@@ -162,7 +165,7 @@ Result<std::vector<Lever>> ParseLeverList(std::string_view csv, std::string_view
       auto l = LeverFromString(item);
       if (!l) {
         err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {} or "
-                                                               "speculative", item, AllLeversCsv())});
+                                                               "speculative, spot", item, AllLeversCsv())});
       } else if (Has(out, *l)) {
         err.problems.push_back({std::string(path), fmt::format("'{}': lever given twice", item)});
       } else {
@@ -282,6 +285,7 @@ Result<double> CheckDiscount(double v, std::string_view field) {
 Result<Scenario> MakeBaseline(const Scenario& user, const Catalog& cat, const Options& opt, std::string* rule) {
   Scenario b = user;
   b.engine.speculative.reset();  // the naive baseline decodes plainly
+  b.hardware.spot = SpotSpec{};  // and pays on-demand prices
   Error err;
   if (user.model.is_moe()) {
     std::string id = opt.dense_model;
@@ -436,6 +440,35 @@ std::vector<Discount> DiscountsOf(const Scenario& s, const QualityDiscounts& q) 
   return out;
 }
 
+// The scenario's spot roles with each price as a fraction of its on-demand price.
+SpotSpec SpotAsRatios(const Scenario& user) {
+  SpotSpec sp = user.hardware.spot;
+  const double od = user.hardware.price_per_gpu_hour;
+  for (auto* r : {&sp.rollout, &sp.train}) {
+    if (!*r || !(*r)->price) continue;
+    (*r)->price_ratio = od > 0 ? *(*r)->price / od : 1.0;
+    (*r)->price.reset();
+  }
+  return sp;
+}
+
+std::string SpotDetail(const Scenario& s) {
+  const SpotSpec& sp = s.hardware.spot;
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  std::string d = "spot GPUs (the scenario's hardware.spot):";
+  const double od = s.hardware.price_per_gpu_hour;
+  if (sp.Rollout()) {
+    d += colocated ? " rollout role not used, colocated (the rollout GPUs are the trainer's)"
+                   : fmt::format(" rollout at ${:.2f}/GPU-h, {:g} preemptions per node-hour",
+                                 sp.rollout->PricePerGpuHour(od), sp.rollout->preemptions_per_hour);
+  }
+  if (sp.Train()) {
+    d += fmt::format("{} training at ${:.2f}/GPU-h, {:g} preemptions per node-hour", sp.Rollout() ? ";" : "",
+                     sp.train->PricePerGpuHour(od), sp.train->preemptions_per_hour);
+  }
+  return d;
+}
+
 }  // namespace
 
 Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, const Catalog& cat,
@@ -551,6 +584,16 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
     s = *best;
     said.push_back("async, " + d);
   }
+  if (Has(levers, Lever::kSpot)) {
+    // docs/model.md, "Spot GPUs": applied last, to the layout the other levers chose.
+    if (!opt.spot) {
+      return Fail(ErrorCode::kInvalidInput, "hardware.spot",
+                  "the spot lever needs the scenario's spot price and preemption rate (hardware.spot.rollout or "
+                  ".train: {price_ratio, preemptions_per_hour}); they have no default, spot markets move by the hour");
+    }
+    s.hardware.spot = *opt.spot;
+    said.push_back(SpotDetail(s));
+  }
   for (size_t i = 0; i < said.size(); ++i) c.detail += (i ? "; " : "") + said[i];
   auto e = EstimateAnalytic(s);
   c.scenario = s;
@@ -650,6 +693,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
       base_s->hardware.gpus, base_s->hardware.gpu.id, kBaselineGroup, base_s->algorithm.prompts_per_step));
   Options eopt = opt;
   if (!eopt.speculative && user.engine.speculative) eopt.speculative = user.engine.speculative;
+  if (!eopt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) eopt.spot = SpotAsRatios(user);
   if (Has(opt.order, Lever::kMoe)) {
     const auto& eff = base_s->hardware.gpu.efficiency;
     std::string mfu = fmt::format("an MoE trains at the catalog's MoE MFU {:.3g} against {:.3g} for a dense model "
@@ -887,12 +931,19 @@ Result<PriceCard> BuildPriceCard(const Scenario& user, const Catalog& cat, const
       Scenario s = user;
       Error err;
       SetModel(s, cat, m, &err);
-      if (g != user.hardware.gpu.id) SetGpu(s, cat, g, &err);
+      // Spot prices travel as fractions of the list price (SpotAsRatios).
+      if (g != user.hardware.gpu.id) {
+        s.hardware.spot = SpotAsRatios(user);
+        SetGpu(s, cat, g, &err);
+      }
       s.name = fmt::format("{} [{} on {}]", user.name, m, g);
       PriceRow row;
       row.model_id = m;
       row.gpu_id = g;
-      auto c = Evaluate(s, stack, cat, opt);
+      Options popt = opt;
+      if (!popt.speculative && user.engine.speculative) popt.speculative = user.engine.speculative;
+      if (!popt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) popt.spot = SpotAsRatios(user);
+      auto c = Evaluate(s, stack, cat, popt);
       row.config = c ? *c : Failed(m + "@" + g, m + " on " + g, c.error(), stack);
       row.config.id = m + "@" + g;
       row.values.assign(PriceMetrics().size(), std::nullopt);

@@ -32,7 +32,9 @@ namespace rlcost::levers {
 // batch shows as two rows: the batch-size gain and the tenancy itself.
 // kSpeculative (speculative decoding in rollout, docs/model.md) is not in the
 // default order: name it (`--order ...,speculative`) to see its row.
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative };
+// kSpot (spot GPUs at the scenario's hardware.spot prices and preemption
+// rates, docs/model.md "Spot GPUs") is opt-in the same way (`--order ...,spot`).
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -86,6 +88,11 @@ struct Options {
   // scenario has one (BuildWaterfall fills it), else MTP-style, one drafted
   // token at DeepSeek-V3's MTP acceptance (an ASSUMPTION for other models).
   std::optional<SpeculativeSpec> speculative;
+  // The spot lever's settings: the scenario's hardware.spot (BuildWaterfall
+  // fills it), each price kept as a fraction of the scenario's on-demand
+  // price so that it carries to another GPU. No default: without it the
+  // lever's row says so.
+  std::optional<SpotSpec> spot;
 };
 
 // The figures every lever view shows, per tenant. Index into Config::values.

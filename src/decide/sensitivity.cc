@@ -245,6 +245,22 @@ std::vector<Input> Inputs(const Scenario& s) {
     out.push_back(in);
   }
 
+  if (s.hardware.spot.Rollout() && s.placement.mode != PlacementMode::kColocated) {
+    // docs/model.md, "Spot GPUs": the reclaim rate is the user's guess of a
+    // market that moves; how much the answer hangs on it.
+    Input in;
+    in.id = "hardware.spot.rollout.preemptions_per_hour";
+    in.label = "spot rollout GPUs: preemptions per node-hour";
+    in.base = s.hardware.spot.rollout->preemptions_per_hour;
+    in.lo = 0;
+    in.lo_open = false;
+    in.lo_use = 0;
+    in.domain = ">= 0";
+    in.lo_why = "a rate is not negative";
+    in.at = ViaSet(in.id);
+    if (in.base > 0) out.push_back(in);
+  }
+
   if (s.goal.target_pass_rate) {
     Input in;
     in.id = "goal.curve.midpoint_useful_samples";

@@ -119,6 +119,31 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     }
     a.push_back(fmt::format("price: ${:.2f} per GPU-hour{}", s.hardware.price_per_gpu_hour, origin));
   }
+  {
+    // Spot roles (docs/model.md, "Spot GPUs"): their price and reclaim rate are the user's, not measured here.
+    const SpotSpec& sp = s.hardware.spot;
+    const bool colocated = s.placement.mode == PlacementMode::kColocated;
+    const double od = s.hardware.price_per_gpu_hour;
+    if (sp.Rollout() && !colocated) {
+      a.push_back(fmt::format("spot rollout GPUs (as given in hardware.spot.rollout): ${:.2f} per GPU-hour, {:g} "
+                              "preemptions per node-hour, {:.0f} s to replace a node{}; a preemption loses the "
+                              "partial rollouts in flight on that node (no migration of partial responses)",
+                              sp.rollout->PricePerGpuHour(od), sp.rollout->preemptions_per_hour,
+                              perf::SpotRolloutRestartS(s),
+                              sp.rollout->restart_s ? "" : " (ASSUMED: a start-up, model load + warm-up)"));
+    } else if (sp.Rollout()) {
+      a.push_back("hardware.spot.rollout not used: colocated, the rollout GPUs are the trainer's (hardware.spot.train "
+                  "puts the whole pool on spot)");
+    }
+    if (sp.Train()) {
+      a.push_back(fmt::format("spot {} GPUs (as given in hardware.spot.train): ${:.2f} per GPU-hour, {:g} preemptions "
+                              "per node-hour; each stops the run until a node is back and the last checkpoint is "
+                              "restored, the steps since it redone{}",
+                              colocated ? "training (all, colocated)" : "training", sp.train->PricePerGpuHour(od),
+                              sp.train->preemptions_per_hour,
+                              s.run.checkpoint ? "" : " (no run.checkpoint: from step 0)"));
+    }
+  }
   if (s.environment.pass_rate.kind == PassRateSpec::Kind::kBeta) {
     a.push_back(fmt::format("pass rate: Beta(a={:.3g}, b={:.3g}), mean {:.3f}", s.environment.pass_rate.a,
                             s.environment.pass_rate.b, s.environment.pass_rate.mean()));
@@ -211,6 +236,32 @@ Result<StepTiming> WithVerifier(const Scenario& s, StepTiming t, TextDetail deta
   return t;
 }
 
+// The simulated step with the expected spot-rollout loss of the closed form
+// (SpotLostShare over the simulated rollout time): the pool redoes u / (1 - u)
+// of its busy time. Synchronous, the step waits for all of it; pipelined, the
+// engines' time spent waiting for the trainer absorbs it first.
+void SimSpotLoss(const Scenario& s, sim::SimResult& r) {
+  StepTiming& t = r.mean_step;
+  if (!s.hardware.spot.Rollout() || s.placement.mode == PlacementMode::kColocated) return;
+  const double u = perf::SpotRolloutLostShare(s, t.rollout_busy_s);
+  if (!(u > 0) || !(u < 1)) return;  // u >= 1: the closed form reports it (EstimateAnalytic)
+  const double extra = t.rollout_busy_s * u / (1 - u);
+  const double rollout_gpus = std::max(1, s.placement.rollout_gpus);
+  const bool pipelined = s.pipeline.mode == PipelineMode::kAsync;
+  const double slack = pipelined ? r.idle_waiting_trainer_gpu_s / rollout_gpus : 0.0;
+  const double longer = std::max(0.0, extra - slack);
+  t.spot_lost_share = u;
+  t.spot_lost_s = extra;
+  t.rollout_busy_s += extra;
+  t.rollout_s += longer;
+  t.time_s += longer;
+  t.gpu_s_rollout += extra * rollout_gpus;
+  t.gpu_s_idle = std::max(0.0, t.gpu_s_idle + longer * s.hardware.gpus - extra * rollout_gpus);
+  t.notes.push_back(fmt::format("spot rollout GPUs: {:.2f}% of the pool's time lost to preemptions (expected, not "
+                                "simulated), {:.1f} s of generation redone per step, the step {:.1f} s longer",
+                                u * 100, extra, longer));
+}
+
 }  // namespace
 
 Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s,
@@ -241,7 +292,11 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.tokens_per_s_per_gpu = SafeDiv(t.trained_tokens, gpu_s);
   e.output_tokens_per_s_per_gpu = SafeDiv(t.generated_tokens, t.rollout_busy_s * t.rollout_gpus);
 
-  e.usd_gpu_per_step = gpu_s / 3600.0 * s.hardware.price_per_gpu_hour;
+  // Dollars per hour of all the run's GPUs: the policy's (spot roles at their
+  // price, docs/model.md "Spot GPUs") and a dedicated judge's at the list price.
+  const double usd_per_h = econ_internal::PolicyUsdPerHour(s) + t.verifier_gpus * s.hardware.price_per_gpu_hour;
+  e.usd_per_gpu_hour = gpus > 0 ? usd_per_h / gpus : 0;
+  e.usd_gpu_per_step = t.time_s * usd_per_h / 3600.0;
   e.usd_sandbox_per_step =
       s.environment.sandbox ? t.sandbox_cpu_s / 3600.0 * s.environment.sandbox->price_per_cpu_hour : 0.0;
   e.usd_per_step = e.usd_gpu_per_step + e.usd_sandbox_per_step;
@@ -254,8 +309,12 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     // generated ones is their share of generation and sandbox time.
     const double share = sig.wasted_rollouts_per_step / sig.rollouts_per_step;
     e.wasted_gpu_s = t.gpu_s_rollout * share;
-    e.usd_wasted_per_step =
-        e.wasted_gpu_s / 3600.0 * s.hardware.price_per_gpu_hour + e.usd_sandbox_per_step * share;
+    const double rollout_price = s.hardware.spot.Rollout() && s.placement.mode != PlacementMode::kColocated
+                                     ? s.hardware.spot.rollout->PricePerGpuHour(s.hardware.price_per_gpu_hour)
+                                     : (s.placement.mode == PlacementMode::kColocated && s.hardware.spot.Train()
+                                            ? s.hardware.spot.train->PricePerGpuHour(s.hardware.price_per_gpu_hour)
+                                            : s.hardware.price_per_gpu_hour);
+    e.usd_wasted_per_step = e.wasted_gpu_s / 3600.0 * rollout_price + e.usd_sandbox_per_step * share;
   }
   e.usd_per_useful_sample = SafeDiv(e.usd_per_step, sig.useful_samples_per_step);
   e.usd_per_reward_bit = SafeDiv(e.usd_per_step, sig.rollouts_per_step * sig.reward_bits_per_rollout);
@@ -267,11 +326,10 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.wall_time_h = e.run.total_h();
   e.gpu_hours = e.wall_time_h * gpus;
   e.cpu_hours = t.sandbox_cpu_s * steps / 3600.0;
-  e.usd = e.gpu_hours * s.hardware.price_per_gpu_hour + e.usd_sandbox_per_step * steps;
+  e.usd = e.wall_time_h * usd_per_h + e.usd_sandbox_per_step * steps;
   {
     // Dollars by phase (docs/model.md): the steps' GPU dollars in the
     // proportions of the step's GPU-seconds, the run-level hours at full price.
-    const double usd_per_h = gpus * s.hardware.price_per_gpu_hour;
     const double step_gpu_s = t.gpu_s_rollout + t.gpu_s_train + t.gpu_s_other + t.gpu_s_idle;
     const double steps_usd = e.run.steps_h * usd_per_h;
     UsdByPhase& u = e.usd_by_phase;
@@ -381,6 +439,9 @@ Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
   // Evaluation passes are short synchronous batches: the analytic pass serves both paths.
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
+  // Spot rollout GPUs: the simulator does not draw preemptions; their
+  // expected loss is added to its rollout side here (docs/model.md, "Spot GPUs").
+  SimSpotLoss(s, *r);
   // Judges the simulator ran as engine work are in its step already.
   auto t = r->judge_simulated ? Result<StepTiming>(r->mean_step) : WithVerifier(s, r->mean_step);
   if (!t) return Fail(t.error());

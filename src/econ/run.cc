@@ -38,7 +38,7 @@ constexpr std::array kStepFields = {
     &StepTiming::train_busy_s,    &StepTiming::rollout_flops,   &StepTiming::train_flops,
     &StepTiming::other_flops,     &StepTiming::rollouts_generated, &StepTiming::rollouts_trained,
     &StepTiming::generated_tokens, &StepTiming::prefill_tokens, &StepTiming::trained_tokens,
-    &StepTiming::sandbox_cpu_s,   &StepTiming::mean_batch,      &StepTiming::kv_capacity_sequences};
+    &StepTiming::sandbox_cpu_s,   &StepTiming::mean_batch,      &StepTiming::kv_capacity_sequences, &StepTiming::spot_lost_s, &StepTiming::spot_lost_share};
 
 int Nodes(int gpus, int gpus_per_node) { return std::max(1, (gpus + gpus_per_node - 1) / gpus_per_node); }
 
@@ -134,6 +134,23 @@ Result<double> EvaluationPassS(const Scenario& s) {
   return t->rollout_busy_s + t->reward_s;
 }
 
+double PolicyUsdPerHour(const Scenario& s) {
+  const double od = s.hardware.price_per_gpu_hour;
+  const SpotSpec& sp = s.hardware.spot;
+  const double train_price = sp.Train() ? sp.train->PricePerGpuHour(od) : od;
+  if (s.placement.mode == PlacementMode::kColocated) return s.hardware.gpus * train_price;
+  const double rollout_price = sp.Rollout() ? sp.rollout->PricePerGpuHour(od) : od;
+  return s.placement.rollout_gpus * rollout_price + s.placement.train_gpus * train_price;
+}
+
+double SpotTrainPreemptionsPerHour(const Scenario& s) {
+  if (!s.hardware.spot.Train()) return 0;
+  const int gpn = std::max(1, s.hardware.gpus_per_node);
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  const int nodes = Nodes(colocated || s.placement.train_gpus <= 0 ? s.hardware.gpus : s.placement.train_gpus, gpn);
+  return s.hardware.spot.train->preemptions_per_hour * nodes;
+}
+
 RunBreakdown BuildRunBreakdown(const Scenario& s, double step_time_s, double evaluation_s) {
   RunBreakdown r;
   const double steps = s.algorithm.steps;
@@ -180,11 +197,20 @@ RunBreakdown BuildRunBreakdown(const Scenario& s, double step_time_s, double eva
   // interval for restart dumps", FGCS 22(3), eq. (1): with exponential failures
   // of mean time M, restart time R, work per segment tau and checkpoint time
   // delta, the expected wall time is T = M e^(R/M) (e^((tau + delta)/M) - 1) x segments.
-  if (s.run.failures && s.run.failures->interruptions_per_gpu_hour > 0) {
-    const FailureSpec& f = *s.run.failures;
-    const double mtbf_s = 3600.0 / (f.interruptions_per_gpu_hour * s.hardware.gpus);
+  // Spot training nodes (hardware.spot.train; docs/model.md, "Spot GPUs") are
+  // interruptions of their own: no hang to detect (the cloud gives notice),
+  // restart_s (default: a start-up) and the restore. With run.failures too,
+  // the two Poisson processes add and a restart costs their rate-weighted mean.
+  const double fail_rate_h = s.run.failures ? s.run.failures->interruptions_per_gpu_hour * s.hardware.gpus : 0.0;
+  const double spot_rate_h = SpotTrainPreemptionsPerHour(s);
+  if (fail_rate_h + spot_rate_h > 0) {
+    const double mtbf_s = 3600.0 / (fail_rate_h + spot_rate_h);
     const double work_s = (r.steps_h + r.evaluation_h) * 3600.0;
-    const double restart_s = f.detect_s + one_startup_s + restore_s;
+    const double fail_restart_s = (s.run.failures ? s.run.failures->detect_s : 0.0) + one_startup_s + restore_s;
+    const double spot_restart_s =
+        (spot_rate_h > 0 && s.hardware.spot.train->restart_s ? *s.hardware.spot.train->restart_s : one_startup_s) +
+        restore_s;
+    const double restart_s = (fail_rate_h * fail_restart_s + spot_rate_h * spot_restart_s) / (fail_rate_h + spot_rate_h);
     const double tau = work_s / segments;
     const double total_s =
         mtbf_s * std::exp(restart_s / mtbf_s) * std::expm1((tau + segment_ckpt_s) / mtbf_s) * segments;

@@ -39,6 +39,14 @@ Result<double> EvaluationPassS(const Scenario& s);
 // Start-up, checkpoints, evaluation and restarts around `steps x step_time_s`.
 RunBreakdown BuildRunBreakdown(const Scenario& s, double step_time_s, double evaluation_s);
 
+// Dollars per hour of the run's policy GPUs (docs/model.md, "Spot GPUs"):
+// colocated, every GPU at the train role's price; disaggregated, the rollout
+// GPUs at the rollout role's and the training GPUs at the train role's; a role
+// not on spot pays hardware.price_per_gpu_hour.
+double PolicyUsdPerHour(const Scenario& s);
+// Expected preemptions of training nodes per hour of run (hardware.spot.train).
+double SpotTrainPreemptionsPerHour(const Scenario& s);
+
 // What the run's lines rest on, for Estimate::assumptions.
 std::vector<std::string> RunAssumptions(const Scenario& s, const RunBreakdown& r);
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "rlcost/lever_spec.h"
+#include "scenario/fields.h"
 
 namespace rlcost {
 
@@ -135,6 +136,63 @@ void ReadEnergy(Reader& r, const YAML::Node& root, Scenario& s) {
         "unknown grid '" + *text + "'; expected one of " + ids + ", or grams CO2e per kWh (e.g. 369)");
 }
 
+// hardware.spot.{rollout,train} (docs/model.md, "Spot GPUs"). A role is
+// `none` (on-demand, so that a sweep can switch it off) or a map with a price
+// (USD per GPU-hour, or price_ratio of the on-demand price) and a
+// preemption rate: neither has a default (spot prices and reclaim rates move
+// by the hour, region and GPU; see the docs for figures with their dates).
+void ReadSpotRole(Reader& r, const YAML::Node& spot, const std::string& role, Scenario& s,
+                  std::optional<SpotRole>& out) {
+  const std::string path = "hardware.spot." + role;
+  YAML::Node n = Reader::Child(spot, role);
+  if (!n.IsDefined()) return;
+  if (n.IsScalar() && n.Scalar() == "none") return;
+  if (!n.IsMap()) {
+    r.Add(n, path, "expected none or a mapping {price or price_ratio, preemptions_per_hour, restart_s}");
+    return;
+  }
+  if (!r.CheckKeys(n, path, {"enabled", "price", "price_ratio", "preemptions_per_hour", "restart_s"})) return;
+  SpotRole sr;
+  r.Bool(n, "enabled", path, sr.enabled);
+  const bool has_price = Reader::Child(n, "price").IsDefined();
+  const bool has_ratio = Reader::Child(n, "price_ratio").IsDefined();
+  if (has_price == has_ratio) {
+    r.Add(n, Join(path, has_price ? "price_ratio" : "price"),
+          has_price ? "give price or price_ratio, not both"
+                    : "missing; expected price (USD per GPU-hour) or price_ratio (a fraction of the on-demand "
+                      "price, e.g. 0.4): spot prices have no default, they move by the hour");
+    return;
+  }
+  double v = 0;
+  if (has_price && r.Double(n, "price", path, v, fields::kPricePerHour)) sr.price = v;
+  if (has_ratio && r.Double(n, "price_ratio", path, v, {.min = 0.0, .max = 1.0})) sr.price_ratio = v;
+  if (!Reader::Child(n, "preemptions_per_hour").IsDefined()) {
+    r.Add(n, Join(path, "preemptions_per_hour"),
+          "missing; expected how often one node (instance) is reclaimed, per hour (e.g. 0.05; no default: it "
+          "depends on the market, region and GPU)");
+    return;
+  }
+  // More than one reclaim a minute is no longer a spot market but an outage.
+  r.Double(n, "preemptions_per_hour", path, sr.preemptions_per_hour, {.min = 0.0, .max = 60.0});
+  if (Reader::Child(n, "restart_s").IsDefined()) {
+    double rs = 0;
+    if (r.Double(n, "restart_s", path, rs, {.min = 0.0, .max = 86400.0})) sr.restart_s = rs;
+  }
+  (void)s;
+  out = sr;
+}
+
+void ReadSpot(Reader& r, const YAML::Node& root, Scenario& s) {
+  YAML::Node hw = Reader::Child(root, "hardware");
+  if (!hw.IsDefined() || !hw.IsMap()) return;
+  YAML::Node spot = Reader::Child(hw, "spot");
+  if (!spot.IsDefined()) return;
+  if (spot.IsScalar() && spot.Scalar() == "none") return;
+  if (!r.CheckKeys(spot, "hardware.spot", {"rollout", "train"})) return;
+  ReadSpotRole(r, spot, "rollout", s, s.hardware.spot.rollout);
+  ReadSpotRole(r, spot, "train", s, s.hardware.spot.train);
+}
+
 }  // namespace
 
 void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
@@ -144,6 +202,7 @@ void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
     r.Bool(engine, "enforce_eager", "engine", s.engine.enforce_eager);  // docs/model.md, "Eager decoding"
   }
   ReadEnergy(r, root, s);
+  ReadSpot(r, root, s);
 }
 
 }  // namespace scenario_internal

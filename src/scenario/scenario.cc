@@ -308,7 +308,7 @@ class Loader {
       r_.Add(root, "hardware.gpu", "missing required field; expected a GPU id (" + JoinIds(catalog_.GpuIds()) + ")");
       return false;
     }
-    if (!r_.CheckKeys(hw, "hardware", {"gpu", "gpus", "gpus_per_node", "price_per_gpu_hour"})) return false;
+    if (!r_.CheckKeys(hw, "hardware", {"gpu", "gpus", "gpus_per_node", "price_per_gpu_hour", "spot"})) return false;
     bool gpu_ok = false;
     YAML::Node g = Reader::Child(hw, "gpu");
     if (!g.IsDefined()) {

@@ -581,6 +581,30 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
                                   rounds, n_total));
   }
   double rollout_side_s = rounds * round_s;
+  // Spot rollout GPUs (docs/model.md, "Spot GPUs"): preemptions take u of the
+  // pool's capacity, so its work takes 1 / (1 - u) as long. A rollout is in
+  // flight for the whole batch when the batch starts together; in a steady
+  // pipeline, for its own decode time (time x batch / n, as the sandbox's life).
+  if (s.hardware.spot.Rollout() && !colocated) {
+    const double in_flight_s = steady ? roll.time_s * roll.mean_batch / std::max(n, 1e-9) : round_s;
+    const double u = perf::SpotRolloutLostShare(s, in_flight_s);
+    if (!(u < 1.0)) {
+      return Fail(ErrorCode::kInvalidInput, "hardware.spot.rollout.preemptions_per_hour",
+                  fmt::format("{:g} preemptions per node-hour with {:.0f} s lost to each (restart {:.0f} s + half a "
+                              "rollout of {:.0f} s) leave the rollout pool no time to work; expected fewer "
+                              "preemptions or a shorter restart_s",
+                              s.hardware.spot.rollout->preemptions_per_hour, perf::SpotRolloutRestartS(s) + in_flight_s / 2,
+                              perf::SpotRolloutRestartS(s), in_flight_s));
+    }
+    t.spot_lost_share = u;
+    t.spot_lost_s = rollout_side_s * u / (1.0 - u);
+    rollout_side_s += t.spot_lost_s;
+    if (text) t.notes.push_back(fmt::format(
+        "spot rollout GPUs: {:g} preemptions per node-hour, each losing {:.0f} s of restart and half a rollout in "
+        "flight ({:.0f} s): {:.2f}% of the pool's time redone, +{:.1f} s of generation per step",
+        s.hardware.spot.rollout->preemptions_per_hour, perf::SpotRolloutRestartS(s), in_flight_s, u * 100,
+        t.spot_lost_s));
+  }
   // Rewards overlap generation except for each round's last verification.
   t.reward_s = rounds * verify_s;
 

@@ -108,7 +108,9 @@ Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>
                 {"b200_bandwidth", "fails"},    {"grpo2", "depends"},            {"combined", "fails"},
                 // No scenario here states a draft and none is a DeepSeek model with an MTP module:
                 // the acceptance would be assumed (docs/model.md, "Speculative decoding in rollout").
-                {"speculative_rollout", "depends"}};
+                {"speculative_rollout", "depends"},
+                // No scenario here states spot prices (hardware.spot has no default).
+                {"spot_rollout", "depends"}};
   for (const auto& [id, verdict] : differences) {
     EXPECT_TRUE(v.count(id)) << "no claim " << id;
     v[id] = verdict;

@@ -519,3 +519,64 @@ TEST_F(Engine, PriceCardShowsDoesNotFitRowInsteadOfCrashing) {
 
 }  // namespace
 }  // namespace rlcost::levers
+
+namespace rlcost::levers {
+namespace {
+
+// docs/model.md, "Spot GPUs": the spot lever applies the scenario's spot roles
+// to the layout the levers before it chose. After async (disaggregated), 18
+// rollout GPUs at 0.4 x the list price: the step barely moves at 0.05
+// preemptions per node-hour and the dollars per step fall by about
+// (18 x 0.6) / 32 = 34% (x1.5); at 6 per node-hour with 5-minute
+// replacements the lost rollouts outweigh the discount.
+Waterfall SpotWaterfall(const std::string& file) {
+  auto cat = Catalog::Builtin();
+  EXPECT_TRUE(cat.has_value());
+  auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/levers/" + file, *cat);
+  EXPECT_TRUE(s.has_value()) << s.error().ToString();
+  Options o;
+  o.order = {Lever::kAsync, Lever::kSpot};
+  auto wf = BuildWaterfall(*s, *cat, o);
+  EXPECT_TRUE(wf.has_value()) << wf.error().ToString();
+  return *wf;
+}
+
+TEST(SpotLever, CheapensTheAsyncRunWherePreemptionsAreRare) {
+  auto wf = SpotWaterfall("spot-rollout-helps.yaml");
+  ASSERT_EQ(wf.stages.size(), 2u);
+  const Config& spot = wf.stages[1];
+  ASSERT_TRUE(spot.ok) << spot.error.ToString();
+  const Config& async = wf.stages[0];
+  const int r = spot.scenario.placement.rollout_gpus, g = spot.scenario.hardware.gpus;
+  // $ per step ratio = step ratio x (g) / (r x 0.4 + (g - r)).
+  const double price_ratio = double(g) / (r * 0.4 + (g - r));
+  const double step_ratio = *async.values[kStepTime] / *spot.values[kStepTime];
+  EXPECT_NEAR(*spot.factor_prev[kUsdPerStep], step_ratio * price_ratio, 1e-9);
+  EXPECT_GT(*spot.factor_prev[kUsdPerUsefulSample], 1.3);
+  // Alone on the colocated baseline the rollout role has no GPUs of its own.
+  ASSERT_EQ(wf.solo.size(), 2u);
+  EXPECT_NEAR(*wf.solo[1].factor_base[kUsdPerUsefulSample], 1.0, 1e-9);
+  EXPECT_NE(wf.solo[1].detail.find("not used, colocated"), std::string::npos) << wf.solo[1].detail;
+}
+
+TEST(SpotLever, CostsMoreWherePreemptionsAreFrequent) {
+  auto wf = SpotWaterfall("spot-rollout-frequent-preemptions.yaml");
+  ASSERT_EQ(wf.stages.size(), 2u);
+  ASSERT_TRUE(wf.stages[1].ok) << wf.stages[1].error.ToString();
+  EXPECT_LT(*wf.stages[1].factor_prev[kUsdPerUsefulSample], 1.0);
+}
+
+TEST(SpotLever, WithoutTheScenariosSpotPricesTheRowSaysWhatIsMissing) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  auto s = DefaultScenario(*cat);
+  ASSERT_TRUE(s.has_value());
+  Options o;
+  o.order = {Lever::kSpot};
+  auto c = Evaluate(*s, {Lever::kSpot}, *cat, o);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().ToString().find("hardware.spot"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rlcost::levers
