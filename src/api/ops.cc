@@ -182,6 +182,16 @@ Result<std::pair<Scenario, std::optional<PlanSummary>>> Planned(const ScenarioIn
   return std::pair{std::move(p->scenario), std::optional<PlanSummary>(std::move(p->summary))};
 }
 
+// The objective every alternative of a lever view is re-planned with
+// (levers::Options::replan): nullopt when the request reads layouts as
+// written (plan_for empty).
+std::optional<plan::Objective> ReplanOf(const ScenarioInput& in) {
+  if (in.plan_for.empty()) return std::nullopt;
+  auto obj = plan::ObjectiveFromString(in.plan_for);
+  if (!obj) return std::nullopt;
+  return *obj;
+}
+
 Result<nlohmann::json> Estimate(const ScenarioInput& in) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
@@ -217,10 +227,14 @@ Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int step
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
+  // The user's own run, its left-out layout fields planned, as `rlcost waterfall`.
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   const rlcost::Catalog& cat = *loaded->cat;
   auto opt = ToOptions(lv, "");
   if (!opt) return Fail(opt.error());
+  opt->replan = ReplanOf(in);
   auto wf = levers::BuildWaterfall(s, cat, *opt);
   if (!wf) return Fail(wf.error());
   return report::WaterfallToJson(*wf);
@@ -229,7 +243,9 @@ Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) 
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  const Scenario& s = loaded->s;
+  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost price`
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
   const rlcost::Catalog& cat = *loaded->cat;
   std::vector<levers::Lever> stack;
   if (!p.stack.empty()) {
@@ -248,6 +264,7 @@ Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
   levers::Options opt;
   opt.tenants = p.tenants;
   opt.discounts = checked->discounts;
+  opt.replan = ReplanOf(in);
   auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
   auto j = report::PriceCardToJson(*card);
@@ -302,6 +319,7 @@ Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInp
   opt.simulated = si.path == "simulated";
   opt.sim.seed = si.seed;
   opt.sim.steps = si.steps;
+  opt.replan = ReplanOf(in);
   auto t = sensitivity::Build(loaded->s, LoaderOf(in, *loaded->cat), opt);
   if (!t) return Fail(t.error());
   return report::TornadoToJson(*t);
@@ -310,7 +328,9 @@ Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInp
 Result<nlohmann::json> Claims(const ScenarioInput& in) {
   auto loaded = LoadOnBuiltin(in);
   if (!loaded) return Fail(loaded.error());
-  auto r = claims::CheckClaims(loaded->s, *loaded->cat, VariantOf(in, *loaded->cat));
+  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost claims`
+  if (!planned) return Fail(planned.error());
+  auto r = claims::CheckClaims(planned->first, *loaded->cat, VariantOf(in, *loaded->cat), ReplanOf(in));
   if (!r) return Fail(r.error());
   return report::ClaimsToJson(*r);
 }

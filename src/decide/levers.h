@@ -22,6 +22,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
+#include "plan/plan.h"
 #include "rlcost/scenario.h"
 
 namespace rlcost::levers {
@@ -32,7 +33,11 @@ namespace rlcost::levers {
 // batch shows as two rows: the batch-size gain and the tenancy itself.
 // kSpeculative (speculative decoding in rollout, docs/model.md) is not in the
 // default order: name it (`--order ...,speculative`) to see its row.
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative };
+// kLayout frees the placement fields the user stated (mode, split, rollout_tp,
+// data-parallel attention, engine memory share) and plans them: the user's
+// literal layout -> the planned one. Not in the default order: BuildWaterfall
+// puts it first when re-planning (Options::replan) and the user stated a layout.
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kLayout };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -86,6 +91,15 @@ struct Options {
   // scenario has one (BuildWaterfall fills it), else MTP-style, one drafted
   // token at DeepSeek-V3's MTP acceptance (an ASSUMPTION for other models).
   std::optional<SpeculativeSpec> speculative;
+  // Re-plan the layout of every configuration (baseline, stages, solo rows):
+  // the placement fields the user left out are chosen again for each
+  // alternative by the layout planner (src/plan) with this objective, so that
+  // an fp8 rollout, a B200 or another model gets its own best layout and a
+  // lever is not credited with what a better layout alone would give. Fields
+  // the user stated are kept, unless the lever is that field (async: the
+  // split; layout: all of them). nullopt: every alternative keeps the layout
+  // it is given (--no-plan).
+  std::optional<plan::Objective> replan;
 };
 
 // The figures every lever view shows, per tenant. Index into Config::values.
