@@ -204,6 +204,9 @@ Result<nlohmann::json> Estimate(const ScenarioInput& in) {
   if (!e->plan) {
     for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
   }
+  // As `rlcost estimate`: a note when one node fewer gives a shorter step.
+  const plan::Options po{ReplanOf(in).value_or(plan::Objective::kCost)};
+  for (auto& n : plan::ScalingNotes(s, *e, e->plan.has_value(), po)) e->step.notes.push_back(std::move(n));
   return report::EstimateToJson(s, *e);
 }
 

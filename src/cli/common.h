@@ -49,6 +49,9 @@ Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c);
 // An estimate of `s` read literally carries the planner's notes (--no-plan):
 // a KV cache below the batch, and a layout that would do better.
 void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c);
+// No silent cliff (plan::ScalingNotes): the same run on one node fewer has a
+// shorter step; said in the estimate's notes.
+void AddScalingNotes(const Scenario& s, Estimate& e, const Common& c);
 // The objective every alternative of a lever view (waterfall, claims, price,
 // sensitivity) is re-planned with: nullopt when the command does not plan or
 // --no-plan reads layouts as written.
