@@ -35,7 +35,8 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
     auto planned = PlanIfAsked(std::move(*loaded), args->common);
     if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
     const Scenario* s = &planned->scenario;
-    auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common));
+    auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common),
+                                 ReplanObjective(args->common));
     if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
     if (args->common.json) {
       // The JSON is the list of claims: each one whose figure counts dollars

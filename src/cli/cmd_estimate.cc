@@ -55,6 +55,7 @@ void RegisterEstimate(CLI::App& app, int& exit_code) {
     if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
     e->plan = s->plan;
     AddLiteralNotes(s->scenario, *e, args->common);
+    AddScalingNotes(s->scenario, *e, args->common);
     exit_code = Print(s->scenario, *e, args->common.json, args->full);
   });
 }

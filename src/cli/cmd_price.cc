@@ -52,6 +52,7 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
     levers::Options opt;
     opt.tenants = args->tenants;
     opt.discounts = checked->discounts;
+    opt.replan = ReplanObjective(args->common);
     auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
     if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
     if (args->common.json) {

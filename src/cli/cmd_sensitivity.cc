@@ -78,6 +78,7 @@ void RegisterSensitivity(CLI::App& app, int& exit_code) {
   sub->add_option("--steps", args->steps, "steps to simulate per point (--path simulated; default: the scenario's)")
       ->check(CLI::Range(1, 1'000'000'000));
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
     const bool json = args->common.json;
     auto ranges = ParseRanges(args->ranges);
@@ -92,6 +93,8 @@ void RegisterSensitivity(CLI::App& app, int& exit_code) {
     opt.simulated = args->path == "simulated";
     opt.sim.seed = args->seed;
     opt.sim.steps = args->steps;
+    // Every point (the base too) with its left-out layout fields planned (--no-plan: as written).
+    opt.replan = ReplanObjective(args->common);
     // Every point is the user's scenario with one more --set, loaded as theirs is.
     auto load = [&](const std::vector<Override>& extra) -> Result<Scenario> {
       Common c = args->common;

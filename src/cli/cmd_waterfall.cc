@@ -34,6 +34,7 @@ void RegisterWaterfall(CLI::App& app, int& exit_code) {
     const Scenario* s = &planned->scenario;
     auto opt = ToOptions(args->levers);
     if (!opt) { exit_code = PrintError(opt.error(), args->common.json); return; }
+    opt->replan = ReplanObjective(args->common);
     auto wf = levers::BuildWaterfall(*s, cat, *opt);
     if (!wf) { exit_code = PrintError(wf.error(), args->common.json); return; }
     if (args->common.json) {

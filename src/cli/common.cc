@@ -56,6 +56,20 @@ void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c) {
   for (auto& n : plan::LiteralNotes(s, e, {*obj})) e.step.notes.push_back(std::move(n));
 }
 
+void AddScalingNotes(const Scenario& s, Estimate& e, const Common& c) {
+  if (!c.plans) return;
+  auto obj = plan::ObjectiveFromString(c.plan_for);
+  if (!obj) return;
+  for (auto& n : plan::ScalingNotes(s, e, e.plan.has_value(), {*obj})) e.step.notes.push_back(std::move(n));
+}
+
+std::optional<plan::Objective> ReplanObjective(const Common& c) {
+  if (!c.plans || c.no_plan) return std::nullopt;
+  auto obj = plan::ObjectiveFromString(c.plan_for);
+  if (!obj) return std::nullopt;
+  return *obj;
+}
+
 namespace {
 
 // --price GPU=USD: every bad flag reported at once, each naming the flag,

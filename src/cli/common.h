@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/ops.h"
+#include "plan/plan.h"
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
@@ -48,6 +49,13 @@ Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c);
 // An estimate of `s` read literally carries the planner's notes (--no-plan):
 // a KV cache below the batch, and a layout that would do better.
 void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c);
+// No silent cliff (plan::ScalingNotes): the same run on one node fewer has a
+// shorter step; said in the estimate's notes.
+void AddScalingNotes(const Scenario& s, Estimate& e, const Common& c);
+// The objective every alternative of a lever view (waterfall, claims, price,
+// sensitivity) is re-planned with: nullopt when the command does not plan or
+// --no-plan reads layouts as written.
+std::optional<plan::Objective> ReplanObjective(const Common& c);
 
 // Adds --catalog, --set, --calibration and --json to a subcommand.
 void AddCommon(CLI::App* sub, Common& c);

@@ -514,7 +514,17 @@ const std::vector<std::string>& ClaimIds() {
   return ids;
 }
 
-Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVariant& load) {
+Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVariant& literal_load,
+                           std::optional<plan::Objective> replan) {
+  // A variant (another pass rate, tool-use share ...) gets its own layout, as
+  // the user's run did.
+  const LoadVariant load = [&](const std::vector<std::string>& sets) -> Result<Scenario> {
+    auto v = literal_load(sets);
+    if (!v || !replan || !plan::AnythingToPlan(*v)) return v;
+    auto p = plan::PlanLayout(*v, {*replan});
+    if (!p) return Fail(p.error());
+    return std::move(p->scenario);
+  };
   auto e = EstimateAnalytic(s);
   if (!e) return Fail(e.error());
   Report r;
@@ -524,7 +534,9 @@ Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVari
       "(its figures, not rlcost's), each checked against rlcost's model of this scenario";
   const auto sets = EssaySetting(s);
   Result<Estimate> essay = sets.empty() ? Result<Estimate>(*e) : EstimateWith(load, sets);
-  auto wf = levers::BuildWaterfall(s, cat, levers::Options{});
+  levers::Options lo;
+  lo.replan = replan;
+  auto wf = levers::BuildWaterfall(s, cat, lo);
 
   r.claims.push_back(PassRate5vs50(s, load));
   r.claims.push_back(Capability30vs2(s, load));

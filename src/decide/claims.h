@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.h"
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/scenario.h"
@@ -46,7 +47,11 @@ struct Report {
 // Every claim, in the essay's order. A claim whose variant cannot run (does
 // not fit, ...) is reported with verdict "depends" and the reason; an error
 // is returned only when the scenario itself cannot be estimated.
-Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVariant& load);
+// `replan`: every variant and lever configuration gets its own best layout for
+// the placement fields the scenario leaves out (levers::Options::replan);
+// nullopt: as written (--no-plan).
+Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVariant& load,
+                           std::optional<plan::Objective> replan = std::nullopt);
 
 // The ids in order (for tests and documentation).
 const std::vector<std::string>& ClaimIds();

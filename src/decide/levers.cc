@@ -118,6 +118,7 @@ std::string_view ToString(Lever l) {
     case Lever::kBatch: return "batch";
     case Lever::kSpeculative: return "speculative";
     case Lever::kSpot: return "spot";
+    case Lever::kLayout: return "layout";
   }
   return "?";
 }
@@ -134,6 +135,7 @@ std::string_view Title(Lever l) {
     case Lever::kBatch: return "Bigger batch";
     case Lever::kSpeculative: return "Speculative decoding";
     case Lever::kSpot: return "Spot GPUs";
+    case Lever::kLayout: return "Planned layout";
   }
   return "?";
 }
@@ -149,6 +151,7 @@ std::optional<Lever> LeverFromString(std::string_view s) {
   if (s == "moe") return Lever::kMoe;
   if (s == "speculative" || s == "spec" || s == "mtp") return Lever::kSpeculative;
   if (s == "spot" || s == "preemptible") return Lever::kSpot;
+  if (s == "layout" || s == "plan") return Lever::kLayout;
   return std::nullopt;
 }
 
@@ -164,8 +167,8 @@ Result<std::vector<Lever>> ParseLeverList(std::string_view csv, std::string_view
     if (!item.empty()) {
       auto l = LeverFromString(item);
       if (!l) {
-        err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {} or "
-                                                               "speculative, spot", item, AllLeversCsv())});
+        err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {}, "
+                                                               "speculative, spot or layout", item, AllLeversCsv())});
       } else if (Has(out, *l)) {
         err.problems.push_back({std::string(path), fmt::format("'{}': lever given twice", item)});
       } else {
@@ -331,6 +334,9 @@ Result<Scenario> MakeBaseline(const Scenario& user, const Catalog& cat, const Op
   b.placement.mode = PlacementMode::kColocated;
   b.placement.rollout_gpus = b.hardware.gpus;
   b.placement.train_gpus = b.hardware.gpus;
+  // Re-planned (Options::replan), the naive baseline stays colocated (veRL's
+  // default); its other left-out layout fields are planned.
+  if (opt.replan) b.placement.stated.mode = true;
   b.pipeline.mode = PipelineMode::kSync;
   b.pipeline.partial_rollouts = false;
   b.precision = PrecisionSpec{};  // bf16 rollout, KV cache and training
@@ -469,6 +475,51 @@ std::string SpotDetail(const Scenario& s) {
   return d;
 }
 
+// --- Re-planning the layout of an alternative (Options::replan) -------------------
+
+// Frees the placement fields the layout lever plans: the user's literal layout
+// becomes the planner's to choose.
+void FreeLayout(Scenario& s) {
+  auto& st = s.placement.stated;
+  st.mode = st.split = st.rollout_tp = st.dp_attention = false;
+  s.placement.gpu_memory_utilization.reset();
+}
+
+// The async lever's placement when re-planning: disaggregated, the split left
+// to the planner (the user's own split kept when the run already was
+// disaggregated with a stated split). The starting split is half the GPUs
+// for rollout, in whole engines; the planner tries the others.
+Result<void> AsyncPlacement(Scenario& s, const Scenario& base, bool layout_freed) {
+  auto& p = s.placement;
+  const bool keep_split = base.placement.mode == PlacementMode::kDisaggregated && base.placement.stated.split &&
+                          !layout_freed;
+  p.mode = PlacementMode::kDisaggregated;
+  p.stated.mode = true;
+  if (keep_split) return {};
+  p.stated.split = false;
+  const int gpus = s.hardware.gpus;
+  const int tp = std::max(1, p.stated.rollout_tp ? p.rollout_tp : 1);
+  if (gpus < tp + 1) {
+    return Fail(ErrorCode::kInvalidInput, "hardware.gpus",
+                fmt::format("async needs at least {} GPUs to split into rollout and train sides; has {}", tp + 1,
+                            gpus));
+  }
+  p.rollout_gpus = std::max(tp, gpus / 2 / tp * tp);
+  p.train_gpus = gpus - p.rollout_gpus;
+  if (!p.stated.rollout_tp) p.rollout_tp = 1;
+  return {};
+}
+
+// The alternative with its left-out layout fields planned for `obj` (stated
+// ones kept). `said` receives the layout chosen.
+Result<Scenario> Replanned(Scenario s, plan::Objective obj, std::vector<std::string>& said) {
+  if (!plan::AnythingToPlan(s)) return s;
+  auto p = plan::PlanLayout(s, {obj});
+  if (!p) return Fail(p.error());
+  said.push_back("layout planned for it: " + p->summary.layout);
+  return std::move(p->scenario);
+}
+
 }  // namespace
 
 Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, const Catalog& cat,
@@ -568,6 +619,15 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
             : has_mtp ? " (DeepSeek-V3 report: 85-90% second-token acceptance)"
                       : " (ASSUMED: a one-layer draft at DeepSeek-V3's MTP acceptance; set engine.speculative)"));
   }
+  const bool layout_freed = Has(levers, Lever::kLayout) && opt.replan;
+  if (Has(levers, Lever::kLayout) && !opt.replan) {
+    said.push_back("layout: no effect, every configuration keeps the layout as written (--no-plan)");
+  }
+  if (layout_freed) {
+    FreeLayout(s);
+    said.push_back("the stated layout fields (placement mode, split, rollout_tp, data-parallel attention, engine "
+                   "memory share) left to the planner");
+  }
   if (Has(levers, Lever::kAsync)) {
     s.pipeline.mode = PipelineMode::kAsync;
     if (base.pipeline.mode != PipelineMode::kAsync) {
@@ -578,11 +638,23 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
       s.pipeline.max_staleness = 1;
       s.pipeline.partial_rollouts = true;
     }
-    std::string d;
-    auto best = BestAsyncSplit(s, &d);
-    if (!best) return Fail(best.error());
-    s = *best;
-    said.push_back("async, " + d);
+    if (opt.replan) {
+      // The split (and rollout_tp, when not stated) planned below, with the rest.
+      if (auto r = AsyncPlacement(s, base, layout_freed); !r) return Fail(r.error());
+      said.push_back(fmt::format("async, staleness {:g}", s.pipeline.max_staleness));
+    } else {
+      std::string d;
+      auto best = BestAsyncSplit(s, &d);
+      if (!best) return Fail(best.error());
+      s = *best;
+      said.push_back("async, " + d);
+    }
+  }
+  if (opt.replan) {
+    auto r = Replanned(std::move(s), *opt.replan, said);
+    if (!r) return Fail(r.error());
+    s = std::move(*r);
+    if (one_tenant) one_tenant->placement = s.placement;
   }
   if (Has(levers, Lever::kSpot)) {
     // docs/model.md, "Spot GPUs": applied last, to the layout the other levers chose.
@@ -648,7 +720,22 @@ void SetFactors(Config& c, const Config* prev, const Config& base) {
 
 }  // namespace
 
+namespace {
+// Whether the scenario states any field the layout planner would choose.
+bool StatesLayout(const Scenario& s) {
+  const auto& st = s.placement.stated;
+  return st.mode || st.split || st.rollout_tp || st.dp_attention || s.placement.gpu_memory_utilization.has_value();
+}
+}  // namespace
+
 Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const Options& opt) {
+  // Re-planning, a layout the user wrote is a lever of its own, first: the
+  // literal layout -> the planned one.
+  if (opt.replan && StatesLayout(user) && !Has(opt.order, Lever::kLayout)) {
+    Options o = opt;
+    o.order.insert(o.order.begin(), Lever::kLayout);
+    return BuildWaterfall(user, cat, o);
+  }
   Waterfall wf;
   wf.scenario_name = user.name;
   wf.options = opt;
@@ -742,6 +829,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
   wf.baseline.id = "baseline";
   wf.baseline.title = "Baseline (naive H100 + sync)";
   wf.baseline.detail = fmt::format("{} on {} x {}", base_s->model_id, base_s->hardware.gpus, base_s->hardware.gpu.id);
+  if (opt.replan) wf.baseline.detail += "; " + plan::Describe(plan::LayoutOf(wf.baseline.scenario));
   SetFactors(wf.baseline, nullptr, wf.baseline);
 
   std::vector<Lever> applied;
@@ -855,7 +943,21 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
       "the paper's claim",
       kBaselineGroup, opt.grpo2_group_size, double(kBaselineGroup) / opt.grpo2_group_size,
       wf.grpo2.p_informative_small, wf.grpo2.p_informative_large, wf.grpo2.claim_quality * 100));
-  if (Has(opt.order, Lever::kAsync)) {
+  if (opt.replan) {
+    wf.rules.push_back(fmt::format(
+        "layouts: every configuration gets its own best layout for {} (the layout planner: rollout_tp, "
+        "data-parallel attention, engine memory share, the rollout/train split of a disaggregated run), keeping "
+        "the placement fields the scenario states, so that no lever is credited with what a better layout alone "
+        "would give; the baseline stays colocated{}",
+        *opt.replan == plan::Objective::kTime ? "the shortest step" : "the fewest dollars per step",
+        Has(opt.order, Lever::kLayout) ? "; 'Planned layout' frees the stated layout fields: the scenario's layout "
+                                         "as written -> the planned one"
+                                       : ""));
+  }
+  if (Has(opt.order, Lever::kAsync) && opt.replan) {
+    wf.rules.push_back("async: disaggregated, the rollout/train split planned with the rest of the layout; "
+                       "staleness 1 with partial (interruptible) rollouts unless the scenario is already async");
+  } else if (Has(opt.order, Lever::kAsync)) {
     wf.rules.push_back("async: disaggregated; the rollout/train split is the one with the shortest step time "
                        "by the analytic model over every split in steps of rollout_tp; staleness 1 with partial "
                        "(interruptible) rollouts unless the scenario is already async");

@@ -22,6 +22,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
+#include "plan/plan.h"
 #include "rlcost/scenario.h"
 
 namespace rlcost::levers {
@@ -34,7 +35,11 @@ namespace rlcost::levers {
 // default order: name it (`--order ...,speculative`) to see its row.
 // kSpot (spot GPUs at the scenario's hardware.spot prices and preemption
 // rates, docs/model.md "Spot GPUs") is opt-in the same way (`--order ...,spot`).
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot };
+// kLayout frees the placement fields the user stated (mode, split, rollout_tp,
+// data-parallel attention, engine memory share) and plans them: the user's
+// literal layout -> the planned one. Not in the default order: BuildWaterfall
+// puts it first when re-planning (Options::replan) and the user stated a layout.
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot, kLayout };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -93,6 +98,15 @@ struct Options {
   // price so that it carries to another GPU. No default: without it the
   // lever's row says so.
   std::optional<SpotSpec> spot;
+  // Re-plan the layout of every configuration (baseline, stages, solo rows):
+  // the placement fields the user left out are chosen again for each
+  // alternative by the layout planner (src/plan) with this objective, so that
+  // an fp8 rollout, a B200 or another model gets its own best layout and a
+  // lever is not credited with what a better layout alone would give. Fields
+  // the user stated are kept, unless the lever is that field (async: the
+  // split; layout: all of them). nullopt: every alternative keeps the layout
+  // it is given (--no-plan).
+  std::optional<plan::Objective> replan;
 };
 
 // The figures every lever view shows, per tenant. Index into Config::values.

@@ -301,7 +301,14 @@ std::vector<Input> Inputs(const Scenario& s) {
   return out;
 }
 
-Result<double> MetricOf(const Scenario& s, const Options& opt, const MetricDef& m) {
+Result<double> MetricOf(const Scenario& literal, const Options& opt, const MetricDef& m) {
+  std::optional<Scenario> planned;
+  if (opt.replan && plan::AnythingToPlan(literal)) {
+    auto p = plan::PlanLayout(literal, {*opt.replan});
+    if (!p) return Fail(p.error());
+    planned = std::move(p->scenario);
+  }
+  const Scenario& s = planned ? *planned : literal;
   Result<Estimate> e = opt.simulated ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s);
   if (!e) return Fail(e.error());
   auto v = m.get(*e);

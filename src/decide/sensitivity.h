@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan/plan.h"
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
@@ -41,6 +42,10 @@ struct Options {
   std::map<std::string, std::pair<double, double>> ranges;
   bool simulated = false;  // each point simulated (same seed) instead of the closed form
   sim::Options sim;
+  // Every point, the base included, gets its own best layout for the placement
+  // fields the scenario leaves out (the layout planner, src/plan): a swing is
+  // the input's, not a layout that stopped fitting. nullopt: as written.
+  std::optional<plan::Objective> replan;
 };
 
 struct Row {

@@ -387,6 +387,99 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
   return out;
 }
 
+std::vector<std::string> ScalingNotes(const Scenario& s, const Estimate& e, bool planned, const Options& opt) {
+  std::vector<std::string> notes;
+  const int gpus = s.hardware.gpus;
+  const int per_node = std::max(1, s.hardware.gpus_per_node);
+  // The smaller counts compared: one node fewer, three quarters and half of the
+  // GPUs (whole nodes beyond one node; halves within one).
+  std::vector<int> counts;
+  auto add = [&](int n) {
+    if (n >= 1 && n < gpus && std::find(counts.begin(), counts.end(), n) == counts.end()) counts.push_back(n);
+  };
+  if (gpus > per_node && gpus % per_node == 0) {
+    const int nodes = gpus / per_node;
+    add((nodes - 1) * per_node);
+    add(std::max(1, nodes * 3 / 4) * per_node);
+    add(std::max(1, nodes / 2) * per_node);
+  } else if (gpus <= per_node && gpus % 2 == 0) {
+    add(gpus / 2);
+  }
+  std::optional<Scenario> best_c;
+  std::optional<Estimate> best_e;
+  for (int fewer : counts) {
+    Scenario c = s;
+    c.hardware.gpus = fewer;
+    PlacementSpec& p = c.placement;
+    const int tp = std::max(1, p.rollout_tp);
+    if (p.mode == PlacementMode::kColocated) {
+      p.rollout_gpus = p.train_gpus = fewer;
+    } else {
+      // The split scaled to the smaller count, in whole engines, one GPU left to train.
+      const int r = static_cast<int>(std::lround(double(p.rollout_gpus) * fewer / gpus / tp)) * tp;
+      p.rollout_gpus = std::clamp(r, tp, std::max(tp, (fewer - 1) / tp * tp));
+      p.train_gpus = fewer - p.rollout_gpus;
+      if (p.train_gpus < 1) continue;
+    }
+    if (p.rollout_gpus % tp != 0 || tp > p.rollout_gpus) continue;
+    if (planned && AnythingToPlan(c)) {
+      auto pl = PlanLayout(c, opt);
+      if (!pl) continue;
+      c = std::move(pl->scenario);
+    }
+    auto small = econ_internal::EstimateAnalyticWithSignal(c, e.signal, TextDetail::kNumbers);
+    if (!small || !(small->step.time_s < e.step.time_s * 0.99)) continue;
+    if (!best_e || small->step.time_s < best_e->step.time_s) {
+      best_e = std::move(*small);
+      best_c = std::move(c);
+    }
+  }
+  if (!best_e) return notes;
+  const int fewer = best_c->hardware.gpus;
+  const Scenario& c = *best_c;
+  const Estimate* small = &*best_e;
+  // The phase that grew the most with the extra GPUs.
+  struct Part {
+    const char* name;
+    double here, there;
+  };
+  const Part parts[] = {{"generation", e.step.rollout_s, small->step.rollout_s},
+                        {"training", e.step.train_s, small->step.train_s},
+                        {"the other phases (log-prob passes, weight sync, offload)", e.step.other_s,
+                         small->step.other_s}};
+  const Part* grew = &parts[0];
+  for (const Part& q : parts) {
+    if (q.here - q.there > grew->here - grew->there) grew = &q;
+  }
+  std::string why = fmt::format("{} takes {:.1f} s here against {:.1f} s on {} GPUs", grew->name, grew->here,
+                                grew->there, fewer);
+  const double wanted = WantedPerEngine(s, e);
+  const double cap = e.step.kv_capacity_sequences;
+  if (grew == &parts[0] && cap > 0 && cap < wanted) {
+    why += fmt::format(": each engine's KV cache holds {:.1f} sequences here ({:.1f} there), below the {:.0f} each is "
+                       "given at once, so generation runs in waves",
+                       cap, small->step.kv_capacity_sequences, wanted);
+  }
+  std::string fix;
+  if (!planned) {
+    // The layout the planner picks with every layout field free (the written ones too).
+    Scenario free = s;
+    auto& st = free.placement.stated;
+    st.mode = st.split = st.rollout_tp = st.dp_attention = false;
+    free.placement.gpu_memory_utilization.reset();
+    if (auto pl = PlanLayout(free, opt); pl && !(LayoutOf(pl->scenario) == LayoutOf(s))) {
+      auto better = econ_internal::EstimateAnalyticWithSignal(pl->scenario, e.signal, TextDetail::kNumbers);
+      if (better && better->step.time_s < small->step.time_s) {
+        fix = fmt::format("; {} avoids it: {}", Describe(LayoutOf(pl->scenario)), Figures(*better));
+      }
+    }
+  }
+  if (fix.empty()) fix = fmt::format("; {} GPUs run the step faster and cheaper", fewer);
+  notes.push_back(fmt::format("more GPUs, slower step: on {} GPUs ({}) this run takes {} (here {}); {}{}", fewer,
+                              Describe(LayoutOf(c)), Figures(*small), Figures(e), why, fix));
+  return notes;
+}
+
 std::vector<std::string> LiteralNotes(const Scenario& s, const Estimate& literal, const Options& opt) {
   std::vector<std::string> notes;
   const double wanted = WantedPerEngine(s, literal);

@@ -77,6 +77,15 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt = {});
 // faster by more than 5%, with its figures. Empty when nothing to say.
 std::vector<std::string> LiteralNotes(const Scenario& s, const Estimate& literal, const Options& opt = {});
 
+// No silent cliff: a note when the same run on fewer GPUs (one node fewer,
+// three quarters or half of the nodes; half the GPUs within a node) has a
+// shorter step, so that the extra GPUs cost both time and money. The smaller run keeps the layout rules
+// of this one: `planned` re-plans its left-out fields (with `opt`), else its
+// layout is read as written (rollout_tp kept, a disaggregated split scaled).
+// The note says which phase grew and why (a KV cache below the batch), and
+// the layout or GPU count that avoids it. Empty when more GPUs are faster.
+std::vector<std::string> ScalingNotes(const Scenario& s, const Estimate& e, bool planned, const Options& opt = {});
+
 // Whether some layout that the stated fields allow fits in memory.
 bool AnyLayoutFits(const Scenario& s);
 // `s` on `gpus` GPUs (a disaggregated split: half each, then planned).

@@ -252,3 +252,54 @@ TEST(Plan, VerlImportWithoutRolloutTpGetsVerlsDefaultOfTwo) {
 
 }  // namespace
 }  // namespace rlcost
+
+// --- No silent cliff -----------------------------------------------------------
+
+namespace rlcost {
+namespace {
+
+std::string Q32On(int gpus, const std::string& placement) {
+  return fmt::format(R"(model: qwen3-32b
+hardware: {{gpu: h100-sxm, gpus: {}, gpus_per_node: 8}}
+environment:
+  prompt_tokens: {{mean: 300, cv: 0.5, max: 1024}}
+  response_tokens: {{mean: 2000, cv: 0.8, max: 8192}}
+  pass_rate: {{mean: 0.35, concentration: 2.0}}
+algorithm: {{group_size: 16, prompts_per_step: 64, steps: 300}}
+{})",
+                     gpus, placement);
+}
+
+TEST(ScalingNotes, LiteralLayoutOn128GpusSaysFewerGpusAreFasterAndWhichLayoutAvoidsIt) {
+  // Colocated rollout_tp 1 as written: on 128 GPUs each one-GPU engine is
+  // given 1024 / 128 = 8 rollouts but, with the training state left beside it
+  // (it fits), its KV cache holds about 3 sequences, so generation runs in
+  // waves; on 96 GPUs (3/4 of the nodes) the state is moved out while
+  // generating and the cache holds about 10. The step is shorter on 96 GPUs:
+  // the note names 96, the KV cache and the planned layout that avoids it.
+  const Scenario s = test::Load(Q32On(128, "placement: {mode: colocated, rollout_tp: 1}"));
+  auto e = EstimateAnalytic(s);
+  ASSERT_TRUE(e.has_value());
+  auto at96 = EstimateAnalytic(test::Load(Q32On(96, "placement: {mode: colocated, rollout_tp: 1}")));
+  ASSERT_TRUE(at96.has_value());
+  ASSERT_LT(at96->step.time_s, e->step.time_s);  // the cliff this test is about
+  const auto notes = plan::ScalingNotes(s, *e, /*planned=*/false);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("on 96 GPUs"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("KV cache"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("avoids it"), std::string::npos) << notes[0];
+}
+
+TEST(ScalingNotes, PlannedLayoutOn128GpusHasNoCliff) {
+  // Planned, rollout_tp 8 on every count: 128 GPUs run a shorter step than
+  // 120, 96 or 64, so nothing is said.
+  const Scenario s = test::Load(Q32On(128, ""));
+  auto p = plan::PlanLayout(s);
+  ASSERT_TRUE(p.has_value());
+  auto e = EstimateAnalytic(p->scenario);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE(plan::ScalingNotes(p->scenario, *e, /*planned=*/true).empty());
+}
+
+}  // namespace
+}  // namespace rlcost
