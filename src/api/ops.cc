@@ -1,0 +1,722 @@
+#include "api/ops.h"
+#include "api/illustrative.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "catalog/format.h"
+#include "api/validate_render.h"
+#include "decide/claims.h"
+#include "core/yaml.h"
+#include "decide/levers.h"
+#include "explore/design.h"
+#include "explore/store.h"
+#include "explore/sweep.h"
+#include "decide/sensitivity.h"
+#include "fit/validate.h"
+#include "plan/plan.h"
+#include "report/claims_table.h"
+#include "report/html.h"
+#include "report/levers_table.h"
+#include "report/report.h"
+#include "report/sensitivity.h"
+#include "rlcost/estimate.h"
+#include "rlcost/embedded.h"
+#include "rlcost/scenario.h"
+#include "core/nesting.h"
+#include "scenario/document.h"
+#include "scenario/json_scenario.h"
+#include "sim/cancel.h"
+
+namespace rlcost::ops {
+namespace {
+
+Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  std::vector<Override> overrides;
+  Error bad;
+  for (const auto& s : in.sets) {
+    auto o = ParseOverride(s);
+    if (o) {
+      overrides.push_back(*o);
+    } else {
+      for (auto& p : o.error().problems) bad.problems.push_back(p);
+    }
+  }
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+  if (!in.file.empty()) {
+    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
+    return LoadScenarioFile(in.file, cat, overrides);
+  }
+  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
+  if (!in.text.empty()) return LoadScenarioText(in.text, cat, in.origin, base_dir, overrides);
+  if (in.json) return scenario_internal::LoadScenarioJson(*in.json, cat, in.origin, base_dir, overrides);
+  if (!in.allow_files) {
+    // The built-in default under a request's rules: a `set` naming a file
+    // ({file: ...}, {hf_config: ...}) is refused like the scenario's own fields.
+    auto d = EmbeddedFile("default.yaml");
+    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+    return LoadScenarioText(std::string(*d), cat, "default.yaml", base_dir, overrides);
+  }
+  return DefaultScenario(cat, overrides);
+}
+
+// A YAML node as JSON: plain scalars become numbers, booleans and null where
+// YAML 1.2's core schema reads them so; quoted ones stay strings.
+nlohmann::json YamlToJson(const YAML::Node& n) {
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& kv : n) o[kv.first.Scalar()] = YamlToJson(kv.second);
+    return o;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& v : n) a.push_back(YamlToJson(v));
+    return a;
+  }
+  if (!n.IsScalar()) return nullptr;
+  const std::string& v = n.Scalar();
+  if (n.Tag() == "!") return v;  // quoted
+  if (v == "true" || v == "True") return true;
+  if (v == "false" || v == "False") return false;
+  if (v == "null" || v == "~" || v.empty()) return nullptr;
+  long long i = 0;
+  if (auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), i); ec == std::errc() && end == v.data() + v.size()) {
+    return i;
+  }
+  double d = 0;
+  if (auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+      ec == std::errc() && end == v.data() + v.size() && std::isfinite(d)) {
+    return d;
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_prefix) {
+  auto order = levers::ParseLeverList(a.order, field_prefix + "order");
+  if (!order) return Fail(order.error());
+  if (a.tenants < 0) {
+    return Fail(ErrorCode::kInvalidInput, field_prefix + "tenants", "must be >= 1, got " + std::to_string(a.tenants));
+  }
+  if (a.rank < 0) {
+    return Fail(ErrorCode::kInvalidInput, field_prefix + "rank", "must be >= 1, got " + std::to_string(a.rank));
+  }
+  // A knob's name as the caller spells it: "--fp8-discount" on the command
+  // line, "fp8_discount" in a request.
+  auto field = [&](std::string name) {
+    if (field_prefix == "--") std::replace(name.begin(), name.end(), '_', '-');
+    return field_prefix + name;
+  };
+  Error bad;
+  for (auto [v, name] : {std::pair{&a.staleness_discount, "staleness_discount"}, std::pair{&a.fp8_discount, "fp8_discount"},
+                         std::pair{&a.fp4_discount, "fp4_discount"}}) {
+    if (!*v) continue;
+    if (auto r = levers::CheckDiscount(**v, field(name)); !r) bad.problems.push_back(r.error().problems.front());
+  }
+  for (auto [v, name] : {std::pair{&a.moe_pass_rate, "moe_pass_rate"}, std::pair{&a.dense_pass_rate, "dense_pass_rate"}}) {
+    if (*v && !(**v > 0 && **v < 1)) {
+      bad.problems.push_back({field(name), fmt::format("{}: a mean pass rate is a number in (0, 1)", **v)});
+    }
+  }
+  if (!bad.problems.empty()) {
+    bad.code = ErrorCode::kInvalidInput;
+    return Fail(bad);
+  }
+  levers::Options o;
+  o.order = *order;
+  o.gpu_id = a.gpu;
+  o.tenants = a.tenants;
+  o.lora_rank = a.rank;
+  o.moe_model = a.moe_model;
+  o.dense_model = a.dense_model;
+  o.moe_pass_rate = a.moe_pass_rate;
+  o.dense_pass_rate = a.dense_pass_rate;
+  o.discounts.staleness = a.staleness_discount;
+  o.discounts.fp8 = a.fp8_discount;
+  o.discounts.fp4 = a.fp4_discount;
+  return o;
+}
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<const rlcost::Catalog*> BuiltinCatalog() {
+  static const Result<rlcost::Catalog> cat = rlcost::Catalog::Builtin();  // thread-safe static init
+  if (!cat) return Fail(cat.error());
+  return &*cat;
+}
+
+// The built-in catalog and the request's scenario loaded against it: where
+// every operation on a scenario starts.
+struct Loaded {
+  const rlcost::Catalog* cat;
+  Scenario s;
+};
+Result<Loaded> LoadOnBuiltin(const ScenarioInput& in) {
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  auto s = Load(in, **cat);
+  if (!s) return Fail(s.error());
+  return Loaded{*cat, std::move(*s)};
+}
+
+// The scenario with the layout fields it leaves out planned (ScenarioInput::plan_for).
+Result<std::pair<Scenario, std::optional<PlanSummary>>> Planned(const ScenarioInput& in, Scenario s) {
+  if (in.plan_for.empty() || !plan::AnythingToPlan(s)) return std::pair{std::move(s), std::optional<PlanSummary>()};
+  auto obj = plan::ObjectiveFromString(in.plan_for);
+  if (!obj) {
+    Error e = obj.error();
+    for (auto& p : e.problems) p.path = "plan_for";
+    return Fail(std::move(e));
+  }
+  auto p = plan::PlanLayout(s, {*obj});
+  if (!p) return Fail(p.error());
+  return std::pair{std::move(p->scenario), std::optional<PlanSummary>(std::move(p->summary))};
+}
+
+// The objective every alternative of a lever view is re-planned with
+// (levers::Options::replan): nullopt when the request reads layouts as
+// written (plan_for empty).
+std::optional<plan::Objective> ReplanOf(const ScenarioInput& in) {
+  if (in.plan_for.empty()) return std::nullopt;
+  auto obj = plan::ObjectiveFromString(in.plan_for);
+  if (!obj) return std::nullopt;
+  return *obj;
+}
+
+Result<nlohmann::json> Estimate(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
+  auto e = EstimateAnalytic(s);
+  if (!e) return Fail(e.error());
+  e->plan = planned->second;
+  if (!e->plan) {
+    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
+  }
+  // As `rlcost estimate`: a note when one node fewer gives a shorter step.
+  const plan::Options po{ReplanOf(in).value_or(plan::Objective::kCost)};
+  for (auto& n : plan::ScalingNotes(s, *e, e->plan.has_value(), po)) e->step.notes.push_back(std::move(n));
+  return report::EstimateToJson(s, *e);
+}
+
+Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps, const std::atomic<bool>* cancel) {
+  if (steps < 0) return Fail(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(steps));
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
+  sim::Options opt;
+  opt.seed = seed;
+  opt.steps = steps;
+  sim::ScopedCancel polled(cancel);  // the simulator stops once *cancel is set
+  auto e = EstimateSimulated(s, opt);
+  if (!e) return Fail(e.error());
+  e->plan = planned->second;
+  return report::EstimateToJson(s, *e);
+}
+
+Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const rlcost::Catalog& cat = *loaded->cat;
+  // Planned as /v1/estimate is, so that the two answer for the same run.
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
+  auto opt = ToOptions(lv, "");
+  if (!opt) return Fail(opt.error());
+  opt->replan = ReplanOf(in);
+  auto wf = levers::BuildWaterfall(s, cat, *opt);
+  if (!wf) return Fail(wf.error());
+  auto j = report::WaterfallToJson(*wf);
+  if (s.goal.target_pass_rate) api::FlagGoalCurve(j, s);  // $ to goal (as cmd_waterfall.cc)
+  return j;
+}
+
+Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost price`
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
+  const rlcost::Catalog& cat = *loaded->cat;
+  std::vector<levers::Lever> stack;
+  if (!p.stack.empty()) {
+    auto st = levers::ParseLeverList(p.stack, "stack");
+    if (!st) return Fail(st.error());
+    stack = *st;
+  }
+  if (p.tenants < 0) return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(p.tenants));
+  // The quality discounts, checked as the waterfall's are (errors name the field).
+  LeverInput lv;
+  lv.staleness_discount = p.staleness_discount;
+  lv.fp8_discount = p.fp8_discount;
+  lv.fp4_discount = p.fp4_discount;
+  auto checked = ToOptions(lv, "");
+  if (!checked) return Fail(checked.error());
+  levers::Options opt;
+  opt.tenants = p.tenants;
+  opt.discounts = checked->discounts;
+  opt.replan = ReplanOf(in);
+  auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
+  if (!card) return Fail(card.error());
+  auto j = report::PriceCardToJson(*card);
+  // As `rlcost price --json` (cmd_price.cc): what curve $ to goal rests on.
+  api::FlagGoalCurve(j, s);
+  return j;
+}
+
+// The request's scenario again with extra overrides after its own.
+claims::LoadVariant VariantOf(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  return [in, &cat](const std::vector<std::string>& sets) {
+    ScenarioInput v = in;
+    v.sets.insert(v.sets.end(), sets.begin(), sets.end());
+    return Load(v, cat);
+  };
+}
+
+// The scenario of `in` with more overrides after its own, for the tornado.
+sensitivity::Loader LoaderOf(const ScenarioInput& in, const rlcost::Catalog& cat) {
+  return [in, &cat](const std::vector<Override>& extra) -> Result<Scenario> {
+    ScenarioInput more = in;
+    for (const auto& o : extra) more.sets.push_back(o.path + "=" + o.value);
+    return Load(more, cat);
+  };
+}
+
+Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInput& si) {
+  Error bad;
+  if (!(si.span >= 0.01 && si.span <= 0.99)) {
+    bad.problems.push_back({"span", fmt::format("{}; expected a share from 0.01 to 0.99 (0.5 = each input +-50%)", si.span)});
+  }
+  if (si.path != "analytic" && si.path != "simulated") {
+    bad.problems.push_back({"path", "'" + si.path + "'; expected analytic or simulated"});
+  }
+  if (si.steps < 0) bad.problems.push_back({"steps", fmt::format("{}; expected >= 0 (0 = the scenario's)", si.steps)});
+  for (const auto& [input, r] : si.ranges) {
+    if (!std::isfinite(r.first) || !std::isfinite(r.second)) {
+      bad.problems.push_back({"ranges." + input, "LOW and HIGH must be finite numbers"});
+    }
+  }
+  if (!bad.problems.empty()) {
+    bad.code = ErrorCode::kInvalidInput;
+    return Fail(std::move(bad));
+  }
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  sensitivity::Options opt;
+  opt.metric = si.metric;
+  opt.span = si.span;
+  opt.ranges = si.ranges;
+  opt.simulated = si.path == "simulated";
+  opt.sim.seed = si.seed;
+  opt.sim.steps = si.steps;
+  opt.replan = ReplanOf(in);
+  auto t = sensitivity::Build(loaded->s, LoaderOf(in, *loaded->cat), opt);
+  if (!t) return Fail(t.error());
+  auto j = report::TornadoToJson(*t);
+  api::FlagGoalRows(j, loaded->s, api::RowMetricIsGoal);  // as cmd_sensitivity.cc
+  return j;
+}
+
+Result<nlohmann::json> Claims(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost claims`
+  if (!planned) return Fail(planned.error());
+  auto r = claims::CheckClaims(planned->first, *loaded->cat, VariantOf(in, *loaded->cat), ReplanOf(in));
+  if (!r) return Fail(r.error());
+  auto j = report::ClaimsToJson(*r);
+  api::FlagGoalRows(j, loaded->s, api::ClaimUsesGoal);  // as cmd_claims.cc
+  return j;
+}
+
+Result<nlohmann::json> Catalog() {
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  return nlohmann::json::parse(FormatCatalogJson(**cat));
+}
+
+Result<std::string> HtmlReport(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  const rlcost::Catalog& cat = *loaded->cat;
+  // The user's run as /v1/estimate prices it: planned, the plan shown first.
+  auto planned = Planned(in, std::move(loaded->s));
+  if (!planned) return Fail(planned.error());
+  const Scenario& s = planned->first;
+  auto e = EstimateAnalytic(s);
+  if (!e) return Fail(e.error());
+  e->plan = planned->second;
+  if (!e->plan) {
+    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
+  }
+  report::HtmlInput h;
+  h.scenario = &s;
+  h.estimate = &*e;
+  auto opt = ToOptions(LeverInput{}, "");
+  if (!opt) return Fail(opt.error());
+  auto wf = levers::BuildWaterfall(s, cat, *opt);
+  if (wf) {
+    h.waterfall = &*wf;
+  } else {
+    h.waterfall_error = wf.error().ToString();
+  }
+  std::vector<double> ps;
+  for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
+  h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
+  // The tornado of `rlcost sensitivity` with its defaults, as `rlcost report`.
+  auto tornado = sensitivity::Build(s, LoaderOf(in, cat), sensitivity::Options{});
+  if (tornado) {
+    h.tornado = &*tornado;
+  } else {
+    h.tornado_error = tornado.error().ToString();
+  }
+  auto cl = claims::CheckClaims(s, cat, VariantOf(in, cat));
+  if (cl) {
+    h.claims = &*cl;
+  } else {
+    h.claims_error = cl.error().ToString();
+  }
+  return report::RenderHtml(h);
+}
+
+Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in) {
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  auto s = Load(in, **cat);  // refuses what does not load, with its field paths
+  if (!s) return Fail(s.error());
+  if (!in.file.empty()) return Fail(ErrorCode::kNotImplemented, "", "not yet: a scenario file as a document");
+  if (in.text.empty() && in.json) {
+    if (!in.sets.empty()) return Fail(ErrorCode::kNotImplemented, "set", "not yet: overrides on a scenario document");
+    return *in.json;
+  }
+  std::string text = in.text;
+  if (text.empty()) {
+    auto d = EmbeddedFile("default.yaml");
+    if (!d) return Fail(ErrorCode::kInternal, "", "the default scenario is not embedded");
+    text = std::string(*d);
+  }
+  if (!in.sets.empty()) return Fail(ErrorCode::kNotImplemented, "set", "not yet: overrides on a scenario document");
+  auto doc = LoadOneYamlDocument(text, in.origin, "a scenario");
+  if (!doc) return Fail(doc.error());
+  return YamlToJson(*doc);
+}
+
+Result<nlohmann::json> Validate(const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {
+  if (path != "analytic" && path != "simulated" && path != "both") {
+    return Fail(ErrorCode::kInvalidInput, "path", "'" + path + "'; expected analytic, simulated or both");
+  }
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  validate::Options opt;
+  opt.analytic = path == "analytic" || path == "both";
+  opt.simulated = path == "simulated" || path == "both";
+  opt.sim.seed = seed;
+  opt.sim.steps = sim_steps;
+  auto rep = validate::ValidateDir(dir, **cat, opt);
+  if (!rep) return Fail(rep.error());
+  return api::ValidationToJson(*rep);
+}
+
+namespace {
+
+// A JSON value as one value of a --vary list: numbers and booleans as JSON
+// spells them, lists and mappings as YAML flow (JSON is), text as it is unless
+// a comma, bracket or quote in it would split or change it (then quoted).
+Result<std::string> VaryValue(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.empty() || s.find_first_of(",[]{}\"'") != std::string::npos || s.front() == ' ' || s.back() == ' ') {
+      return v.dump();
+    }
+    return s;
+  }
+  if (v.is_null()) return Fail(ErrorCode::kInvalidInput, path, "null is not a value to vary; expected a value of the field");
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The rows are flat objects of scalars: copied key by key, in their order.
+nlohmann::json Unordered(const nlohmann::ordered_json& o) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : o.items()) {
+    switch (v.type()) {
+      case nlohmann::json::value_t::number_integer: out[k] = v.get<int64_t>(); break;
+      case nlohmann::json::value_t::number_unsigned: out[k] = v.get<uint64_t>(); break;
+      case nlohmann::json::value_t::number_float: out[k] = v.get<double>(); break;
+      case nlohmann::json::value_t::boolean: out[k] = v.get<bool>(); break;
+      case nlohmann::json::value_t::string: out[k] = v.get<std::string>(); break;
+      default: out[k] = nullptr; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std::string& field) {
+  std::vector<std::string> out;
+  Error bad;
+  // One field and its values: a list, or a text as --vary takes it ("LO..HI[:STEP]", "V1,V2").
+  auto one = [&](const std::string& key, const nlohmann::json& values, const std::string& at) {
+    if (values.is_string()) {
+      out.push_back(key + "=" + values.get<std::string>());
+      return;
+    }
+    if (!values.is_array() || values.empty()) {
+      bad.problems.push_back({at, "expected a list of values or a range \"LO..HI[:STEP]\", got " + values.dump()});
+      return;
+    }
+    std::string list;
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto v = VaryValue(values[i], at + "[" + std::to_string(i) + "]");
+      if (!v) {
+        for (auto& p : v.error().problems) bad.problems.push_back(p);
+        return;
+      }
+      list += (i ? "," : "") + *v;
+    }
+    out.push_back(key + "=" + list);
+  };
+  if (vary.is_array()) {
+    // In order: "KEY=..." texts or [KEY, values] pairs (the Python module keeps a dict's order so).
+    for (size_t i = 0; i < vary.size(); ++i) {
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      if (vary[i].is_string()) {
+        out.push_back(vary[i].get<std::string>());
+      } else if (vary[i].is_array() && vary[i].size() == 2 && vary[i][0].is_string()) {
+        one(vary[i][0].get<std::string>(), vary[i][1], field + "." + vary[i][0].get<std::string>());
+      } else {
+        bad.problems.push_back({at, "expected \"KEY=V1,V2,...\" or \"KEY=LO..HI[:STEP]\", got " + vary[i].dump()});
+      }
+    }
+  } else if (vary.is_object()) {
+    for (const auto& [key, values] : vary.items()) one(key, values, field + "." + key);  // keys sorted (JSON objects have no order)
+  } else {
+    bad.problems.push_back({field, "expected {\"KEY\": [V1, V2, ...] or \"LO..HI[:STEP]\", ...}, got " +
+                                       std::string(vary.type_name())});
+  }
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+  return out;
+}
+
+Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped) {
+  // Everything that can be wrong is found before any point runs, as `rlcost sweep` does.
+  Error bad;
+  auto add = [&](const Error& e) {
+    if (bad.problems.empty()) bad.code = e.code;
+    for (auto p : e.problems) {
+      if (p.file == "--vary") p.file.clear();  // the request's field, named by the path
+      bad.problems.push_back(std::move(p));
+    }
+  };
+  std::vector<explore::Axis> axes;
+  for (const auto& v : sw.vary) {
+    auto axis = explore::ParseAxis(v, sw.sample > 0);
+    if (!axis) {
+      add(axis.error());
+      continue;
+    }
+    for (const auto& prev : axes) {
+      if (prev.key == axis->key) add(Error(ErrorCode::kInvalidInput, axis->key, "varied twice; give each key one set of values"));
+    }
+    axes.push_back(std::move(*axis));
+  }
+  if (sw.vary.empty()) add(Error(ErrorCode::kInvalidInput, "vary", "nothing to vary; expected at least one field with its values"));
+  std::vector<Override> fixed;
+  for (const auto& s : in.sets) {
+    auto o = ParseOverride(s);
+    if (!o) add(o.error()); else fixed.push_back(*o);
+  }
+  explore::SweepOptions opt;
+  for (const auto& m : sw.metrics) {
+    auto def = explore::MetricByName(m, "metrics");
+    if (!def) add(def.error()); else opt.metrics.push_back(*def);
+  }
+  if (opt.metrics.empty()) opt.metrics = explore::DefaultMetrics();
+  if (sw.steps < 0) add(Error(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(sw.steps)));
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+
+  // The point limit, before a sample allocates its points.
+  if (sw.sample > 0) {
+    if (sw.sample > sw.max_points) {
+      return Fail(ErrorCode::kInvalidInput, "sample",
+                  std::to_string(sw.sample) + " points; at most " + std::to_string(sw.max_points) + " in one sweep here");
+    }
+  } else {
+    uint64_t n = 1;
+    for (const auto& a : axes) {
+      if (a.values.empty()) continue;  // a range without a step: Design::Grid says so
+      if (n > sw.max_points / a.values.size()) {
+        return Fail(ErrorCode::kInvalidInput, "vary",
+                    "the grid has more than " + std::to_string(sw.max_points) +
+                        " points, the most one sweep may have here; vary fewer values or ask for a sample");
+      }
+      n *= a.values.size();
+    }
+  }
+  auto design = sw.sample ? explore::Design::Sample(axes, sw.sample, sw.seed) : explore::Design::Grid(axes);
+  if (!design) {
+    add(design.error());
+    return Fail(std::move(bad));
+  }
+  auto cat = BuiltinCatalog();
+  if (!cat) return Fail(cat.error());
+  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
+  Result<scenario_internal::ScenarioDocument> doc = Fail(ErrorCode::kInternal, "", "no scenario");
+  if (!in.file.empty()) {
+    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
+    doc = scenario_internal::ScenarioDocument::FromFile(in.file);
+  } else if (!in.text.empty()) {
+    doc = scenario_internal::ScenarioDocument::FromText(in.text, in.origin, base_dir, "");
+  } else if (in.json) {
+    // Each sweep thread parses its own copy of the text (yaml-cpp nodes are not shared).
+    doc = scenario_internal::ScenarioDocument::FromText(in.json->dump(), in.origin, base_dir, "");
+  } else {
+    auto d = EmbeddedFile("default.yaml");  // as FromFile(""), under this input's file rules
+    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+    doc = scenario_internal::ScenarioDocument::FromText(std::string(*d), "default.yaml", base_dir, "");
+  }
+  if (!doc) return Fail(doc.error());
+  // The scenario itself must load (at the first point) before the sweep is
+  // worth running; an unknown varied key is named as such.
+  if (auto ok = explore::Check(*doc, **cat, *design, fixed); !ok) {
+    add(ok.error());
+    return Fail(std::move(bad));
+  }
+
+  opt.fixed = fixed;
+  opt.simulate = sw.simulate;
+  if (!in.plan_for.empty()) {
+    auto obj = plan::ObjectiveFromString(in.plan_for);
+    if (!obj) return Fail(ErrorCode::kInvalidInput, "plan_for", "'" + in.plan_for + "': expected cost or time");
+    opt.plan = *obj;
+  }
+  opt.sim.seed = sw.seed;
+  opt.sim.steps = sw.steps;
+  opt.threads = sw.threads;
+  std::atomic<bool> stop{false};
+  std::string why;
+  opt.stop = &stop;
+  const auto start = std::chrono::steady_clock::now();
+  opt.progress = [&](uint64_t) {
+    if (stop.load()) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (sw.max_seconds > 0 && s > sw.max_seconds) {
+      why = "time";
+      stop.store(true);
+    } else if (sw.cancel && sw.cancel()) {
+      why = "cancelled";
+      stop.store(true);
+    }
+  };
+  std::vector<std::string> keys;
+  for (const auto& a : design->axes()) keys.push_back(a.key);
+  nlohmann::json rows = nlohmann::json::array();
+  const uint64_t planned = design->size();
+  const uint64_t done = explore::RunSweep(*doc, **cat, *design, opt, [&](explore::PointRow&& row) {
+    rows.push_back(Unordered(explore::RowToJson(keys, opt.metrics, row)));
+  });
+  if (done < planned || stop.load()) {  // stopped: a point under way may have been cut short
+    if (why.empty()) why = "time";
+    if (stopped) *stopped = why;
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%g", sw.max_seconds);
+    return Fail(ErrorCode::kInvalidInput, "",
+                why == "time" ? "the sweep took longer than " + std::string(secs) + " s (" + std::to_string(done) +
+                                    " of " + std::to_string(planned) + " points done); ask for fewer points" +
+                                    (sw.simulate ? ", fewer steps or the closed form" : "")
+                              : "the sweep was interrupted (" + std::to_string(done) + " of " +
+                                    std::to_string(planned) + " points done)");
+  }
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto* m : opt.metrics) {
+    metrics.push_back({{"key", std::string(m->key)}, {"unit", std::string(m->unit)}, {"description", std::string(m->description)}});
+  }
+  return nlohmann::json{{"engine", sw.simulate ? "simulator" : "analytic"},
+                        {"keys", keys},
+                        {"metrics", std::move(metrics)},
+                        {"points", done},
+                        {"rows", std::move(rows)}};
+}
+
+int JsonDepth(std::string_view text) { return NestingDepth(text); }
+
+// The body of an HTTP request (`rlcost serve`).
+Result<RequestBody> ParseRequestBody(std::string_view body_text, bool yaml, std::initializer_list<std::string_view> allowed) {
+  RequestBody p;
+  p.in.allow_files = false;
+  p.in.origin = "request.scenario";
+  if (body_text.empty()) return p;  // the built-in default scenario
+  // Brackets nest the same way in JSON and in YAML's flow style.
+  if (int d = JsonDepth(body_text); d > kMaxRequestJsonDepth) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                "nested " + std::to_string(d) + " deep; at most " + std::to_string(kMaxRequestJsonDepth) + " levels accepted");
+  }
+  if (yaml) {
+    p.in.text = std::string(body_text);
+    return p;
+  }
+  nlohmann::json body;
+  try {
+    body = nlohmann::json::parse(body_text);  // NaN and Infinity are not JSON: refused here
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kInvalidInput, "request", std::string("malformed JSON: ") + e.what());
+  }
+  if (!body.is_object()) {
+    return Fail(ErrorCode::kInvalidInput, "request",
+                std::string("expected a JSON object such as {\"scenario\": {...}}, got ") + body.type_name());
+  }
+  Error bad;
+  for (auto& [key, value] : body.items()) {
+    if (key == "scenario") {
+      if (value.is_object()) {
+        // Loaded as it is, not printed and parsed again as YAML (spec/json_scenario.h).
+      p.in.json = std::make_shared<const nlohmann::json>(std::move(value));
+      } else if (value.is_string()) {
+        p.in.text = value.get<std::string>();
+        if (int d = JsonDepth(p.in.text); d > kMaxRequestJsonDepth) {
+          bad.problems.push_back({"scenario", "YAML nested " + std::to_string(d) + " deep; at most " +
+                                                  std::to_string(kMaxRequestJsonDepth) + " levels accepted"});
+        }
+      } else if (!value.is_null()) {
+        bad.problems.push_back({"scenario", std::string("expected the scenario as an object or as YAML text, got ") +
+                                                value.type_name()});
+      }
+    } else if (key == "set") {
+      if (!value.is_array()) {
+        bad.problems.push_back({"set", "expected a list of \"key=value\" strings"});
+        continue;
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (value[i].is_string()) {
+          p.in.sets.push_back(value[i].get<std::string>());
+        } else {
+          bad.problems.push_back({"set[" + std::to_string(i) + "]", "expected a \"key=value\" string"});
+        }
+      }
+    } else if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+      p.fields[key] = value;
+    } else {
+      std::string known = "scenario, set";
+      for (auto a : allowed) known += ", " + std::string(a);
+      bad.problems.push_back({key, "unknown field; expected one of " + known});
+    }
+  }
+  if (!bad.problems.empty()) return Fail(std::move(bad));
+  return p;
+}
+
+}  // namespace rlcost::ops
