@@ -192,10 +192,12 @@ std::optional<plan::Objective> ReplanOf(const ScenarioInput& in) {
   return *obj;
 }
 
-Result<nlohmann::json> Estimate(const ScenarioInput& in) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  auto planned = Planned(in, std::move(loaded->s));
+namespace {
+
+// The user's run planned and priced in closed form as /v1/estimate prices it:
+// with its plan, or with the notes on a layout taken literally.
+Result<std::pair<Scenario, rlcost::Estimate>> PlannedEstimate(const ScenarioInput& in, Scenario user) {
+  auto planned = Planned(in, std::move(user));
   if (!planned) return Fail(planned.error());
   const Scenario& s = planned->first;
   auto e = EstimateAnalytic(s);
@@ -204,6 +206,18 @@ Result<nlohmann::json> Estimate(const ScenarioInput& in) {
   if (!e->plan) {
     for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
   }
+  return std::pair<Scenario, rlcost::Estimate>{std::move(planned->first), std::move(*e)};
+}
+
+}  // namespace
+
+Result<nlohmann::json> Estimate(const ScenarioInput& in) {
+  auto loaded = LoadOnBuiltin(in);
+  if (!loaded) return Fail(loaded.error());
+  auto run = PlannedEstimate(in, std::move(loaded->s));
+  if (!run) return Fail(run.error());
+  const Scenario& s = run->first;
+  rlcost::Estimate* e = &run->second;
   // As `rlcost estimate`: a note when one node fewer gives a shorter step.
   const plan::Options po{ReplanOf(in).value_or(plan::Objective::kCost)};
   for (auto& n : plan::ScalingNotes(s, *e, e->plan.has_value(), po)) e->step.notes.push_back(std::move(n));
@@ -354,15 +368,10 @@ Result<std::string> HtmlReport(const ScenarioInput& in) {
   if (!loaded) return Fail(loaded.error());
   const rlcost::Catalog& cat = *loaded->cat;
   // The user's run as /v1/estimate prices it: planned, the plan shown first.
-  auto planned = Planned(in, std::move(loaded->s));
-  if (!planned) return Fail(planned.error());
-  const Scenario& s = planned->first;
-  auto e = EstimateAnalytic(s);
-  if (!e) return Fail(e.error());
-  e->plan = planned->second;
-  if (!e->plan) {
-    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
-  }
+  auto run = PlannedEstimate(in, std::move(loaded->s));
+  if (!run) return Fail(run.error());
+  const Scenario& s = run->first;
+  rlcost::Estimate* e = &run->second;
   report::HtmlInput h;
   h.scenario = &s;
   h.estimate = &*e;

@@ -112,15 +112,20 @@ std::string GoalLine(const Estimate& e) {
                      e.goal.target_pass_rate, e.goal.steps, FormatValue(e.goal.usd, "USD"), e.goal.gpu_hours, curve);
 }
 
+// The first two lines of every estimate table: which run, on what.
+std::string RunHeader(const Scenario& s, const Estimate& e, std::string_view after) {
+  return fmt::format("rlcost {} — {}\n", e.method, s.name) +
+         fmt::format("  {} on {} x {} ({}, {}), {} {}, G={}, {} prompts/step, {} steps\n{}", s.model.id,
+                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode), ToString(s.placement.engine),
+                     ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
+                     s.algorithm.prompts_per_step, s.algorithm.steps, after);
+}
+
 }  // namespace
 
 std::string EstimateToTable(const Scenario& s, const Estimate& e) {
   std::string out;
-  out += fmt::format("rlcost {} — {}\n", e.method, s.name);
-  out += fmt::format("  {} on {} x {} ({}, {}), {} {}, G={}, {} prompts/step, {} steps\n", s.model.id,
-                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode), ToString(s.placement.engine),
-                     ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
-                     s.algorithm.prompts_per_step, s.algorithm.steps);
+  out += RunHeader(s, e, "");
   // The headline: what a person asks first.
   out += fmt::format("\n  {} per step ({} s: rollout {:.0f}%, train {:.0f}%, other {:.0f}%), {} per useful sample\n",
                      FormatValue(e.usd_per_step, "USD"), FormatValue(e.step.time_s, "s"),
@@ -214,11 +219,7 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
 
 std::string EstimateBrief(const Scenario& s, const Estimate& e) {
   std::string out;
-  out += fmt::format("rlcost {} — {}\n", e.method, s.name);
-  out += fmt::format("  {} on {} x {} ({}, {}), {} {}, G={}, {} prompts/step, {} steps\n\n", s.model.id,
-                     s.hardware.gpus, s.hardware.gpu.id, ToString(s.placement.mode), ToString(s.placement.engine),
-                     ToString(s.pipeline.mode), ToString(s.algorithm.name), s.algorithm.group_size,
-                     s.algorithm.prompts_per_step, s.algorithm.steps);
+  out += RunHeader(s, e, "\n");
   // The answer.
   out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); {} per useful sample\n",
                      FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours,
