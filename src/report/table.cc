@@ -112,6 +112,21 @@ std::string GoalLine(const Estimate& e) {
                      e.goal.target_pass_rate, e.goal.steps, FormatValue(e.goal.usd, "USD"), e.goal.gpu_hours, curve);
 }
 
+// The layout lines of both tables: the planner's lines, or the layout as written.
+std::string LayoutLines(const Estimate& e) {
+  std::string out;
+  if (e.plan) {
+    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
+  } else if (e.layout.rollout_gpus > 0) {
+    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
+                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
+                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
+                                                        e.layout.rollout_gpus, e.layout.train_gpus),
+                       e.layout.rollout_tp, e.layout.engines);
+  }
+  return out;
+}
+
 // The first two lines of every estimate table: which run, on what.
 std::string RunHeader(const Scenario& s, const Estimate& e, std::string_view after) {
   return fmt::format("rlcost {} — {}\n", e.method, s.name) +
@@ -151,15 +166,7 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        e.energy.rollout_w, e.energy.busy_w, e.energy.idle_w, s.hardware.gpu.tdp_w);
   }
   // The layout, as given or as planned (and why), before the figures that rest on it.
-  if (e.plan) {
-    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
-  } else if (e.layout.rollout_gpus > 0) {
-    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
-                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
-                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
-                                                        e.layout.rollout_gpus, e.layout.train_gpus),
-                       e.layout.rollout_tp, e.layout.engines);
-  }
+  out += LayoutLines(e);
   if (e.signal.wasted_rollouts_per_step > 0) {
     out += fmt::format("  wasted: {:.0f} of {:.0f} trajectories per step fail in their environment ({}): {} per step "
                        "({:.0f} GPU-s of generation{})\n",
@@ -280,16 +287,7 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
                        s.environment.failures.retry ? "retried" : "dropped", FormatValue(e.usd_wasted_per_step, "USD"));
   }
   if (e.goal.requested) out += "  " + GoalLine(e) + "\n";
-  // The layout, planned (the planner's lines) or as written.
-  if (e.plan) {
-    for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
-  } else if (e.layout.rollout_gpus > 0) {
-    out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
-                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
-                                          : fmt::format("disaggregated, {} rollout + {} training GPUs",
-                                                        e.layout.rollout_gpus, e.layout.train_gpus),
-                       e.layout.rollout_tp, e.layout.engines);
-  }
+  out += LayoutLines(e);
   if (e.sim) {
     const auto& r = *e.sim;
     out += fmt::format("  simulated {} steps (seed {}): trajectory time p50 {:.1f} s, p99 {:.1f} s; GPU idle {:.0f} "

@@ -17,7 +17,12 @@ Result<ScenarioDocument> ScenarioDocument::FromFile(const std::string& path) {
     if (!text) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
     return FromText(std::string(*text), "default.yaml", ".", "");
   }
-  // The same checks and messages as LoadScenarioFile.
+  auto file = ReadScenarioFile(path);
+  if (!file) return Fail(file.error());
+  return FromText(std::move(file->text), std::move(file->origin), std::move(file->base), path);
+}
+
+Result<ScenarioFileText> ReadScenarioFile(const std::string& path) {
   std::error_code ec;
   if (path != kStdinPath && !std::filesystem::exists(path, ec)) {  // "-": standard input
     Error e(ErrorCode::kNotFound, "", "scenario file not found");
@@ -27,7 +32,7 @@ Result<ScenarioDocument> ScenarioDocument::FromFile(const std::string& path) {
   auto text = ReadBoundedFile(path, kMaxScenarioBytes, "scenario file");
   if (!text) return Fail(text.error());
   std::string base = std::filesystem::path(path).parent_path().string();
-  return FromText(std::move(*text), path == kStdinPath ? "<stdin>" : path, base.empty() ? "." : base, path);
+  return ScenarioFileText{std::move(*text), path == kStdinPath ? "<stdin>" : path, base.empty() ? "." : base};
 }
 
 Result<ScenarioDocument> ScenarioDocument::FromText(std::string text, std::string origin, std::string base_dir,

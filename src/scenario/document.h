@@ -18,6 +18,15 @@
 
 namespace rlcost::scenario_internal {
 
+// A scenario file's text as every scenario reader takes it: "-" is standard
+// input, a missing file is "not found" with its path, the read is bounded.
+// `origin` names it in messages; `base` is the folder its relative paths are
+// read from.
+struct ScenarioFileText {
+  std::string text, origin, base;
+};
+Result<ScenarioFileText> ReadScenarioFile(const std::string& path);
+
 class ScenarioDocument {
  public:
   // Reads `path` (empty = the built-in default scenario) and parses its YAML.

@@ -24,6 +24,7 @@
 #include "ingest/hf_config.h"
 #include "rlcost/embedded.h"
 #include "scenario/csv.h"
+#include "scenario/document.h"
 #include "scenario/curve_presets.h"
 #include "scenario/fields.h"
 #include "scenario/lever_spec.h"
@@ -1721,16 +1722,9 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
 
 Result<Scenario> LoadScenarioFile(const std::string& path, const Catalog& catalog,
                                   const std::vector<Override>& overrides) {
-  std::error_code ec;
-  if (path != kStdinPath && !std::filesystem::exists(path, ec)) {  // "-": standard input
-    Error e(ErrorCode::kNotFound, "", "scenario file not found");
-    e.problems.back().file = path;
-    return Fail(std::move(e));
-  }
-  auto text = ReadBoundedFile(path, kMaxScenarioBytes, "scenario file");
-  if (!text) return Fail(text.error());
-  std::string base = std::filesystem::path(path).parent_path().string();
-  auto s = LoadScenarioText(*text, catalog, path == kStdinPath ? "<stdin>" : path, base.empty() ? "." : base, overrides);
+  auto file = scenario_internal::ReadScenarioFile(path);
+  if (!file) return Fail(file.error());
+  auto s = LoadScenarioText(file->text, catalog, file->origin, file->base, overrides);
   if (s) s->source_path = path;
   return s;
 }
