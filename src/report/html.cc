@@ -344,6 +344,20 @@ const std::vector<Part>& StepParts() {
   return p;
 }
 
+// The run's dollars by phase, as both dollar charts split them.
+const std::vector<Part>& UsdParts() {
+  static const std::vector<Part> p = {{"run.usd_by_phase.rollout", "rollout", kColRollout},
+                                      {"run.usd_by_phase.train", "train", kColTrain},
+                                      {"run.usd_by_phase.other", "log-prob, reference, sync, reward", kColLogprob},
+                                      {"run.usd_by_phase.idle", "idle in steps", kColIdle},
+                                      {"run.usd_by_phase.sandbox", "sandbox CPUs", kColReward},
+                                      {"run.usd_by_phase.startup", "start-up", kColReference},
+                                      {"run.usd_by_phase.checkpoints", "checkpoints", kColOverhead},
+                                      {"run.usd_by_phase.evaluation", "evaluation", "#f2c14e"},
+                                      {"run.usd_by_phase.restarts", "restarts", kColSync}};
+  return p;
+}
+
 struct Named {
   std::string name;
   const Estimate* e;
@@ -787,15 +801,7 @@ std::string YourRunSection(const HtmlInput& in) {
   const std::vector<Named> me = {{"your run", &e}};
   h += StackedBars("chart-run-step", "Where a step's time goes (wall seconds on the critical path)", me, StepParts(),
                    "seconds per step", false);
-  static const std::vector<Part> usd_parts = {{"run.usd_by_phase.rollout", "rollout", kColRollout},
-                                              {"run.usd_by_phase.train", "train", kColTrain},
-                                              {"run.usd_by_phase.other", "log-prob, reference, sync, reward", kColLogprob},
-                                              {"run.usd_by_phase.idle", "idle in steps", kColIdle},
-                                              {"run.usd_by_phase.sandbox", "sandbox CPUs", kColReward},
-                                              {"run.usd_by_phase.startup", "start-up", kColReference},
-                                              {"run.usd_by_phase.checkpoints", "checkpoints", kColOverhead},
-                                              {"run.usd_by_phase.evaluation", "evaluation", "#f2c14e"},
-                                              {"run.usd_by_phase.restarts", "restarts", kColSync}};
+  const std::vector<Part>& usd_parts = UsdParts();
   h += StackedBars("chart-run-usd", "Where the run's dollars go (dollars for the whole run)", me, usd_parts,
                    "dollars for the run", false, "USD");
   // The layout: chosen by the planner (and why), or as the scenario states it.
@@ -1015,15 +1021,7 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "<section><h2>3. GPU time by phase</h2>";
   body += StackedBars("chart-gputime", "Share of GPU-seconds per step by what the GPUs do (all GPUs of the run)", rows, gpu_parts, "share of GPU time", true);
   body += "</section>";
-  static const std::vector<Part> usd_parts = {{"run.usd_by_phase.rollout", "rollout", kColRollout},
-                                              {"run.usd_by_phase.train", "train", kColTrain},
-                                              {"run.usd_by_phase.other", "log-prob, reference, sync, reward", kColLogprob},
-                                              {"run.usd_by_phase.idle", "idle in steps", kColIdle},
-                                              {"run.usd_by_phase.sandbox", "sandbox CPUs", kColReward},
-                                              {"run.usd_by_phase.startup", "start-up", kColReference},
-                                              {"run.usd_by_phase.checkpoints", "checkpoints", kColOverhead},
-                                              {"run.usd_by_phase.evaluation", "evaluation", "#f2c14e"},
-                                              {"run.usd_by_phase.restarts", "restarts", kColSync}};
+  const std::vector<Part>& usd_parts = UsdParts();
   body += "<section><h2>4. Dollars by phase</h2>";
   body += "<p class=\"sub\">The run's bill split by what it pays for: the steps' GPU dollars in proportion to their GPU-seconds, "
           "sandbox CPUs, and the GPUs held through start-up, checkpoints, evaluation and restarts.</p>";
