@@ -12,9 +12,20 @@ script=${3:-e2e.mjs}
 shift $(( $# < 3 ? $# : 3 ))
 [[ -x /usr/bin/chromium ]] || { echo "SKIPPED: /usr/bin/chromium is missing (scripts/install-deps.sh --with-browser)"; exit 77; }
 command -v node >/dev/null || { echo "SKIPPED: node is missing"; exit 77; }
-if [[ ! -d $here/node_modules/playwright-core ]]; then
+# Both browser tests start together under `ctest -j`: the first installs while
+# the other waits on the lock (npm ci empties node_modules first, so a test
+# that only checked for the folder could import a half-installed package).
+# The marker is written only once npm ci has finished.
+marker=$here/node_modules/.rlcost-installed
+if [[ ! -f $marker ]]; then
   command -v npm >/dev/null || { echo "SKIPPED: npm is missing (needed once to install playwright-core)"; exit 77; }
-  (cd "$here" && npm ci --no-audit --no-fund --silent) || { echo "npm ci failed: cannot install playwright-core"; exit 1; }
+  exec 9>"$here/.npm-install.lock"
+  flock 9
+  if [[ ! -f $marker ]]; then
+    (cd "$here" && npm ci --no-audit --no-fund --silent) || { echo "npm ci failed: cannot install playwright-core"; exit 1; }
+    touch "$marker"
+  fi
+  flock -u 9
 fi
 mkdir -p "$out"
 exec node "$here/$script" "$binary" "$out" "$@"
