@@ -216,10 +216,15 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
     keys such as "run.usd"; default: the main ones); `simulate` runs the
     simulator at every point (`steps` each; 0 = the scenario's).
 
-    Returns {"engine", "keys", "metrics", "points", "rows"}: the rows are those
-    of `rlcost sweep --jsonl`, in point order (a point that does not fit is a
-    row with its status and reason). frame=True returns the rows as a pandas
-    DataFrame instead (pandas is then needed).
+    Returns {"engine", "keys", "metrics", "points", "goal_curve_is_illustrative",
+    "notes", "rows"}: the rows are those of `rlcost sweep --jsonl`, in point
+    order (a point that does not fit is a row with its status and reason).
+    When the columns hold a goal figure (goal.steps, goal.usd, ...), each row
+    ends with "goal_curve", what that figure rests on ("illustrative": rlcost's
+    default learning curve, not measured; "published:NAME"; "given"), and
+    "notes" says it once. frame=True returns the rows as a pandas DataFrame
+    instead (pandas is then needed), with that column, and the flag and notes
+    in its `attrs`.
 
     Bounded: a design of more than `max_points` points is refused before it
     runs; one still running after `timeout` seconds (None: no limit) raises
@@ -252,4 +257,9 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
         raise ImportError("frame=True needs pandas (Debian: python3-pandas); without it, use the "
                           "result's \"rows\"") from e
     columns = ["point", *result["keys"], "status", "reason", *(m["key"] for m in result["metrics"])]
-    return pandas.DataFrame(result["rows"], columns=columns)
+    if any(m["key"].startswith("goal.") for m in result["metrics"]):
+        columns.append("goal_curve")
+    df = pandas.DataFrame(result["rows"], columns=columns)
+    df.attrs["goal_curve_is_illustrative"] = result["goal_curve_is_illustrative"]
+    df.attrs["notes"] = result["notes"]
+    return df

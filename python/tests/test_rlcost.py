@@ -131,6 +131,14 @@ def test_sweep_grid_equals_cli(tmp_path):
     usd = {(r["hardware.gpu"], r["algorithm.group_size"]): r["run.usd"] for r in sw["rows"]}
     assert usd[("h100-sxm", 4)] != usd[("b200", 4)]  # the lever moves the number
     assert {m["key"] for m in sw["metrics"]} >= {"run.usd", "step.time_s"}
+    # The default columns hold the goal's figures: each row says what they rest on, the answer once.
+    assert {r["goal_curve"] for r in sw["rows"]} == {"illustrative"}
+    assert sw["goal_curve_is_illustrative"] is True
+    assert len(sw["notes"]) == 1 and "ILLUSTRATIVE learning curve" in sw["notes"][0]
+    published = rlcost.sweep(DEFAULT, vary={"hardware.gpus": [8, 16]}, metrics=["goal.usd"],
+                             overrides={"goal.curve": "scalerl-8b-math-14k"})
+    assert {r["goal_curve"] for r in published["rows"]} == {"published:scalerl-8b-math-14k"}
+    assert published["goal_curve_is_illustrative"] is False
 
 
 def test_sweep_sample_metrics_and_overrides_equal_cli(tmp_path):
@@ -142,6 +150,7 @@ def test_sweep_sample_metrics_and_overrides_equal_cli(tmp_path):
                                    "--metric", "step.time_s", "--metric", "run.usd", "--set", "hardware.gpus=16")
     assert set(sw["rows"][0]) == {"point", "algorithm.group_size", "hardware.gpu", "status", "reason",
                                   "step.time_s", "run.usd"}
+    assert sw["goal_curve_is_illustrative"] is False and sw["notes"] == []  # no goal column
     # Same seed, same points; the dict scenario route gives the same rows.
     assert rlcost.sweep(DEFAULT.read_text(), vary=["algorithm.group_size=2..64", "hardware.gpu=h100-sxm,b200"],
                         sample=6, seed=3, metrics=["step.time_s", "run.usd"],
@@ -201,6 +210,8 @@ def test_sweep_frame():
         return
     df = rlcost.sweep(DEFAULT, vary={"hardware.gpu": ["h100-sxm", "b200"]}, frame=True)
     assert list(df["hardware.gpu"]) == ["h100-sxm", "b200"]
+    assert list(df["goal_curve"]) == ["illustrative", "illustrative"]
+    assert df.attrs["goal_curve_is_illustrative"] is True and len(df.attrs["notes"]) == 1
 
 
 def test_sensitivity_equals_cli():

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,29 @@ inline void FlagGoalRows(nlohmann::json& rows, const Scenario& s,
     if (!src.empty()) r["goal_curve"] = src;
     if (!note.empty()) r["note"] = note;
   }
+}
+
+// The notes of a sweep's answer, given the `goal_curve` of its rows (each
+// row's own label; "" for rows without one): one note per kind of curve the
+// rows rest on, said once whatever the number of rows. None when no row has a
+// goal figure or every row's curve is the user's own ("given").
+// `marked_by` says where each row's own label is shown.
+inline std::vector<std::string> SweepCurveNotes(const std::set<std::string>& row_curves,
+                                                std::string_view marked_by = "the goal_curve column marks each row") {
+  std::vector<std::string> notes;
+  if (row_curves.count("illustrative")) {
+    notes.push_back(std::string(kIllustrativeCurveNote) + "; " + std::string(marked_by));
+  }
+  std::string published;
+  for (const auto& c : row_curves) {
+    if (c.rfind("published:", 0) == 0) published += (published.empty() ? "" : ", ") + c.substr(10);
+  }
+  if (!published.empty()) {
+    notes.push_back("the goal figures marked goal_curve=published:NAME rest on a published learning curve (" +
+                    published + "; catalog/curves.yaml), fitted to another run and converted to useful samples at "
+                    "that run's own rate");
+  }
+  return notes;
 }
 
 // A claim whose figure counts dollars to the goal (its text names the goal).

@@ -635,7 +635,9 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   for (const auto& a : design->axes()) keys.push_back(a.key);
   nlohmann::json rows = nlohmann::json::array();
   const uint64_t planned = design->size();
+  std::set<std::string> goal_curves;  // what the rows' goal figures rest on (api/illustrative.h)
   const uint64_t done = explore::RunSweep(*doc, **cat, *design, opt, [&](explore::PointRow&& row) {
+    if (!row.goal_curve.empty()) goal_curves.insert(row.goal_curve);
     rows.push_back(Unordered(explore::RowToJson(keys, opt.metrics, row)));
   });
   if (done < planned || stop.load()) {  // stopped: a point under way may have been cut short
@@ -654,10 +656,14 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   for (const auto* m : opt.metrics) {
     metrics.push_back({{"key", std::string(m->key)}, {"unit", std::string(m->unit)}, {"description", std::string(m->description)}});
   }
+  // As `rlcost sweep`: each row's goal_curve, and the answer says once what
+  // the goal figures rest on (goal_curve_is_illustrative, notes).
   return nlohmann::json{{"engine", sw.simulate ? "simulator" : "analytic"},
                         {"keys", keys},
                         {"metrics", std::move(metrics)},
                         {"points", done},
+                        {"goal_curve_is_illustrative", goal_curves.count(std::string(explore::kIllustrativeCurve)) > 0},
+                        {"notes", api::SweepCurveNotes(goal_curves)},
                         {"rows", std::move(rows)}};
 }
 

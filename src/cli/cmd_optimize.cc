@@ -2,6 +2,7 @@
 //   [--over KEY=V1,V2|LO..HI[:STEP] ...] [--top N] [--json]`
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -28,6 +29,7 @@ nlohmann::json CandidateJson(const explore::Candidate& c, const explore::Design&
   for (size_t a = 0; a < d.axes().size(); ++a) j["config"][d.axes()[a].key] = c.row.values[a];
   j[objective] = c.objective;
   j["run.wall_time_h"] = c.wall_time_h;
+  if (!c.row.goal_curve.empty()) j["goal_curve"] = c.row.goal_curve;  // what a goal figure here rests on
   return j;
 }
 
@@ -66,20 +68,24 @@ int Run(const OptimizeArgs& a) {
   auto r = explore::Optimize(*doc, *catalog, *design, opt);
   if (!r) return PrintError(r.error(), a.json);
   const std::string obj(opt.objective->key);
-  // Does the answer rest on the illustrative learning curve?
-  bool uses_goal = api::MentionsGoal(obj);
-  for (const auto& c : a.subject_to) uses_goal = uses_goal || api::MentionsGoal(c);
-  std::string curve_note;
-  nlohmann::json curve_flags = {{"goal_curve_is_illustrative", false}};
-  if (uses_goal) {
-    Common sc;
-    sc.catalog_files = a.catalog_files;
-    sc.sets = a.sets;
-    if (auto base = LoadScenario(a.file, *catalog, sc)) {
-      curve_note = api::GoalCurveNote(*base);
-      api::FlagGoalCurve(curve_flags, *base);
+  // Does the answer rest on the illustrative learning curve? Each candidate's
+  // row says what its goal figures (objective or constraint) rest on.
+  std::set<std::string> curves;
+  for (const auto* list : {&r->best, &r->front}) {
+    for (const auto& c : *list) {
+      if (!c.row.goal_curve.empty()) curves.insert(c.row.goal_curve);
     }
   }
+  const std::vector<std::string> curve_notes =
+      api::SweepCurveNotes(curves, curves.size() > 1 ? "each configuration says which curve its figures rest on"
+                                                     : "it holds for every configuration listed");
+  nlohmann::json curve_flags = {{"goal_curve_is_illustrative", curves.count("illustrative") > 0}};
+  if (curves.size() == 1) curve_flags["goal_curve"] = *curves.begin();
+  if (!curve_notes.empty()) curve_flags["notes"] = curve_notes;
+  // Several curves among the configurations (goal.curve varied): each line names its own.
+  auto curve_of = [&](const explore::Candidate& c) {
+    return curves.size() > 1 && !c.row.goal_curve.empty() ? " [goal curve: " + c.row.goal_curve + "]" : std::string();
+  };
   if (a.json) {
     nlohmann::json j;
     j["minimize"] = obj;
@@ -99,7 +105,7 @@ int Run(const OptimizeArgs& a) {
   }
   std::cout << fmt::format("searched {} configurations ({} ran, {} meet every constraint); minimising {}\n",
                            r->points, r->ran, r->feasible, obj);
-  if (!curve_note.empty()) std::cout << "note: " << curve_note << "\n";
+  for (const auto& note : curve_notes) std::cout << "note: " << note << "\n";
   if (r->best.empty()) {
     std::cout << "no configuration meets the constraints";
     if (!r->binding.empty()) std::cout << " (" << r->binding.front() << " rules out every one that runs)";
@@ -111,7 +117,8 @@ int Run(const OptimizeArgs& a) {
     const auto& c = r->best[i];
     std::string cfg;
     for (size_t k = 0; k < design->axes().size(); ++k) cfg += fmt::format(" {}={}", design->axes()[k].key, c.row.values[k]);
-    std::cout << fmt::format("  {}. {} = {:.4g}, {:.3g} h wall:{}\n", i + 1, obj, c.objective, c.wall_time_h, cfg);
+    std::cout << fmt::format("  {}. {} = {:.4g}, {:.3g} h wall:{}{}\n", i + 1, obj, c.objective, c.wall_time_h, cfg,
+                             curve_of(c));
   }
   std::cout << "\nwhat binds: ";
   if (!r->binding.empty()) {
@@ -130,7 +137,7 @@ int Run(const OptimizeArgs& a) {
   for (const auto& c : r->front) {
     std::string cfg;
     for (size_t k = 0; k < design->axes().size(); ++k) cfg += fmt::format(" {}={}", design->axes()[k].key, c.row.values[k]);
-    std::cout << fmt::format("  {:>9.3g} h  {:>11.4g}  {}\n", c.wall_time_h, c.objective, cfg);
+    std::cout << fmt::format("  {:>9.3g} h  {:>11.4g}  {}{}\n", c.wall_time_h, c.objective, cfg, curve_of(c));
   }
   return 0;
 }

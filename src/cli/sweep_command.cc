@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "api/illustrative.h"
 #include "cli/common.h"
 #include "core/file.h"
 
@@ -190,6 +191,7 @@ Result<SweepOutput> SweepOutput::Open(const SweepArgs& a, const explore::StoreHe
 
 void SweepOutput::Write(explore::PointRow&& row, std::atomic<bool>* stop) {
   ++counts_[static_cast<int>(row.status)];
+  if (!row.goal_curve.empty()) goal_curves_.insert(row.goal_curve);
   if (write_error_) return;
   for (auto& [path, w] : writers_) {
     if (auto ok = w->Write(row); !ok) {
@@ -217,6 +219,7 @@ int SweepOutput::Finish(uint64_t done, uint64_t planned, std::chrono::steady_clo
   }
   std::cout << fmt::format("{} {} of {} points ({}) in {:.2f} s: {} -> {}\n", complete ? "swept" : "interrupted:",
                            done, planned, engine, secs, tally, where);
+  for (const auto& note : api::SweepCurveNotes(goal_curves_)) std::cout << "note: " << note << "\n";
   if (!complete) {
     std::cerr << "sweep stopped early; the files hold the " << done << " points finished (marked incomplete)\n";
     return 130;

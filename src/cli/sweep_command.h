@@ -9,6 +9,7 @@
 #include <csignal>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,7 @@ class SweepOutput {
   std::vector<std::pair<std::string, std::unique_ptr<explore::RowWriter>>> writers_;
   std::optional<Error> write_error_;
   uint64_t counts_[4] = {0, 0, 0, 0};
+  std::set<std::string> goal_curves_;  // the rows' goal_curve labels (what their goal figures rest on)
 };
 
 // Ctrl-C (or SIGTERM) from construction on sets `Interrupted()`; a second one,

@@ -135,6 +135,11 @@ class SqliteWriter : public RowWriter {
       cols += ", " + Quote(m->key) + " REAL";
       placeholders += ",?";
     }
+    goal_column_ = HasGoalMetric(h.metrics);
+    if (goal_column_) {
+      cols += ", goal_curve TEXT";
+      placeholders += ",?";
+    }
     if (auto ok = Exec("PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE;"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE points(" + cols + ");"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE sweep(key TEXT PRIMARY KEY, value TEXT);"); !ok) return ok;
@@ -147,7 +152,8 @@ class SqliteWriter : public RowWriter {
         {"rlcost_version", h.rlcost_version},  {"scenario_file", h.scenario_file},
         {"scenario_text", h.scenario_text},    {"command_line", h.command_line},
         {"engine", h.engine},                  {"points_planned", std::to_string(h.points_planned)},
-        {"points_written", "0"},               {"complete", "0"}};
+        {"points_written", "0"},               {"complete", "0"},
+        {"goal_curve_is_illustrative", "0"}};
     for (const auto& [k, v] : meta) {
       if (auto ok = Put("sweep", {k, v}); !ok) return ok;
     }
@@ -176,6 +182,11 @@ class SqliteWriter : public RowWriter {
       if (auto v = Finite(m)) sqlite3_bind_double(insert_, col++, *v);
       else sqlite3_bind_null(insert_, col++);
     }
+    if (goal_column_) {
+      if (row.goal_curve.empty()) sqlite3_bind_null(insert_, col++);
+      else sqlite3_bind_text(insert_, col++, row.goal_curve.c_str(), static_cast<int>(row.goal_curve.size()), SQLITE_TRANSIENT);
+      illustrative_ = illustrative_ || row.goal_curve == kIllustrativeCurve;
+    }
     if (sqlite3_step(insert_) != SQLITE_DONE) return Fail(DbError());
     ++written_;
     // Commit about twice a second, so a stop loses nothing already computed.
@@ -190,7 +201,9 @@ class SqliteWriter : public RowWriter {
   Result<void> Close(bool complete) override {
     if (auto ok = Exec("COMMIT;"); !ok) return ok;
     if (auto ok = Exec("UPDATE sweep SET value = '" + std::to_string(written_) + "' WHERE key = 'points_written';" +
-                       "UPDATE sweep SET value = '" + (complete ? "1" : "0") + "' WHERE key = 'complete';");
+                       "UPDATE sweep SET value = '" + (complete ? "1" : "0") + "' WHERE key = 'complete';" +
+                       "UPDATE sweep SET value = '" + (illustrative_ ? "1" : "0") +
+                       "' WHERE key = 'goal_curve_is_illustrative';");
         !ok)
       return ok;
     sqlite3_finalize(insert_);
@@ -234,6 +247,8 @@ class SqliteWriter : public RowWriter {
   sqlite3_stmt* insert_ = nullptr;
   uint64_t written_ = 0;
   bool closed_ = false;
+  bool goal_column_ = false;   // the columns hold a goal figure: column goal_curve
+  bool illustrative_ = false;  // a row's goal figures rest on the illustrative curve
   std::chrono::steady_clock::time_point last_commit_;
 };
 
@@ -255,6 +270,7 @@ class TextWriter : public RowWriter {
     flag_ = flag;
     tmp_ = TempPath(path);
     header_ = h;
+    goal_column_ = HasGoalMetric(h.metrics);
     out_.open(tmp_, std::ios::binary | std::ios::trunc);
     if (!out_) return Fail(WriteError(flag, path, std::strerror(errno)));
     if (format_ == StoreFormat::kCsv) {
@@ -262,6 +278,7 @@ class TextWriter : public RowWriter {
       for (const auto& k : h.keys) out_ << "," << CsvField(k);
       out_ << ",status,reason";
       for (const auto* m : h.metrics) out_ << "," << CsvField(m->key);
+      if (goal_column_) out_ << ",goal_curve";
       out_ << "\n";
     }
     if (!out_) return Fail(WriteError(flag, path, std::strerror(errno)));
@@ -277,6 +294,7 @@ class TextWriter : public RowWriter {
         out_ << ",";
         if (auto v = Finite(m)) out_ << Shortest(*v);
       }
+      if (goal_column_) out_ << "," << CsvField(row.goal_curve);
       out_ << "\n";
     } else {
       nlohmann::ordered_json j = RowToJson(header_.keys, header_.metrics, row);
@@ -303,6 +321,7 @@ class TextWriter : public RowWriter {
   StoreHeader header_;
   std::ofstream out_;
   bool closed_ = false;
+  bool goal_column_ = false;  // the columns hold a goal figure: column goal_curve
 };
 
 }  // namespace
@@ -323,6 +342,9 @@ nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std
   for (size_t m = 0; m < row.metrics.size(); ++m) {
     auto v = Finite(row.metrics[m]);
     j[std::string(metrics[m]->key)] = v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  }
+  if (HasGoalMetric(metrics)) {
+    j["goal_curve"] = row.goal_curve.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.goal_curve);
   }
   return j;
 }

@@ -6,9 +6,15 @@
 // normally and it holds the points finished so far, marked incomplete.
 //
 // Database layout:
-//   points(point INTEGER PRIMARY KEY, "<varied key>"..., status, reason, "<metric>"...)
+//   points(point INTEGER PRIMARY KEY, "<varied key>"..., status, reason, "<metric>"...[, goal_curve])
 //   sweep(key TEXT PRIMARY KEY, value TEXT)   -- scenario text and file, rlcost version,
-//                                             -- command line, points planned/written, complete
+//                                             -- command line, points planned/written, complete,
+//                                             -- goal_curve_is_illustrative (1: a row's goal figures
+//                                             -- rest on rlcost's illustrative learning curve)
+// When the columns hold a goal figure (goal.steps, goal.usd, ...), every
+// format ends each row with `goal_curve`: what those figures rest on
+// ("illustrative", "published:NAME", "given"; empty/null when the point sets
+// no target), so no figure of the illustrative curve leaves without its label.
 //   metrics(name TEXT PRIMARY KEY, unit TEXT, description TEXT)
 // Column names are the dotted keys; SQL quotes them: SELECT "run.usd" FROM points.
 #pragma once
@@ -46,7 +52,7 @@ class RowWriter {
 };
 
 // One row as `--jsonl` writes it: {"point", "<varied key>"... (numbers typed),
-// "status", "reason", "<metric>"... (null = not applicable)}. The HTTP API's
+// "status", "reason", "<metric>"... (null = not applicable)[, "goal_curve"]}. The HTTP API's
 // /v1/sweep and the Python module's sweep() return the same rows.
 nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std::vector<const MetricDef*>& metrics,
                                  const PointRow& row);

@@ -57,6 +57,10 @@ std::vector<const MetricDef*> DefaultMetrics() {
   return out;
 }
 
+bool HasGoalMetric(const std::vector<const MetricDef*>& metrics) {
+  return std::any_of(metrics.begin(), metrics.end(), [](const MetricDef* m) { return m->key.rfind("goal.", 0) == 0; });
+}
+
 Result<const MetricDef*> MetricByName(std::string_view name, std::string_view flag) {
   if (const MetricDef* m = FindMetric(name)) return m;
   std::string known;
@@ -114,6 +118,7 @@ void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std
     return;
   }
   for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
+  if (e->goal.requested && HasGoalMetric(metrics)) row.goal_curve = e->goal.curve;
 }
 
 void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,

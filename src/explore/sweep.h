@@ -37,7 +37,16 @@ struct PointRow {
   PointStatus status = PointStatus::kOk;
   std::string reason;                             // empty when ok
   std::vector<std::optional<double>> metrics;     // SweepOptions::metrics order; nullopt = not applicable
+  // What the row's goal.* figures rest on, when its columns hold one and the
+  // point sets a target: Estimate::goal.curve ("illustrative", "published:NAME",
+  // "given"); "" otherwise. Written beside the row (column `goal_curve`).
+  std::string goal_curve;
 };
+
+// Whether the columns hold a goal figure (goal.steps, goal.usd, ...): the rows
+// then say what the goal's learning curve is (PointRow::goal_curve).
+bool HasGoalMetric(const std::vector<const MetricDef*>& metrics);
+inline constexpr std::string_view kIllustrativeCurve = "illustrative";  // PointRow::goal_curve of the default curve
 
 struct SweepOptions {
   std::vector<const MetricDef*> metrics;  // columns; empty = DefaultMetrics()

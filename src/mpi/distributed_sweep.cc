@@ -35,11 +35,13 @@ bool Get(const char*& p, const char* end, T& v) {
 
 std::vector<char> EncodeRow(const explore::PointRow& row) {
   std::vector<char> out;
-  out.reserve(32 + row.reason.size() + 9 * row.metrics.size());
+  out.reserve(36 + row.reason.size() + row.goal_curve.size() + 9 * row.metrics.size());
   Put(out, row.index);
   Put(out, static_cast<int32_t>(row.status));
   Put(out, static_cast<uint32_t>(row.reason.size()));
   out.insert(out.end(), row.reason.begin(), row.reason.end());
+  Put(out, static_cast<uint32_t>(row.goal_curve.size()));
+  out.insert(out.end(), row.goal_curve.begin(), row.goal_curve.end());
   Put(out, static_cast<uint32_t>(row.metrics.size()));
   for (const auto& m : row.metrics) {
     Put(out, static_cast<uint8_t>(m.has_value()));
@@ -59,6 +61,10 @@ bool DecodeRow(const char* data, size_t size, explore::PointRow& row) {
   if (static_cast<size_t>(end - p) < reason_size) return false;
   row.reason.assign(p, reason_size);
   p += reason_size;
+  uint32_t curve_size = 0;
+  if (!Get(p, end, curve_size) || static_cast<size_t>(end - p) < curve_size) return false;
+  row.goal_curve.assign(p, curve_size);
+  p += curve_size;
   if (!Get(p, end, metrics) || static_cast<size_t>(end - p) != size_t{metrics} * 9) return false;
   row.metrics.assign(metrics, std::nullopt);
   for (uint32_t i = 0; i < metrics; ++i) {

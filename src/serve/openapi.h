@@ -83,7 +83,7 @@ inline constexpr const char* kOpenApiJson = R"json({
     },
     "/v1/sweep": {
       "post": {
-        "summary": "A sweep over scenario fields: the rows of rlcost sweep --jsonl; bounded by the server's --sweep-max-points and --sweep-timeout-ms",
+        "summary": "A sweep over scenario fields: the rows of rlcost sweep --jsonl (each ends with goal_curve when a goal figure is a column; goal_curve_is_illustrative and notes say what the goal figures rest on); bounded by the server's --sweep-max-points and --sweep-timeout-ms",
         "requestBody": {"content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Request"}, {"type": "object", "required": ["vary"], "properties": {
           "vary": {"oneOf": [{"type": "object", "additionalProperties": {"oneOf": [{"type": "array"}, {"type": "string"}]}}, {"type": "array"}]},
           "sample": {"type": "integer", "minimum": 0}, "seed": {"type": "integer", "minimum": 0},

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explore/design.h"
+#include "explore/store.h"
 #include "explore/sweep.h"
 #include "scenario/document.h"
 #include "support.h"
@@ -102,6 +103,46 @@ TEST(Sweep, APointIsTheEstimateWithTheSameSetValues) {
   ASSERT_TRUE(e);
   EXPECT_EQ(*row.metrics[0], e->usd);
   EXPECT_EQ(*row.metrics[1], e->step.time_s);
+}
+
+// No goal figure leaves a sweep without saying what it rests on: a row whose
+// columns hold one carries its estimate's goal.curve ("illustrative" for the
+// default curve, "published:NAME" for a preset, "given" for the user's
+// numbers); a row without a goal column carries nothing.
+TEST(Sweep, RowsSayWhatTheirGoalFiguresRestOn) {
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("hardware.gpus=8,16")});
+  auto row_with = [&](std::vector<const MetricDef*> metrics, std::vector<Override> fixed) {
+    SweepOptions opt;
+    opt.metrics = std::move(metrics);
+    opt.fixed = std::move(fixed);
+    return RunPoint(*doc, test::Cat(), *d, opt, 1);
+  };
+  const std::vector<const MetricDef*> goal = {FindMetric("run.usd"), FindMetric("goal.usd")};
+  PointRow def = row_with(goal, {});
+  ASSERT_EQ(def.status, PointStatus::kOk) << def.reason;
+  EXPECT_EQ(def.goal_curve, "illustrative");
+  auto s = LoadScenarioFile(DefaultYaml(), test::Cat(), {{"hardware.gpus", "16"}});
+  ASSERT_TRUE(s);
+  auto e = EstimateAnalytic(*s);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(def.goal_curve, e->goal.curve);  // one definition: the estimate's
+  EXPECT_TRUE(e->goal.curve_is_illustrative);
+  EXPECT_EQ(row_with(goal, {{"goal.curve", "scalerl-8b-math-14k"}}).goal_curve, "published:scalerl-8b-math-14k");
+  EXPECT_EQ(row_with(goal, {{"goal.curve.asymptote", "0.8"}, {"goal.curve.exponent", "1.5"},
+                            {"goal.curve.midpoint_useful_samples", "200000"}})
+                .goal_curve,
+            "given");
+  // No goal column, or no target: nothing to label.
+  EXPECT_EQ(row_with({FindMetric("run.usd")}, {}).goal_curve, "");
+  EXPECT_EQ(row_with(goal, {{"goal.target_pass_rate", "null"}}).goal_curve, "");
+  // The JSON row ends with it when (and only when) a goal figure is a column.
+  const auto j = RowToJson({"hardware.gpus"}, goal, def);
+  EXPECT_EQ(j["goal_curve"], "illustrative");
+  EXPECT_EQ(j.back(), "illustrative");
+  EXPECT_FALSE(RowToJson({"hardware.gpus"}, {FindMetric("run.usd")}, row_with({FindMetric("run.usd")}, {}))
+                   .contains("goal_curve"));
 }
 
 TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
@@ -225,6 +266,80 @@ std::string ReadAll(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Every file format labels the rows whose goal figures rest on the
+// illustrative curve, and the command says so once, whatever the rows.
+TEST(SweepCli, EveryFormatLabelsTheIllustrativeCurveAndTheTextSaysItOnce) {
+  if (!HaveSqliteShell()) GTEST_SKIP() << "the sqlite3 shell is not installed (scripts/install-deps.sh installs it)";
+  const std::string db = TempName("goal.db"), csv = TempName("goal.csv"), jsonl = TempName("goal.jsonl");
+  CmdResult r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+                      " --vary hardware.gpus=8,16,32 --metric run.usd --metric goal.steps -o " + db + " --csv " + csv +
+                      " --jsonl " + jsonl);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(Count(r.out, "ILLUSTRATIVE learning curve"), 1u) << r.out;
+  std::istringstream lines(ReadAll(csv));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "point,hardware.gpus,status,reason,run.usd,goal.steps,goal_curve");
+  int rows = 0;
+  for (; std::getline(lines, line); ++rows) EXPECT_EQ(line.substr(line.rfind(',') + 1), "illustrative") << line;
+  EXPECT_EQ(rows, 3);
+  std::istringstream jl(ReadAll(jsonl));
+  for (rows = 0; std::getline(jl, line); ++rows) EXPECT_EQ(nlohmann::json::parse(line)["goal_curve"], "illustrative");
+  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(Shell("sqlite3 " + db + " 'SELECT DISTINCT goal_curve FROM points;'").out, "illustrative\n");
+  EXPECT_EQ(Shell("sqlite3 " + db + " \"SELECT value FROM sweep WHERE key = 'goal_curve_is_illustrative';\"").out, "1\n");
+  // A published curve: labelled by name; no goal column: neither column nor note.
+  r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() +
+            " --set goal.curve=scalerl-8b-math-14k --vary hardware.gpus=8,16 --metric goal.usd --csv " + csv);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(Count(r.out, "ILLUSTRATIVE"), 0u) << r.out;
+  EXPECT_EQ(Count(r.out, "published learning curve (scalerl-8b-math-14k"), 1u) << r.out;
+  EXPECT_EQ(Count(ReadAll(csv), ",published:scalerl-8b-math-14k\n"), 2u);
+  r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() + " --vary hardware.gpus=8,16 --metric run.usd -o " +
+            db + " --csv " + csv);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadAll(csv).substr(0, ReadAll(csv).find('\n')), "point,hardware.gpus,status,reason,run.usd");
+  EXPECT_EQ(Shell("sqlite3 " + db + " \"SELECT value FROM sweep WHERE key = 'goal_curve_is_illustrative';\"").out, "0\n");
+  fs::remove(db);
+  fs::remove(csv);
+  fs::remove(jsonl);
+}
+
+// optimize: an objective or a constraint on a goal figure says what the
+// figure rests on, once in the text and per configuration in JSON; a search
+// that never reads a goal figure says nothing of a curve.
+TEST(OptimizeCli, SaysWhatItsGoalFiguresRestOn) {
+  const std::string cmd = std::string(RLCOST_BINARY) + " optimize " + DefaultYaml() + " --over hardware.gpus=8,16";
+  CmdResult text = Shell(cmd + " --minimize goal.usd");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_EQ(Count(text.out, "ILLUSTRATIVE learning curve"), 1u) << text.out;
+  CmdResult js = Shell(cmd + " --minimize run.usd --subject-to 'goal.steps<=1e9' --json");
+  ASSERT_EQ(js.code, 0) << js.out;
+  auto j = nlohmann::json::parse(js.out);
+  EXPECT_EQ(j["goal_curve_is_illustrative"], true);
+  EXPECT_EQ(j["goal_curve"], "illustrative");
+  for (const auto& c : j["best"]) EXPECT_EQ(c["goal_curve"], "illustrative");
+  ASSERT_EQ(j["notes"].size(), 1u);
+  // Two published curves among the configurations: each line names its own.
+  text = Shell(cmd + " --minimize goal.usd --over goal.curve=scalerl-8b-math-14k,scalerl-scout-math-14k");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_EQ(Count(text.out, "ILLUSTRATIVE"), 0u) << text.out;
+  EXPECT_EQ(Count(text.out, "[goal curve: published:scalerl-scout-math-14k]"), 4u) << text.out;  // 2 best + 2 front
+  js = Shell(cmd + " --minimize run.usd --json");
+  ASSERT_EQ(js.code, 0) << js.out;
+  j = nlohmann::json::parse(js.out);
+  EXPECT_EQ(j["goal_curve_is_illustrative"], false);
+  EXPECT_FALSE(j.contains("notes"));
+  EXPECT_FALSE(j["best"][0].contains("goal_curve"));
 }
 
 // A sweep's rows hold the figures `rlcost estimate --set ... --json` prints for the same values.

@@ -49,6 +49,12 @@ const std::string kVary =
     " --vary algorithm.group_size=2,4,8,16 --vary algorithm.prompts_per_step=32,128,512"
     " --vary model=qwen3-8b,qwen3-32b";
 
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST(MpiSweep, TwoProcessesWriteTheRowsOneProcessWrites) {
   std::string why;
   if (!Available(&why)) GTEST_SKIP() << why;
@@ -64,6 +70,8 @@ TEST(MpiSweep, TwoProcessesWriteTheRowsOneProcessWrites) {
   const std::string a = Slurp(dir / "one.jsonl"), b = Slurp(dir / "two.jsonl");
   EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 24);
   EXPECT_EQ(a, b);
+  // What the goal figures rest on crosses between the processes with the row.
+  EXPECT_EQ(CountOf(b, "\"goal_curve\":\"illustrative\""), 24u);
   // The database holds every point once, and says it is complete.
   auto q = rlcost::test::RunCommand("sqlite3 " + (dir / "two.db").string() +
                                     " \"SELECT COUNT(*), COUNT(DISTINCT point) FROM points;"

@@ -841,6 +841,12 @@ TEST_F(Serve, SweepMatchesTheCommandLine) {
   ASSERT_EQ(cli.size(), 4u);
   for (size_t i = 0; i < cli.size(); ++i) EXPECT_EQ(j["rows"][i], cli[i]) << i;
   EXPECT_GT(j["rows"][0]["run.usd"].get<double>(), 0);
+  // The default columns hold the goal's figures, on the illustrative curve:
+  // each row says so, and the answer once.
+  EXPECT_EQ(j["rows"][0]["goal_curve"], "illustrative");
+  EXPECT_EQ(j["goal_curve_is_illustrative"], true);
+  ASSERT_EQ(j["notes"].size(), 1u);
+  EXPECT_NE(j["notes"][0].get<std::string>().find("ILLUSTRATIVE learning curve"), std::string::npos);
   // A sample, and the list form of "vary" (--vary's own spelling).
   auto [s2, j2] = Post("/v1/sweep", R"({"vary": ["algorithm.group_size=2..64"], "sample": 5, "seed": 3,
                                         "metrics": ["step.time_s"]})");
@@ -848,6 +854,9 @@ TEST_F(Serve, SweepMatchesTheCommandLine) {
   EXPECT_EQ(j2["rows"].size(), 5u);
   EXPECT_TRUE(j2["rows"][0].contains("step.time_s"));
   EXPECT_FALSE(j2["rows"][0].contains("run.usd"));
+  EXPECT_FALSE(j2["rows"][0].contains("goal_curve"));  // no goal figure, nothing to label
+  EXPECT_EQ(j2["goal_curve_is_illustrative"], false);
+  EXPECT_TRUE(j2["notes"].empty());
 }
 
 TEST_F(Serve, SweepIsBounded) {
