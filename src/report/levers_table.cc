@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -336,6 +338,37 @@ nlohmann::json PriceCardToJson(const levers::PriceCard& card) {
 
 // --- Comparison -------------------------------------------------------------------
 
+// What each column's goal.usd rests on (Estimate::goal.curve), said once
+// under the table: the columns on rlcost's illustrative curve, then those on
+// a published one. "" when no column's goal figure needs a word.
+static std::string CompareGoalCurveNote(const levers::Comparison& cmp) {
+  std::string illustrative;
+  std::map<std::string, std::string> published;  // curve -> columns
+  for (size_t i = 0; i < cmp.entries.size(); ++i) {
+    const auto& c = cmp.entries[i].config;
+    if (!c.ok || !c.estimate.goal.requested) continue;
+    const std::string col(1, char('A' + i % 26));
+    if (c.estimate.goal.curve_is_illustrative) {
+      illustrative += (illustrative.empty() ? "" : ", ") + col;
+    } else if (c.estimate.goal.curve.rfind("published:", 0) == 0) {
+      auto& cols = published[c.estimate.goal.curve.substr(10)];
+      cols += (cols.empty() ? "" : ", ") + col;
+    }
+  }
+  std::string out;
+  if (!illustrative.empty()) {
+    out += fmt::format("\n  note: goal.usd of {} rests on rlcost's ILLUSTRATIVE learning curve (default parameters, "
+                       "not measured): set goal.curve to your run's own fit (rlcost forecast) or a published one\n",
+                       illustrative);
+  }
+  for (const auto& [name, cols] : published) {
+    out += fmt::format("\n  note: goal.usd of {} rests on a published learning curve, {} (catalog/curves.yaml), "
+                       "fitted to another run\n",
+                       cols, name);
+  }
+  return out;
+}
+
 std::string ComparisonToTable(const levers::Comparison& cmp) {
   std::string out = "rlcost compare — ratios are against the first column; '<' marks a difference over 10%\n\n";
   // Columns are lettered; the legend gives each one's full label.
@@ -368,6 +401,7 @@ std::string ComparisonToTable(const levers::Comparison& cmp) {
     }
     out += marked ? "  <\n" : "\n";
   }
+  out += CompareGoalCurveNote(cmp);
   for (size_t i = 0; i < cmp.entries.size(); ++i) {
     const auto& e = cmp.entries[i];
     if (!e.config.ok) out += fmt::format("\n  {}: {}\n", e.label, ConfigError(e.config));

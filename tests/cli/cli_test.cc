@@ -153,6 +153,28 @@ TEST(Cli, CompareListsTheInputsThatDiffer) {
   EXPECT_EQ(r.out.find("  B: model"), std::string::npos) << r.out;
 }
 
+// compare's goal.usd row says, under the table, which columns rest on the
+// illustrative learning curve and which on a published one; its JSON says it
+// per column (each estimate's goal.curve_is_illustrative and goal.curve).
+TEST(Cli, CompareSaysWhatEachGoalFigureRestsOn) {
+  const std::string file = std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml";
+  CmdResult r = Rlcost("compare " + file + " --with goal.curve=scalerl-8b-math-14k", 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: goal.usd of A rests on rlcost's ILLUSTRATIVE learning curve"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: goal.usd of B rests on a published learning curve, scalerl-8b-math-14k"), std::string::npos)
+      << r.out;
+  CmdResult j = Rlcost("compare " + file + " --with goal.curve=scalerl-8b-math-14k --json", 300);
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto js = nlohmann::json::parse(j.out);
+  EXPECT_EQ(js["entries"][0]["estimate"]["goal"]["curve_is_illustrative"], true);
+  EXPECT_EQ(js["entries"][1]["estimate"]["goal"]["curve_is_illustrative"], false);
+  EXPECT_EQ(js["entries"][1]["estimate"]["goal"]["curve"], "published:scalerl-8b-math-14k");
+  // No target, no goal figure: nothing to say.
+  CmdResult none = Rlcost("compare " + file + " --set goal.target_pass_rate=null --with algorithm.group_size=8", 300);
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(none.out.find("learning curve"), std::string::npos) << none.out;
+}
+
 // The goal says when it is already met, and when it cannot be reached says
 // why in one phrase ("NOT reachable — not reachable: ..." before).
 TEST(Cli, GoalSaysAlreadyMetOrWhyItCannotBeReached) {
