@@ -18,12 +18,15 @@ std::string N0(double v) { return std::isfinite(v) ? fmt::format("{:.0f}", v) : 
 
 }  // namespace
 
-BacktestRun RunBacktest(const std::vector<ProgressSeries>& runs, const Options& base) {
+BacktestRun RunBacktest(const std::vector<ProgressSeries>& runs, const Options& base,
+                        const std::vector<double>& fractions) {
+  const std::vector<double> fs =
+      fractions.empty() ? std::vector<double>(std::begin(kFractions), std::end(kFractions)) : fractions;
   BacktestRun out;
   for (const auto& s : runs) {
     out.runs.push_back(fmt::format("{} ({}: {} points, steps {}..{})", s.path, s.metric, s.points.size(), s.first_step,
                                    s.last_step));
-    auto c = Backtest(s, std::vector<double>(std::begin(kFractions), std::end(kFractions)), kTargetsPerCase, base);
+    auto c = Backtest(s, fs, kTargetsPerCase, base);
     out.cases.insert(out.cases.end(), c.begin(), c.end());
   }
   return out;

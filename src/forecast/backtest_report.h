@@ -16,8 +16,10 @@ struct BacktestRun {
   std::vector<std::string> runs;  // file, metric, points
 };
 
-// 30%, 50% and 70% of each run fitted, three targets each (Backtest).
-BacktestRun RunBacktest(const std::vector<ProgressSeries>& runs, const Options& base);
+// 30%, 50% and 70% of each run fitted, three targets each (Backtest);
+// `fractions` given: only those (the same cases as the full run's at each).
+BacktestRun RunBacktest(const std::vector<ProgressSeries>& runs, const Options& base,
+                        const std::vector<double>& fractions = {});
 
 struct BacktestSummary {
   int cases = 0, forecast = 0, within30 = 0, covered = 0, pass = 0;  // pass: within 30% or covered

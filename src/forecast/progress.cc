@@ -59,17 +59,19 @@ bool IsStepCsv(const std::string& text) {
 // score (veRL val/test_score/<source>, val-core/<source>/..., NeMo RL
 // validation/accuracy), then the training reward (veRL critic/score/mean,
 // NeMo RL train/reward).
-std::string ChooseMetric(const std::map<std::string, int>& counts) {
+// The held-out score first, then the training reward, among the keys logged
+// at least `min_points` times.
+std::string ChooseMetric(const std::map<std::string, int>& counts, int min_points) {
   auto has = [&](const std::string& k) {
     auto it = counts.find(k);
-    return it != counts.end() && it->second >= 2;
+    return it != counts.end() && it->second >= min_points;
   };
   for (const char* k : {"val_acc", "validation/accuracy", "val/accuracy"}) {
     if (has(k)) return k;
   }
   for (const char* prefix : {"val/test_score/", "val-core/"}) {
     for (const auto& [k, n] : counts) {
-      if (k.rfind(prefix, 0) == 0 && n >= 2) return k;
+      if (k.rfind(prefix, 0) == 0 && n >= min_points) return k;
     }
   }
   for (const char* k : {"critic/score/mean", "train_reward_mean", "train/reward", "critic/rewards/mean", "reward",
@@ -77,6 +79,13 @@ std::string ChooseMetric(const std::map<std::string, int>& counts) {
     if (has(k)) return k;
   }
   return "";
+}
+
+// A known key with two values or more; else one logged once, so that a log of
+// a single point is answered "n/a: only 1 point" rather than "no such column".
+std::string ChooseMetric(const std::map<std::string, int>& counts) {
+  std::string k = ChooseMetric(counts, 2);
+  return k.empty() ? ChooseMetric(counts, 1) : k;
 }
 
 double Find(const std::map<std::string, double>& v, std::initializer_list<const char*> keys) {

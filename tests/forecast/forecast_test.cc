@@ -2,9 +2,15 @@
 // curves, every log format on the same (synthetic, known) run, the n/a answers,
 // the JSON contract, and the back-test on the public veRL runs of ../shared/curves.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -202,6 +208,57 @@ TEST(ForecastRun, OnePointFlatOrFallingIsNaWithItsReason) {
   EXPECT_NE(beyond->reason.find("beyond reach"), std::string::npos) << beyond->reason;
 }
 
+// The done-when's edge cases on the command line: one point, a flat curve, a
+// falling one, values that are not numbers, a log with no rows or no metric.
+// Each answers n/a with its reason (exit 0) or an error naming what is wrong
+// (exit 2); none crashes or prints a step.
+TEST(ForecastCli, EdgeCasesAreNaWithTheirReasonOrAnErrorNeverANumber) {
+  const std::string dir = ::testing::TempDir() + "rlcost_forecast_edges_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  std::string flat = "step,reward\n", falling = "step,reward\n";
+  for (int i = 0; i < 40; ++i) {
+    flat += std::to_string(i + 1) + "," + std::to_string(0.5 + (i % 2 ? 0.01 : -0.01)) + "\n";
+    falling += std::to_string(i + 1) + "," + std::to_string(0.7 - 0.005 * i) + "\n";
+  }
+  const std::pair<std::string, std::string> na[] = {
+      {write("one.csv", "step,reward\n1,0.5\n"), "only 1 point of \"reward\""},
+      {write("nan.csv", "step,reward\n1,nan\n2,inf\n3,0.5\n"), "only 1 point of \"reward\""},
+      {write("flat.csv", flat), "\"reward\" is flat over the steps fitted"},
+      {write("falling.csv", falling), "\"reward\" falls over the steps fitted"},
+      // veRL console lines of one step: the held-out score once.
+      {write("one.log", "(main_task pid=1) step:1 - critic/score/mean:0.41 - val/test_score/openai/gsm8k:0.38\n"),
+       "only 1 point of"}};
+  for (const auto& [path, why] : na) {
+    CmdResult text = Rlcost("forecast " + path + " --target 0.8");
+    EXPECT_EQ(text.code, 0) << path << "\n" << text.err;
+    EXPECT_NE(text.out.find("steps to target: n/a: "), std::string::npos) << path << "\n" << text.out;
+    EXPECT_NE(text.out.find(why), std::string::npos) << path << "\n" << text.out;
+    CmdResult js = Rlcost("forecast " + path + " --target 0.8 --json");
+    ASSERT_EQ(js.code, 0) << path << "\n" << js.err;
+    auto j = nlohmann::json::parse(js.out)["forecast"];
+    EXPECT_EQ(j["steps_to_target"], "n/a") << path;
+    EXPECT_EQ(j["usd_to_target"], "n/a") << path;
+    EXPECT_NE(j["reason"].get<std::string>().find(why), std::string::npos) << path << "\n" << j.dump();
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {write("empty.csv", ""), "the log is empty"},
+      {write("header.csv", "step,reward\n"), "the log has no rows"},
+      {write("loss.csv", "step,loss\n1,2.0\n2,1.9\n"), "no known reward or accuracy column"},
+      {write("junk.log", "hello\nno metrics here\n"), "no metrics lines found"}};
+  for (const auto& [path, why] : bad) {
+    CmdResult r = Rlcost("forecast " + path + " --target 0.8");
+    EXPECT_EQ(r.code, 2) << path << "\n" << r.out;
+    EXPECT_NE((r.out + r.err).find(why), std::string::npos) << path << "\n" << r.out << r.err;
+    EXPECT_NE((r.out + r.err).find(path.substr(dir.size() + 1)), std::string::npos) << "names the file: " << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ForecastRead, AMissingMetricIsAnErrorNamingTheColumns) {
   auto r = ReadProgressFile(Data("synthetic_gsm8k.csv"), {"val/acc", 0});
   ASSERT_FALSE(r);
@@ -262,10 +319,13 @@ TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
   }
   Options smoothed;
   smoothed.smoothed_truth = true;
-  const auto t = Summarize(RunBacktest(train, Options{}).cases, 0.5);
-  const auto v = Summarize(RunBacktest(val, Options{}).cases, 0.5);
-  const auto ts = Summarize(RunBacktest(train, smoothed).cases, 0.5);
-  const auto vs = Summarize(RunBacktest(val, smoothed).cases, 0.5);
+  // The bar's figures (fitted on the first half): only that fraction is run,
+  // the four back-tests side by side (each seeds its own bootstrap).
+  auto half = [](const std::vector<ProgressSeries>* runs, Options o) {
+    return std::async(std::launch::async, [runs, o] { return Summarize(RunBacktest(*runs, o, {0.5}).cases, 0.5); });
+  };
+  auto ft = half(&train, Options{}), fv = half(&val, Options{}), fts = half(&train, smoothed), fvs = half(&val, smoothed);
+  const auto t = ft.get(), v = fv.get(), ts = fts.get(), vs = fvs.get();
   EXPECT_EQ(t.cases, 9);
   EXPECT_EQ(t.pass, 7);
   EXPECT_EQ(t.curves_pass, 3);
@@ -275,6 +335,25 @@ TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
   EXPECT_EQ(ts.pass, 9);
   EXPECT_EQ(vs.cases, 9);
   EXPECT_EQ(vs.pass, 6);
+  // docs/forecast-validation.md (scripts/forecast-validation.sh) states the same
+  // figures, in the script's words.
+  std::ifstream in(std::string(RLCOST_SOURCE_DIR) + "/docs/forecast-validation.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  auto bar = [](const std::string& metric, const std::string& reading, const BacktestSummary& b) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "- `%s`%s: %d of %d targets within 30%% of the true step or held by the interval (%.0f%%); "
+                  "curves passing: %d of %d (the bar: 70%% of curves)",
+                  metric.c_str(), reading.c_str(), b.pass, b.cases, 100.0 * b.pass / std::max(1, b.cases),
+                  b.curves_pass, b.curves);
+    return std::string(line);
+  };
+  const std::string avg = " (reached when its average is)";
+  for (const auto& line : {bar("val_acc", "", v), bar("train_reward_mean", "", t), bar("val_acc", avg, vs),
+                           bar("train_reward_mean", avg, ts)}) {
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/forecast-validation.md lacks: " << line;
+  }
 }
 
 }  // namespace
