@@ -21,6 +21,11 @@ A target is *reached* at the first step whose logged value is at or above it
 where the metric averaged over 2.5% of the run's points either side is
 (`--smoothed-truth`), the reading the interval's other end stands for.
 
+These three are every RL run the repository holds: its `experiments` branch
+(commit f07af32) has four logs, the fourth a supervised fine-tuning run
+(`gsm8k/gemma-2-2b-it-sft-0.411.log`: 58 steps of training loss, a validation
+loss twice), which has no reward or score to forecast.
+
 *Pass*: the forecast step is within 30% of the true step, or the interval
 holds it. A curve passes when half its targets or more do. *P(beyond)*: the
 share of bootstrap runs that never reach the target within 20x the steps
