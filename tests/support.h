@@ -39,6 +39,22 @@ inline Scenario LoadFile(const std::string& path, const std::vector<Override>& o
   return *s;
 }
 
+// The built-in default less the framework it names: scenarios/default.yaml
+// without its `framework:` line, which is ../shared/scenarios/default.yaml
+// (Scenario.BuiltinDefaultIsTheSharedDefaultPlusItsFramework). rlcost's own
+// stand, for the tests whose hand-worked figures are of a formula on that
+// scenario rather than of veRL's defaults (docs/model.md, "The built-in
+// default").
+inline Result<Scenario> DefaultWithoutFramework(const Catalog& cat, const std::vector<Override>& ov = {}) {
+  std::ifstream in(RLCOST_SOURCE_DIR "/scenarios/default.yaml", std::ios::binary);
+  std::string text, line;
+  while (std::getline(in, line)) {
+    if (line.rfind("framework:", 0) == 0) continue;
+    text += line + "\n";
+  }
+  return LoadScenarioText(text, cat, "default.yaml", ".", ov);
+}
+
 // "key=value;key=value" (the override column of the pinned-case files) as
 // overrides; a part that does not parse is a test failure naming it.
 inline std::vector<Override> ParseOverrides(const std::string& list) {

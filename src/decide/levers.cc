@@ -485,6 +485,14 @@ void FreeLayout(Scenario& s) {
   s.placement.gpu_memory_utilization.reset();
 }
 
+// Whether the scenario's framework, not its file, supplied `field`.
+bool FrameworkSupplied(const Scenario& s, const std::string& field) {
+  for (const auto& d : s.framework_defaults) {
+    if (d.path == field) return true;
+  }
+  return false;
+}
+
 // The async lever's placement when re-planning: disaggregated, the split left
 // to the planner (the user's own split kept when the run already was
 // disaggregated with a stated split). The starting split is half the GPUs
@@ -630,6 +638,17 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
   }
   if (Has(levers, Lever::kAsync)) {
     s.pipeline.mode = PipelineMode::kAsync;
+    if (base.placement.mode == PlacementMode::kColocated &&
+        FrameworkSupplied(base, "placement.gpu_memory_utilization")) {
+      // A colocated engine's share of GPU memory that the scenario left out
+      // and its framework supplied is that framework's colocated default (veRL
+      // rollout.yaml gpu_memory_utilization 0.5: room for the trainer on the
+      // same GPU). The async lever's engines own their GPUs: the share is left
+      // to the layout, as veRL's own disaggregated scripts raise it
+      // (verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_16_16.sh:120
+      // @ b178a3c: 0.80). docs/model.md, "The built-in default".
+      s.placement.gpu_memory_utilization.reset();
+    }
     if (base.pipeline.mode != PipelineMode::kAsync) {
       // One-step-off with partial (interruptible) rollouts: the configuration
       // behind the seed's 1.5-3.5x (AReaL v0.3 reports 2.77x with

@@ -297,10 +297,23 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
                            r.idle_tools_gpu_s + r.idle_weight_sync_gpu_s);
   }
   out += "  GPU price: " + PriceSource(s) + "\n";
-  // The assumptions, labelled (the price is on the line above).
+  // The assumptions, labelled (the price is on the line above). What a
+  // framework supplied is one line here; --full and --json list each default
+  // with its source.
+  const std::string framework_set = "framework " + s.framework + " set ";
   std::vector<const std::string*> assumed;
   for (const auto& a : e.assumptions) {
-    if (!std::string_view(a).starts_with("price: ")) assumed.push_back(&a);
+    if (std::string_view(a).starts_with("price: ")) continue;
+    if (!s.framework_defaults.empty() && std::string_view(a).starts_with(framework_set)) continue;
+    assumed.push_back(&a);
+  }
+  std::string framework_line;
+  if (!s.framework_defaults.empty()) {
+    std::string list;
+    for (const auto& f : s.framework_defaults) list += (list.empty() ? "" : ", ") + f.path + " = " + f.value;
+    framework_line = fmt::format("framework {} set what the scenario leaves out: {} (the source of each: --full)",
+                                 s.framework, list);
+    assumed.push_back(&framework_line);
   }
   if (!assumed.empty()) {
     out += "  assumed:\n";

@@ -282,7 +282,11 @@ TEST(Cli, MissingFileIsAClearError) {
 
 TEST(Cli, SetOverridesApply) {
   CmdResult a = Rlcost("estimate --json");
-  CmdResult b = Rlcost("estimate --json --set model=qwen3-32b --set environment.pass_rate.mean=0.45");
+  // qwen3-32b's 65.6 GB of weights do not fit one GPU's half that the
+  // default's veRL 0.6 gives the engine (gpu_memory_utilization 0.5), so it
+  // runs at rollout_tp 2 (32.8 GB per GPU), as a veRL user would set it.
+  CmdResult b = Rlcost(
+      "estimate --json --set model=qwen3-32b --set placement.rollout_tp=2 --set environment.pass_rate.mean=0.45");
   ASSERT_EQ(a.code, 0);
   ASSERT_EQ(b.code, 0) << b.err;
   auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);

@@ -60,7 +60,9 @@ TEST(ImportCli, HfModelRoundTripsThroughTheCatalog) {
   const std::string cat = (dir.path / "models.yaml").string();
   CmdRun r = Rlcost("import hf-model " + Data("hf/Qwen3-30B-A3B") + " --id my-moe -o " + cat);
   ASSERT_EQ(r.code, 0) << r.err;
-  CmdRun est = Rlcost("estimate --catalog " + cat + " --set model=my-moe --json");
+  // 61.1 GB of bf16 weights: at rollout_tp 2 (30.6 GB per GPU) they fit the
+  // half of each GPU the default's veRL 0.6 gives its engine.
+  CmdRun est = Rlcost("estimate --catalog " + cat + " --set model=my-moe --set placement.rollout_tp=2 --json");
   EXPECT_EQ(est.code, 0) << est.err;
   // A missing config.json: the file named, nothing written.
   const std::string out2 = (dir.path / "none.yaml").string();

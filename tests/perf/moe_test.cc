@@ -5,6 +5,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 
 namespace rlcost::perf {
 namespace {
@@ -14,7 +15,10 @@ const Catalog& Cat() {
   return c;
 }
 
-Scenario With(const std::vector<Override>& ov) { return DefaultScenario(Cat(), ov).value(); }
+// The default scenario as rlcost's own stand (no framework's defaults: no
+// gradient checkpointing, no engine memory share), on which the figures below
+// were worked by hand.
+Scenario With(const std::vector<Override>& ov) { return test::DefaultWithoutFramework(Cat(), ov).value(); }
 
 TEST(Moe, PipelineBubble) {
   // 1F1B: (pp - 1) / (m + pp - 1). pp 16, 18 micro-batches: 15 / 33.

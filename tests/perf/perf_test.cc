@@ -7,6 +7,7 @@
 #include "rlcost/catalog.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 
 namespace rlcost::perf {
 namespace {
@@ -167,9 +168,9 @@ TEST(Perf, KvBudgetOfTheDefaultScenario) {
   // 16 B * 8.2e9 / 8 GPUs = 16.4 GB, reference weights 2 B * 8.2e9 / 8 =
   // 2.05 GB, reserve 8 GB: KV = 80 - 16.4 - 16.4 - 2.05 - 8 = 37.15 GB;
   // / (2*36*8*128*2 = 147456 B) = 252k tokens. (Before the reference was
-  // counted: 39.2 GB, 266k tokens.)
+  // counted: 39.2 GB, 266k tokens.) That is the scenario with no framework.
   auto cat = Cat();
-  auto s = DefaultScenario(cat).value();
+  auto s = test::DefaultWithoutFramework(cat).value();
   ASSERT_TRUE(s.algorithm.reference_model);
   auto plan = PlanMemory(s).value();
   double w = s.model.params_b * 2;  // GB
@@ -178,6 +179,17 @@ TEST(Perf, KvBudgetOfTheDefaultScenario) {
   EXPECT_NEAR(plan.kv_budget_gb, 37.15, 1e-9);
   EXPECT_NEAR(plan.kv_tokens_per_engine, 37.15e9 / 147456, 1);
   EXPECT_FALSE(plan.train_state_offloaded);
+  // The built-in default names verl@0.6, whose engine takes half of each GPU
+  // (gpu_memory_utilization 0.5): KV = 0.5 * 80 - 16.4 = 23.6 GB (the
+  // trainer, reference and reserve live in the other half), / 147456 B =
+  // 160k tokens, 69.6 sequences of the mean 2300 tokens.
+  auto d = DefaultScenario(cat).value();
+  ASSERT_EQ(d.framework, "verl@0.6");
+  auto dp = PlanMemory(d).value();
+  EXPECT_NEAR(dp.kv_budget_gb, 0.5 * 80 - w, 1e-9);
+  EXPECT_NEAR(dp.kv_budget_gb, 23.6, 1e-9);
+  EXPECT_NEAR(dp.kv_tokens_per_engine, 23.6e9 / 147456, 1);
+  EXPECT_FALSE(dp.train_state_offloaded);
 }
 
 
@@ -218,7 +230,7 @@ TEST(Perf, MlaKvCapacityPerEngineOnB200) {
   // gave 8x that, ~7,700). With DP attention the ranks hold different
   // sequences: 8x again.
   auto cat = Cat();
-  auto s = DefaultScenario(cat, {{"model", "deepseek-v3"}, {"hardware.gpu", "b200"}, {"hardware.gpus", "128"},
+  auto s = test::DefaultWithoutFramework(cat, {{"model", "deepseek-v3"}, {"hardware.gpu", "b200"}, {"hardware.gpus", "128"},
                                  {"placement.mode", "disaggregated"}, {"placement.rollout_gpus", "8"},
                                  {"placement.rollout_tp", "8"}, {"precision.rollout", "fp8"},
                                  {"precision.kv_cache", "fp8"}});
@@ -403,7 +415,7 @@ TEST(Perf, PpoCriticTakesMemoryFromTheKvCache) {
   // state beside the policy's, 16.4 GB per GPU:
   // KV = 80 - 16.4 (inference) - 16.4 (policy) - 16.4 (critic) - 2.05 (reference) - 8 = 20.75 GB.
   auto cat = Cat();
-  auto grpo = DefaultScenario(cat).value();
+  auto grpo = test::DefaultWithoutFramework(cat).value();
   auto ppo = grpo;
   ppo.algorithm.name = Algorithm::kPpo;
   ppo.algorithm.critic = true;
@@ -438,7 +450,7 @@ TEST(Perf, CriticAndReferenceMoveToHostWhenTheyLeaveNoRoom) {
   // is 80 - 16.4 - 41 - 8 = 14.6 GB, room for the mean sequence: resident.
   // Host transfer per step: the optimizer states, 2 x (65.6 - 16.4) = 98.4 GB.
   auto cat = Cat();
-  auto s = DefaultScenario(cat).value();
+  auto s = test::DefaultWithoutFramework(cat).value();
   s.algorithm.name = Algorithm::kPpo;
   s.algorithm.critic = true;
   s.hardware.gpus = 2;
@@ -472,7 +484,7 @@ TEST(Perf, Fp8TrainingSpeedsUpOnlyTheGemms) {
   // g16 = 6 N_a * 1e6 / 8 / 794.5e12; FP8 replaces them by the same FLOPs at
   // 1402.6 TFLOP/s. Before: the whole step ran at the fp8 peak (t16 / 2).
   auto cat = Cat();
-  auto s = DefaultScenario(cat).value();
+  auto s = test::DefaultWithoutFramework(cat).value();
   s.hardware.gpu = *cat.FindGpu("h100-sxm");
   s.environment.prompt_tokens = Distribution::Fixed(12);
   s.environment.response_tokens = Distribution::Fixed(500);

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "rlcost/scenario.h"
 #include "scenario/overrides.h"
 
@@ -54,10 +56,34 @@ TEST(Scenario, SharedFilesLoadUnchanged) {
   EXPECT_GE(n, 10);
 }
 
-TEST(Scenario, RepoDefaultIsTheSharedDefault) {
+// The built-in default is the shared default plus the framework it names
+// (docs/model.md, "The built-in default"): parsed, the two documents differ
+// only by the top-level `framework` key. Emitting both (the same yaml-cpp
+// emitter, key order kept) compares every key and value, comments aside.
+TEST(Scenario, BuiltinDefaultIsTheSharedDefaultPlusItsFramework) {
   const std::string shared = kShared + "/scenarios/default.yaml";
   if (!fs::exists(shared)) GTEST_SKIP();
-  EXPECT_EQ(ReadAll(RLCOST_SOURCE_DIR "/scenarios/default.yaml"), ReadAll(shared));
+  YAML::Node ours = YAML::Load(ReadAll(RLCOST_SOURCE_DIR "/scenarios/default.yaml"));
+  YAML::Node theirs = YAML::Load(ReadAll(shared));
+  ASSERT_TRUE(ours.IsMap() && theirs.IsMap());
+  ASSERT_TRUE(ours["framework"].IsScalar());
+  EXPECT_EQ(ours["framework"].Scalar(), "verl@0.6");
+  EXPECT_FALSE(theirs["framework"].IsDefined());  // the shared file names none, and loads as written
+  EXPECT_EQ(ours.size(), theirs.size() + 1);
+  ASSERT_TRUE(ours.remove("framework"));
+  YAML::Emitter a, b;
+  a << ours;
+  b << theirs;
+  EXPECT_EQ(std::string(a.c_str()), std::string(b.c_str()));
+  // What the compiled-in copy loads to: the framework resolved, its defaults
+  // supplied (the shared file, loaded as written, has none).
+  auto builtin = DefaultScenario(Cat());
+  auto plain = LoadScenarioFile(shared, Cat());
+  ASSERT_TRUE(builtin && plain);
+  EXPECT_EQ(builtin->framework, "verl@0.6");
+  EXPECT_FALSE(builtin->framework_defaults.empty());
+  EXPECT_TRUE(plain->framework.empty());
+  EXPECT_TRUE(plain->framework_defaults.empty());
 }
 
 TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
@@ -83,6 +109,20 @@ TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
   EXPECT_EQ(s->goal.target_pass_rate, 0.6);
   EXPECT_FALSE(s->goal.curve.has_value());
   EXPECT_FALSE(s->expect.has_value());
+  // What verl@0.6 supplies (catalog/frameworks/verl.yaml, tag v0.6.0): CUDA
+  // graphs, sleep level 2, nothing offloaded, half of each GPU for the engine,
+  // gradient checkpointing, one load per tensor.
+  EXPECT_EQ(s->framework, "verl@0.6");
+  EXPECT_FALSE(s->engine.enforce_eager);
+  EXPECT_EQ(s->placement.engine_sleep_level, 2);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kNone);
+  EXPECT_FALSE(s->placement.offload.params);
+  EXPECT_FALSE(s->placement.offload.optimizer);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization.has_value());
+  EXPECT_EQ(*s->placement.gpu_memory_utilization, 0.5);
+  EXPECT_TRUE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
+  EXPECT_EQ(s->framework_defaults.size(), 8u);
 }
 
 TEST(Scenario, JsonLoadsLikeYaml) {
@@ -241,7 +281,7 @@ TEST(Scenario, BadInputsNameTheField) {
 TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   // verl@0.4 (catalog/frameworks/verl.yaml, tag v0.4.1): eager vLLM, sleep
   // level 1, optimizer states kept on the GPU, gpu_memory_utilization 0.5,
-  // gradient checkpointing on.
+  // gradient checkpointing on, one all-gather and load per tensor.
   // The file sets refit_offload itself: that value stands and is not listed.
   auto s = Load(kBase + "framework: verl@0.4\nplacement: {refit_offload: pinned}\n");
   ASSERT_TRUE(s) << s.error().ToString();
@@ -249,6 +289,7 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   EXPECT_TRUE(s->engine.enforce_eager);
   EXPECT_EQ(s->placement.engine_sleep_level, 1);
   EXPECT_EQ(s->placement.refit_offload, RefitOffload::kPinned);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
   ASSERT_TRUE(s->placement.gpu_memory_utilization);
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.5);
   std::vector<std::string> paths;
@@ -258,7 +299,7 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.engine_sleep_level",
                                              "placement.offload", "placement.gpu_memory_utilization",
-                                             "placement.gradient_checkpointing"}));
+                                             "placement.gradient_checkpointing", "placement.weight_sync"}));
   EXPECT_TRUE(s->placement.gradient_checkpointing);  // ppo_trainer.yaml:116 @ v0.4.1
   // --set wins over the framework as the file does.
   auto set = Load(kBase + "framework: verl@0.4\n", {{"engine.enforce_eager", "false"}});
