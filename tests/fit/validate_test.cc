@@ -296,5 +296,62 @@ TEST(ValidateCli, CommittedSourceFactsMarkdownMatchesTheCode) {
   fs::remove(tmp);
 }
 
+// validation/levers: every file is a case with its source, named in the
+// folder's README, and every metric is computed on both paths. The figures are
+// those `rlcost validate validation/levers` printed (release build,
+// 2026-12-04); a change of the model that moves them by more than one point
+// shows here, and the README's figures must follow.
+TEST(Validate, LeverCasesLoadWithTheirSourcesAndHoldTheirPrintedFigures) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  const fs::path dir = fs::path(RLCOST_SOURCE_DIR) / "validation" / "levers";
+  const std::string readme = Slurp((dir / "README.md").string());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    ++files;
+    EXPECT_NE(readme.find(e.path().filename().string()), std::string::npos)
+        << e.path().filename() << " is not named in validation/levers/README.md";
+  }
+  Options opt;  // both paths
+  auto rep = ValidateDir(dir.string(), *cat, opt);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  EXPECT_EQ(rep->scenarios, files);
+  EXPECT_EQ(static_cast<int>(rep->cases.size()), files) << "a file without an expect block";
+  for (const auto& c : rep->cases) EXPECT_FALSE(c.source.empty()) << c.file;
+  ASSERT_EQ(rep->paths.size(), 2u);
+  // NeMo RL PR #2779 (DeepSeek-V3, 256 H100s, MTP with one draft token):
+  // published 100.5 s with, 121.2 s without, ratio 100.5 / 121.2 = 0.829.
+  struct Want {
+    const char* file;
+    const char* relative_to;
+    double analytic, simulated;  // predicted / measured - 1, as printed
+  };
+  const Want want[] = {
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "", +0.045, +0.062},
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", +0.050, +0.052},
+      {"nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", "", -0.005, +0.010},
+  };
+  for (const PathResult& p : rep->paths) {
+    EXPECT_TRUE(p.available) << p.reason;
+    EXPECT_EQ(p.unavailable, 0);
+    for (const Check& c : p.checks) {
+      EXPECT_TRUE(c.status == Status::kPass || c.status == Status::kFail) << c.file << " " << c.key << ": " << c.message;
+      EXPECT_TRUE(std::isfinite(c.predicted)) << c.file << " " << c.key;
+    }
+    for (const Want& w : want) {
+      const Check* found = nullptr;
+      for (const Check& c : p.checks)
+        if (c.file == w.file && c.relative_to == w.relative_to && c.key == "step.time_s") found = &c;
+      ASSERT_NE(found, nullptr) << w.file << " / " << w.relative_to;
+      const double expected = p.path == Path::kAnalytic ? w.analytic : w.simulated;
+      EXPECT_NEAR(found->error, expected, 0.01) << ToString(p.path) << " " << w.file << " / " << w.relative_to;
+      // All three are inside their 20% tolerance, so they pass.
+      EXPECT_EQ(found->status, Status::kPass) << ToString(p.path) << " " << w.file;
+      EXPECT_FALSE(found->in_sample) << "no catalog default was read off PR #2779";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rlcost::validate
