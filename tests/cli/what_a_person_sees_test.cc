@@ -116,5 +116,25 @@ TEST(WhatAPersonSees, SimulateHeadlineSharesAreTheRegistrysAndTheJsons) {
   EXPECT_EQ(m[1].str(), fmt::format("{:.1f}", 100 * fraction));
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// issue #27 item 8: "Likely range (80%) ... probability 88%" contradicted
+// itself and repeated. Each command's text now says where the band comes from
+// once, as the 80% band read off the published runs with its leave-one-out
+// coverage, and no other probability.
+TEST(WhatAPersonSees, LikelyRangeIsExplainedOnceAsTheEightyPercentBand) {
+  for (const std::string cmd : {"estimate", "simulate"}) {
+    auto t = Rlcost(cmd + " " + Shared("default.yaml") + " --set algorithm.steps=20", 120);
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_EQ(Count(t.out, "likely range: the 80% band read off the published runs"), 1u) << cmd << "\n" << t.out;
+    EXPECT_EQ(Count(t.out, "leave-one-out coverage"), 1u) << cmd << "\n" << t.out;
+    EXPECT_EQ(t.out.find("probability"), std::string::npos) << cmd << "\n" << t.out;
+  }
+}
+
 }  // namespace
 }  // namespace rlcost
