@@ -1,5 +1,7 @@
 // `rlcost optimize [FILE] --minimize METRIC [--subject-to 'run.wall_time_h<=168' ...]
 //   [--over KEY=V1,V2|LO..HI[:STEP] ...] [--top N] [--json]`
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -9,6 +11,7 @@
 #include "cli/common.h"
 #include "api/illustrative.h"
 #include "explore/optimize.h"
+#include "rlcost/estimate.h"
 #include "scenario/document.h"
 
 namespace rlcost::cli {
@@ -31,6 +34,85 @@ nlohmann::json CandidateJson(const explore::Candidate& c, const explore::Design&
   j["run.wall_time_h"] = c.wall_time_h;
   if (!c.row.goal_curve.empty()) j["goal_curve"] = c.row.goal_curve;  // what a goal figure here rests on
   return j;
+}
+
+// The unit a column header shows: the metric registry's, dollars as "$".
+std::string UnitWords(std::string_view unit) {
+  std::string u(unit);
+  if (auto i = u.find("USD"); i != std::string::npos) u.replace(i, 3, "$");
+  return u;
+}
+
+// The unit of a searched scenario field (an --over KEY), read off its name;
+// "" for a choice (a GPU type, a precision, a mode), which has none.
+std::string_view AxisUnit(std::string_view key) {
+  auto ends = [&](std::string_view tail) {
+    return key.size() >= tail.size() && key.substr(key.size() - tail.size()) == tail;
+  };
+  if (ends("gpus") || ends("_tp") || ends("_pp") || ends("_dp") || ends("_ep") || ends("nodes")) {
+    return ends("nodes") ? "nodes" : "GPUs";
+  }
+  if (ends("group_size")) return "rollouts per prompt";
+  if (ends("prompts_per_step")) return "prompts per step";
+  if (ends("tokens")) return "tokens";
+  if (ends("price_per_gpu_hour")) return "$ per GPU-hour";
+  if (ends("staleness")) return "steps";
+  if (ends("steps")) return "steps";
+  if (ends("_s")) return "s";
+  if (ends("_h")) return "h";
+  if (ends("pass_rate") || ends("pass_rate.mean")) return "fraction solved";
+  if (ends("turns")) return "turns";
+  return "";
+}
+
+std::string WithUnit(std::string_view name, std::string_view unit) {
+  return unit.empty() ? std::string(name) : fmt::format("{} ({})", name, unit);
+}
+
+// Rows under headers, each column as wide as its widest cell; numbers right-aligned.
+void PrintTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(headers.size());
+  std::vector<bool> numeric(headers.size(), true);
+  for (size_t k = 0; k < headers.size(); ++k) w[k] = headers[k].size();
+  for (const auto& r : rows) {
+    for (size_t k = 0; k < r.size(); ++k) {
+      w[k] = std::max(w[k], r[k].size());
+      char* end = nullptr;
+      std::strtod(r[k].c_str(), &end);
+      numeric[k] = numeric[k] && !r[k].empty() && end && *end == '\0';
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = " ";
+    for (size_t k = 0; k < cells.size(); ++k) {
+      out += "  " + (numeric[k] ? fmt::format("{:>{}}", cells[k], w[k]) : fmt::format("{:<{}}", cells[k], w[k]));
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    std::cout << out << "\n";
+  };
+  line(headers);
+  for (const auto& r : rows) line(r);
+}
+
+// The headers of a table of configurations: the objective and the wall time,
+// each with its unit, then every searched field with its own.
+std::vector<std::string> ConfigHeaders(const explore::Design& d, const std::string& obj, bool numbered) {
+  std::vector<std::string> h;
+  if (numbered) h.push_back("#");
+  const MetricDef* m = FindMetric(obj);
+  h.push_back(WithUnit(obj, m ? UnitWords(m->unit) : ""));
+  h.push_back(WithUnit("wall time", "h"));
+  for (const auto& axis : d.axes()) h.push_back(WithUnit(axis.key, AxisUnit(axis.key)));
+  return h;
+}
+
+std::vector<std::string> ConfigRow(const explore::Candidate& c, const explore::Design& d, std::optional<size_t> number) {
+  std::vector<std::string> r;
+  if (number) r.push_back(fmt::format("{}", *number));
+  r.push_back(fmt::format("{:.4g}", c.objective));
+  r.push_back(fmt::format("{:.3g}", c.wall_time_h));
+  for (size_t k = 0; k < d.axes().size(); ++k) r.push_back(c.row.values[k]);
+  return r;
 }
 
 int Run(const OptimizeArgs& a) {
@@ -77,15 +159,11 @@ int Run(const OptimizeArgs& a) {
     }
   }
   const std::vector<std::string> curve_notes =
-      api::SweepCurveNotes(curves, curves.size() > 1 ? "each configuration says which curve its figures rest on"
+      api::SweepCurveNotes(curves, curves.size() > 1 ? "the goal curve column says which curve each configuration's figures rest on"
                                                      : "it holds for every configuration listed");
   nlohmann::json curve_flags = {{"goal_curve_is_illustrative", curves.count("illustrative") > 0}};
   if (curves.size() == 1) curve_flags["goal_curve"] = *curves.begin();
   if (!curve_notes.empty()) curve_flags["notes"] = curve_notes;
-  // Several curves among the configurations (goal.curve varied): each line names its own.
-  auto curve_of = [&](const explore::Candidate& c) {
-    return curves.size() > 1 && !c.row.goal_curve.empty() ? " [goal curve: " + c.row.goal_curve + "]" : std::string();
-  };
   if (a.json) {
     nlohmann::json j;
     j["minimize"] = obj;
@@ -112,14 +190,20 @@ int Run(const OptimizeArgs& a) {
     std::cout << "\n";
     return 3;
   }
-  std::cout << "\nbest configurations:\n";
-  for (size_t i = 0; i < r->best.size(); ++i) {
-    const auto& c = r->best[i];
-    std::string cfg;
-    for (size_t k = 0; k < design->axes().size(); ++k) cfg += fmt::format(" {}={}", design->axes()[k].key, c.row.values[k]);
-    std::cout << fmt::format("  {}. {} = {:.4g}, {:.3g} h wall:{}{}\n", i + 1, obj, c.objective, c.wall_time_h, cfg,
-                             curve_of(c));
-  }
+  // Where configurations rest on different goal curves (--over goal.curve=...),
+  // a last column names each one's.
+  auto with_curve = [&](std::vector<std::string> headers, std::vector<std::vector<std::string>> rows,
+                        const std::vector<explore::Candidate>& cs) {
+    if (curves.size() > 1) {
+      headers.push_back("goal curve");
+      for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(cs[i].row.goal_curve.empty() ? "-" : cs[i].row.goal_curve);
+    }
+    PrintTable(headers, rows);
+  };
+  std::cout << "\nbest configurations (lowest " << obj << " first):\n";
+  std::vector<std::vector<std::string>> best;
+  for (size_t i = 0; i < r->best.size(); ++i) best.push_back(ConfigRow(r->best[i], *design, i + 1));
+  with_curve(ConfigHeaders(*design, obj, true), best, r->best);
   std::cout << "\nwhat binds: ";
   if (!r->binding.empty()) {
     std::string b;
@@ -134,11 +218,9 @@ int Run(const OptimizeArgs& a) {
     std::cout << "; the best sits at the edge of the searched range for " << e << " (widen --over to look further)";
   }
   std::cout << "\n\nPareto front (" << obj << " vs wall time; no other configuration is both cheaper and faster):\n";
-  for (const auto& c : r->front) {
-    std::string cfg;
-    for (size_t k = 0; k < design->axes().size(); ++k) cfg += fmt::format(" {}={}", design->axes()[k].key, c.row.values[k]);
-    std::cout << fmt::format("  {:>9.3g} h  {:>11.4g}  {}{}\n", c.wall_time_h, c.objective, cfg, curve_of(c));
-  }
+  std::vector<std::vector<std::string>> front;
+  for (const auto& c : r->front) front.push_back(ConfigRow(c, *design, std::nullopt));
+  with_curve(ConfigHeaders(*design, obj, false), front, r->front);
   return 0;
 }
 

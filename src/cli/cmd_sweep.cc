@@ -11,6 +11,7 @@
 
 #include "cli/common.h"
 #include "cli/sweep_command.h"
+#include "explore/eta.h"
 
 namespace rlcost::cli {
 namespace {
@@ -34,16 +35,21 @@ int Run(const SweepArgs& a) {
   const uint64_t total = p.design.size();
   const auto start = std::chrono::steady_clock::now();
   const bool tty = ::isatty(STDERR_FILENO) != 0;
+  // The time left from how the points' cost has moved so far, not from their
+  // mean rate (explore/eta.h: on a grid whose points get dearer, the mean
+  // rate's ETA came out about 2x too early).
+  explore::EtaEstimator eta(total);
   if (tty) {
     opt.progress = [&](uint64_t done) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double rate = s > 0 ? static_cast<double>(done) / s : 0;
+      eta.Observe(done, s);
+      const double rate = eta.MeanRate();
       const int width = 30;
       const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total));
       std::fprintf(stderr, "\r[%s%s] %llu/%llu points  %.0f/s  ETA %s\033[K", std::string(filled, '#').c_str(),
                    std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
                    static_cast<unsigned long long>(total), rate,
-                   Clock(rate > 0 ? static_cast<double>(total - done) / rate : -1).c_str());
+                   Clock(eta.RemainingS()).c_str());
       std::fflush(stderr);
     };
   }

@@ -3,13 +3,14 @@
 // not.") checked on one scenario. Each claim gets the essay's figure, rlcost's
 // figure for this scenario — the real model run on variants of the scenario
 // (`--set` overrides, reloaded and checked like the user's own file) and on
-// the lever configurations of decide/levers — and a verdict: holds, fails, or
-// depends (on what, in `why`). Rules and formulas: docs/model.md, "The
-// essay's claims, checked".
+// the lever configurations of decide/levers — and a verdict: holds (inside
+// the claimed figure), exceeds (better than claimed), falls short (worse than
+// claimed) or depends (on what, in `why`). Rules and formulas: docs/model.md,
+// "The essay's claims, checked".
 //
 //   auto load = [&](const std::vector<std::string>& sets) { return LoadScenario(file, cat, sets); };
 //   auto r = claims::CheckClaims(scenario, catalog, load);
-//   for (const auto& c : r->claims) c.verdict;   // "holds" | "fails" | "depends"
+//   for (const auto& c : r->claims) c.verdict;   // "holds" | "exceeds" | "falls short" | "depends"
 #pragma once
 
 #include <functional>
@@ -34,7 +35,7 @@ struct Claim {
   std::string claimed;             // the essay's figure ("80-90%")
   std::string rlcost;              // rlcost's figure for this scenario, as shown
   std::optional<double> value;     // the figure the verdict is read from (nullopt: none)
-  std::string verdict;             // "holds" | "fails" | "depends"
+  std::string verdict;             // "holds" | "exceeds" | "falls short" | "depends" (Verdicts())
   std::string why;                 // how it was computed and what the verdict rests on
 };
 
@@ -55,5 +56,8 @@ Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVari
 
 // The ids in order (for tests and documentation).
 const std::vector<std::string>& ClaimIds();
+
+// The four verdicts, in the order a summary counts them.
+const std::vector<std::string>& Verdicts();
 
 }  // namespace rlcost::claims

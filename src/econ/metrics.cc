@@ -40,6 +40,10 @@ std::vector<MetricDef> MakeMetrics() {
     {"weight_sync.engine_s", "s", "one weight sync: colocated engine wake-up and sleep", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.engine_s; }},
     {"weight_sync.overlap_s", "s", "one weight sync: of the gather and the broadcast, time hidden by running both at once (pipelined buckets); subtracted from the parts", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.overlap_s; }},
     {"rollout_fraction", "", "share of GPU time spent generating", true, [](const Estimate& e) -> Opt { return e.rollout_fraction; }},
+    // The step's wall time by phase (the brief's "step:" line); rollout_fraction above is the GPU-time share.
+    {"step.rollout_share", "", "share of the step's wall time in the rollout phase (step.rollout_s / step.time_s)", false, [](const Estimate& e) -> Opt { if (!(e.step.time_s > 0)) return std::nullopt; return e.step.rollout_s / e.step.time_s; }},
+    {"step.train_share", "", "share of the step's wall time in the policy update (step.train_s / step.time_s)", false, [](const Estimate& e) -> Opt { if (!(e.step.time_s > 0)) return std::nullopt; return e.step.train_s / e.step.time_s; }},
+    {"step.other_share", "", "share of the step's wall time in log-prob and reference passes, weight sync and rewards (step.other_s / step.time_s)", false, [](const Estimate& e) -> Opt { if (!(e.step.time_s > 0)) return std::nullopt; return e.step.other_s / e.step.time_s; }},
     {"mfu.rollout", "", "model FLOPs utilisation while generating (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_rollout; }},
     {"mfu.train", "", "model FLOPs utilisation of the policy update (0..1)", true, [](const Estimate& e) -> Opt { return e.mfu_train; }},
     {"throughput.tokens_per_s_per_gpu", "tok/s", "prompt + response tokens trained on per second per GPU (all GPUs)", true, [](const Estimate& e) -> Opt { return e.tokens_per_s_per_gpu; }},

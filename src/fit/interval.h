@@ -31,6 +31,9 @@ struct Band {
   double low = 1, high = 1;  // bounds of predicted / measured (order statistics x_(j), x_(n+1-j))
   int cases = 0;             // residuals it was read off
   double nominal = 0;        // (n + 1 - 2j) / (n + 1): chance a new ratio falls inside, by construction
+  // Of the `cases` figures, how many lie inside the band read off the other
+  // runs only (LeaveOneRunOut): the coverage measured out of sample.
+  int loo_inside = 0;
   std::string source;       // where it comes from (never empty in the catalog)
 };
 
@@ -68,7 +71,7 @@ const std::vector<std::string_view>& HeadlineKeys();
 // Interval of each headline metric the estimate has (goal.usd only when reachable).
 std::map<std::string, Range> Intervals(const Estimate& e, const Band& b);
 Range Around(double predicted, const Band& b);
-// One sentence: where the band comes from.
+// One sentence: where the band comes from and its leave-one-out coverage.
 std::string BandSentence(const Band& b, std::string_view method);
 
 // How many published time figures fall inside the interval around their

@@ -1,5 +1,7 @@
 #include "report/claims_table.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 namespace rlcost::report {
@@ -29,17 +31,21 @@ std::string Wrap(const std::string& text, size_t width, const std::string& inden
 std::string ClaimsToTable(const claims::Report& r) {
   std::string out = fmt::format("rlcost claims — {}\n", r.scenario_name);
   out += Wrap(r.source, 100, "  ");
-  out += "  verdict: holds (rlcost's figure for this scenario is the essay's), fails (it is not), depends (on what, below)\n\n";
-  int holds = 0, fails = 0, depends = 0;
+  out += Wrap(
+      "verdict: holds (rlcost's figure for this scenario is inside the essay's), exceeds (better than the essay "
+      "claims: a bigger saving, speed-up or effect), falls short (worse than it claims), depends (on what, below)",
+      100, "  ");
+  out += "\n";
+  std::map<std::string, int> count;
   for (const auto& c : r.claims) {
-    (c.verdict == "holds" ? holds : c.verdict == "fails" ? fails : depends)++;
-    out += fmt::format("  {:<8} {}\n", c.verdict, c.claim);
-    out += fmt::format("           essay: {}   rlcost: {}\n", c.claimed, c.rlcost);
-    out += Wrap("why: " + c.why, 95, "           ");
+    ++count[c.verdict];
+    out += fmt::format("  {:<12} {}\n", c.verdict, c.claim);
+    out += fmt::format("               essay: {}   rlcost: {}\n", c.claimed, c.rlcost);
+    out += Wrap("why: " + c.why, 95, "               ");
     out += "\n";
   }
-  out += fmt::format("  {} claims: {} hold, {} fail, {} depend on this scenario's inputs\n", r.claims.size(), holds,
-                     fails, depends);
+  out += fmt::format("  {} claims: {} hold, {} exceed, {} fall short, {} depend on this scenario's inputs\n",
+                     r.claims.size(), count["holds"], count["exceeds"], count["falls short"], count["depends"]);
   return out;
 }
 

@@ -246,11 +246,17 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
     if (!ranges.empty()) out += "  likely range (80%, see below): " + ranges + "\n";
   }
   // Where the time and the money go.
-  const double t = std::max(e.step.time_s, 1e-12);
-  out += fmt::format("  step: {} and {} s of wall time: rollout {:.0f}%, train {:.0f}%, other {:.0f}% (log-prob, "
-                     "reference, weight sync, rewards)\n",
-                     FormatValue(e.usd_per_step, "USD"), FormatValue(e.step.time_s, "s"), 100 * e.step.rollout_s / t,
-                     100 * e.step.train_s / t, 100 * e.step.other_s / t);
+  // Shares of the step's wall time: the registry's step.*_share, one definition
+  // with JSON; the GPU-time share (rollout_fraction) follows on its own line.
+  auto share = [&](std::string_view key) {
+    const MetricDef* m = FindMetric(key);
+    auto v = m ? m->get(e) : std::nullopt;
+    return v ? fmt::format("{:.0f}%", 100 * *v) : std::string("n/a");
+  };
+  out += fmt::format("  step: {} and {} s of wall time: rollout {}, train {}, other {} of the step's wall time "
+                     "(other: log-prob, reference, weight sync, rewards)\n",
+                     FormatValue(e.usd_per_step, "USD"), FormatValue(e.step.time_s, "s"), share("step.rollout_share"),
+                     share("step.train_share"), share("step.other_share"));
   {
     std::string phases;
     const double usd = std::max(e.usd, 1e-12);

@@ -4,12 +4,14 @@
 // checked"); a change of model that moves one shows here by name.
 #include "decide/claims.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -53,7 +55,7 @@ const claims::Claim* Find(const claims::Report& r, const std::string& id) {
 using Verdicts = std::map<std::string, std::string>;
 const std::map<std::string, Verdicts>& Expected();
 
-TEST(Claims, EveryScenarioGetsEveryClaimWithAVerdictFromTheThree) {
+TEST(Claims, EveryScenarioGetsEveryClaimWithAVerdictFromTheFour) {
   for (const auto& [path, _] : Expected()) {
     SCOPED_TRACE(path);
     auto r = Check(path);
@@ -61,7 +63,8 @@ TEST(Claims, EveryScenarioGetsEveryClaimWithAVerdictFromTheThree) {
     for (size_t i = 0; i < r.claims.size(); ++i) {
       const auto& c = r.claims[i];
       EXPECT_EQ(c.id, claims::ClaimIds()[i]);
-      EXPECT_TRUE(c.verdict == "holds" || c.verdict == "fails" || c.verdict == "depends") << c.id << ": " << c.verdict;
+      EXPECT_NE(std::find(claims::Verdicts().begin(), claims::Verdicts().end(), c.verdict), claims::Verdicts().end())
+          << c.id << ": " << c.verdict;
       EXPECT_FALSE(c.claimed.empty()) << c.id;
       EXPECT_FALSE(c.rlcost.empty()) << c.id;
       EXPECT_FALSE(c.why.empty()) << c.id;
@@ -99,13 +102,57 @@ TEST(Claims, SpeculativeRolloutHoldsOnTheNemoRlPr2779Run) {
   EXPECT_EQ(c->claim.rfind("the field reports", 0), 0u);
 }
 
+// issue #27: a saving bigger than claimed was printed "fails". The spot
+// scenario's rollout pool at 0.35x the on-demand price, 0.5 reclaims per hour:
+// 81.6% more useful samples per dollar, above RLBoost's 28-49%, so the claim
+// is exceeded, not failed; everything that comes out below a claimed range
+// (the 1.79x of "~20x" on default.yaml) falls short.
+TEST(Claims, VerdictSaysWhichSideOfTheClaimTheFigureFalls) {
+  auto r = Check(Bundled("levers/spot-rollout-helps.yaml"));
+  const claims::Claim* spot = Find(r, "spot_rollout");
+  ASSERT_NE(spot, nullptr);
+  ASSERT_TRUE(spot->value.has_value());
+  EXPECT_GT(*spot->value, 0.49) << spot->why;
+  EXPECT_EQ(spot->verdict, "exceeds") << spot->rlcost;
+  auto d = Check(Shared("default.yaml"));
+  const claims::Claim* p = Find(d, "pass_rate_5_vs_50");
+  ASSERT_NE(p, nullptr);
+  EXPECT_LT(p->value.value_or(99), 20 / 1.25);
+  EXPECT_EQ(p->verdict, "falls short");
+  for (const auto& c : d.claims) EXPECT_NE(c.verdict, "fails") << c.id;
+}
+
+TEST(ClaimsCli, TableJsonAndReportUseTheSameFourWords) {
+  const std::string file = Bundled("levers/spot-rollout-helps.yaml");
+  auto t = test::Rlcost("claims " + file, 120);
+  ASSERT_EQ(t.code, 0) << t.err;
+  auto j = test::Rlcost("claims " + file + " --json", 120);
+  ASSERT_EQ(j.code, 0) << j.err;
+  std::map<std::string, int> count;
+  for (const auto& c : nlohmann::json::parse(j.out)) {
+    const std::string v = c["verdict"];
+    ++count[v];
+    // The table's row starts with the JSON's verdict, then the claim.
+    EXPECT_NE(t.out.find("  " + v + " "), std::string::npos) << v;
+  }
+  EXPECT_EQ(count["exceeds"], 1);
+  EXPECT_EQ(t.out.find("fails"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(fmt::format("{} hold, {} exceed, {} fall short, {} depend", count["holds"], count["exceeds"],
+                                   count["falls short"], count["depends"])),
+            std::string::npos)
+      << t.out;
+  // The legend says what each word means (wrapped at 100 characters).
+  EXPECT_NE(t.out.find("exceeds (better than the"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("falls short (worse than it claims)"), std::string::npos) << t.out;
+}
+
 // The verdicts default.yaml gets; every scenario below lists only where it
 // differs from them, and why where the reason is not obvious.
 Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>> differences = {}) {
-  Verdicts v = {{"pass_rate_5_vs_50", "fails"}, {"capability_30_vs_2", "fails"}, {"tool_use_tokens", "depends"},
-                {"rollout_share", "fails"},     {"decode_mfu", "holds"},         {"lora_tenancy", "depends"},
-                {"moe_active_params", "fails"}, {"async", "holds"},              {"quantized_rollout", "fails"},
-                {"b200_bandwidth", "fails"},    {"grpo2", "depends"},            {"combined", "fails"},
+  Verdicts v = {{"pass_rate_5_vs_50", "falls short"}, {"capability_30_vs_2", "falls short"}, {"tool_use_tokens", "depends"},
+                {"rollout_share", "falls short"},     {"decode_mfu", "holds"},         {"lora_tenancy", "depends"},
+                {"moe_active_params", "falls short"}, {"async", "holds"},              {"quantized_rollout", "falls short"},
+                {"b200_bandwidth", "falls short"},    {"grpo2", "depends"},            {"combined", "falls short"},
                 // No scenario here states a draft and none is a DeepSeek model with an MTP module:
                 // the acceptance would be assumed (docs/model.md, "Speculative decoding in rollout").
                 {"speculative_rollout", "depends"},
@@ -127,39 +174,39 @@ const std::map<std::string, Verdicts>& Expected() {
       // the share was 78.3% (the colocated step also moves the optimizer to
       // host and back around the refit, NeMo RL's default).
       {Shared("full-stack.yaml"),
-       Typical({{"rollout_share", "holds"}, {"decode_mfu", "depends"}, {"async", "fails"}})},
+       Typical({{"rollout_share", "holds"}, {"decode_mfu", "depends"}, {"async", "falls short"}})},
       // Its bf16 baseline is KV-bound. Since the analytic path follows a full
       // cache as it fills and preempts (docs/model.md, "A full, preempting KV
       // cache") instead of running it about half full, the baseline is
       // faster: async 1.43x (was 1.55x, "holds"), fp8 on H100 1.91x (was
       // 2.09x, "depends"), both now below the essay's range. b200_bandwidth
-      // fails: rollout 1.83x, under 2.4x / 1.25 (B200's decode efficiencies
+      // falls short: rollout 1.83x, under 2.4x / 1.25 (B200's decode efficiencies
       // read off the TensorRT-LLM rows with the full-cache model are 0.788 of
       // H100's: docs/model.md, Blackwell). async holds again at 1.53x since
       // the synchronous step waits for its busiest engine (docs/model.md,
       // "The busiest engine"; was 1.43x): the async lever's steady state
       // pools generation across steps and has no such wait.
-      {Shared("pilot-eval.yaml"), Typical({{"rollout_share", "holds"}, {"grpo2", "fails"}})},
-      {Shared("process-reward.yaml"), Typical({{"tool_use_tokens", "holds"}, {"async", "fails"}})},
+      {Shared("pilot-eval.yaml"), Typical({{"rollout_share", "holds"}, {"grpo2", "falls short"}})},
+      {Shared("process-reward.yaml"), Typical({{"tool_use_tokens", "holds"}, {"async", "falls short"}})},
       // lora_tenancy depends at 1.00x: LoRA itself 1.01x x the 4x batch 1.03x
       // x sharing 0.967x (market GPU prices, sandbox CPUs 8% of the bill; the
       // refit offload LoRA's small optimizer avoids). moe_active_params
       // depends: the MoE paired with qwen3-32b (qwen3-235b-a22b) does not fit
       // at this rollout_tp.
       {Shared("swe-agent.yaml"),
-       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "fails"}})},
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"}})},
       // The built-in default is the shared one with veRL 0.6's defaults
       // (docs/model.md, "The built-in default"). moe_active_params depends
       // (n/a): at the file's rollout_tp 1, qwen3-30b-a3b's 61.0 GB of weights
       // + 8 GB reserve do not fit the 0.5 of an 80 GB GPU veRL gives its
       // engine. async holds at 1.59x: the async lever's engines own their GPUs
-      // and leave veRL's colocated 0.5 share to the layout (1.29x, "fails",
+      // and leave veRL's colocated 0.5 share to the layout (1.29x, "falls short",
       // with 0.5 kept on the 4 rollout GPUs).
       {Bundled("default.yaml"), Typical({{"moe_active_params", "depends"}})},
       // As swe-agent.
       {Bundled("harbor-swe-tests.yaml"),
-       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "fails"}})},
-      {Bundled("llm-judge.yaml"), Typical({{"async", "fails"}})},
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"}})},
+      {Bundled("llm-judge.yaml"), Typical({{"async", "falls short"}})},
   };
   return m;
 }
@@ -205,7 +252,7 @@ TEST(ClaimsCli, JsonIsAListWithTheContractKeys) {
       EXPECT_TRUE(c[k].is_string()) << k;
     }
     const std::string v = c["verdict"];
-    EXPECT_TRUE(v == "holds" || v == "fails" || v == "depends") << v;
+    EXPECT_NE(std::find(claims::Verdicts().begin(), claims::Verdicts().end(), v), claims::Verdicts().end()) << v;
   }
 }
 
