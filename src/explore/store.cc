@@ -135,6 +135,8 @@ class SqliteWriter : public RowWriter {
       cols += ", " + Quote(m->key) + " REAL";
       placeholders += ",?";
     }
+    cols += ", note TEXT";  // explore::PointRow::note; NULL when nothing to say
+    placeholders += ",?";
     if (auto ok = Exec("PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE;"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE points(" + cols + ");"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE sweep(key TEXT PRIMARY KEY, value TEXT);"); !ok) return ok;
@@ -176,6 +178,8 @@ class SqliteWriter : public RowWriter {
       if (auto v = Finite(m)) sqlite3_bind_double(insert_, col++, *v);
       else sqlite3_bind_null(insert_, col++);
     }
+    if (row.note.empty()) sqlite3_bind_null(insert_, col++);
+    else sqlite3_bind_text(insert_, col++, row.note.c_str(), static_cast<int>(row.note.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(insert_) != SQLITE_DONE) return Fail(DbError());
     ++written_;
     // Commit about twice a second, so a stop loses nothing already computed.
@@ -262,7 +266,7 @@ class TextWriter : public RowWriter {
       for (const auto& k : h.keys) out_ << "," << CsvField(k);
       out_ << ",status,reason";
       for (const auto* m : h.metrics) out_ << "," << CsvField(m->key);
-      out_ << "\n";
+      out_ << ",note\n";
     }
     if (!out_) return Fail(WriteError(flag, path, std::strerror(errno)));
     return {};
@@ -277,7 +281,7 @@ class TextWriter : public RowWriter {
         out_ << ",";
         if (auto v = Finite(m)) out_ << Shortest(*v);
       }
-      out_ << "\n";
+      out_ << "," << CsvField(row.note) << "\n";
     } else {
       nlohmann::ordered_json j = RowToJson(header_.keys, header_.metrics, row);
       out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -324,6 +328,7 @@ nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std
     auto v = Finite(row.metrics[m]);
     j[std::string(metrics[m]->key)] = v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
   }
+  j["note"] = row.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.note);
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace rlcost::mpi {
@@ -45,6 +46,12 @@ std::vector<char> EncodeRow(const explore::PointRow& row) {
     Put(out, static_cast<uint8_t>(m.has_value()));
     Put(out, m.value_or(0.0));
   }
+  // The note and the figures process 0 compares across rows (NeighbourNotes).
+  Put(out, row.step_s);
+  Put(out, row.usd_per_step);
+  Put(out, static_cast<int32_t>(row.gpus));
+  Put(out, static_cast<uint32_t>(row.note.size()));
+  out.insert(out.end(), row.note.begin(), row.note.end());
   return out;
 }
 
@@ -59,7 +66,7 @@ bool DecodeRow(const char* data, size_t size, explore::PointRow& row) {
   if (static_cast<size_t>(end - p) < reason_size) return false;
   row.reason.assign(p, reason_size);
   p += reason_size;
-  if (!Get(p, end, metrics) || static_cast<size_t>(end - p) != size_t{metrics} * 9) return false;
+  if (!Get(p, end, metrics) || static_cast<size_t>(end - p) < size_t{metrics} * 9) return false;
   row.metrics.assign(metrics, std::nullopt);
   for (uint32_t i = 0; i < metrics; ++i) {
     uint8_t has = 0;
@@ -68,6 +75,13 @@ bool DecodeRow(const char* data, size_t size, explore::PointRow& row) {
     Get(p, end, v);
     if (has) row.metrics[i] = v;
   }
+  int32_t gpus = 0;
+  uint32_t note_size = 0;
+  if (!Get(p, end, row.step_s) || !Get(p, end, row.usd_per_step) || !Get(p, end, gpus) || !Get(p, end, note_size))
+    return false;
+  row.gpus = gpus;
+  if (static_cast<size_t>(end - p) != note_size) return false;
+  row.note.assign(p, note_size);
   return true;
 }
 
@@ -88,6 +102,7 @@ uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc,
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   explore::SweepOptions opt = opt_in;
+  opt.neighbour_notes = false;  // each process sees every size-th row: process 0 adds them in order
   opt.first = static_cast<uint64_t>(rank);
   opt.stride = static_cast<uint64_t>(size);
   opt.progress = nullptr;
@@ -150,8 +165,11 @@ uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc,
   int workers_done = 0;
   bool stop_sent = false;
   std::vector<char> buffer;
+  std::optional<explore::NeighbourNotes> neighbours;
+  if (opt_in.neighbour_notes) neighbours.emplace(design);
   auto deliver = [&](explore::PointRow&& row) {
     row.values = design.Values(row.index);
+    if (neighbours) neighbours->Apply(row);
     sink(std::move(row));
     ++delivered;
   };

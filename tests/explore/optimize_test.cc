@@ -87,5 +87,73 @@ TEST(Optimize, MatchesAnExhaustiveReadingOfTheGrid) {
   EXPECT_TRUE(r2->binding.empty());
 }
 
+
+// Qwen3-32B on 32 H100s with no placement (issue #26's case).
+std::string Q32NoPlacement() {
+  return R"(model: qwen3-32b
+hardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}
+environment:
+  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
+  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
+  pass_rate: {mean: 0.35, concentration: 2.0}
+algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
+goal: {target_pass_rate: 0.6}
+)";
+}
+
+// Issue #26: optimize plans the layout of every configuration (colocated and
+// disaggregated splits) and lists each run once. Without planning, the async
+// configurations on the default colocated layout ran synchronously and came
+// in identical pairs.
+TEST(Optimize, PlansEachConfigurationAndListsEachRunOnce) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto design = Design::Grid({*ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8"),
+                              *ParseAxis("algorithm.group_size=8,16")});
+  ASSERT_TRUE(design);
+  OptimizeOptions opt;
+  opt.objective = FindMetric("run.usd");
+  opt.sweep.plan = plan::Objective::kCost;
+  auto r = Optimize(*doc, test::Cat(), *design, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_EQ(r->best.size(), 5u);
+  EXPECT_GE(r->disaggregated, 1u) << "no disaggregated split was evaluated";
+  for (size_t i = 0; i < r->best.size(); ++i) {
+    ASSERT_TRUE(r->best[i].row.effective);
+    for (size_t j = 0; j < i; ++j) {
+      EXPECT_NE(EffectiveKey(*design, r->best[i].row), EffectiveKey(*design, r->best[j].row)) << i << " vs " << j;
+    }
+  }
+}
+
+// Placement stated as an axis: colocated async is the synchronous run (the
+// closed form overlaps only on separate GPUs), so of the 8 points 2 are the
+// same run as a better one: exactly the two colocated async ones.
+TEST(Optimize, AsyncOnSharedGpusIsTheSynchronousRunAndIsListedOnce) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto design = Design::Grid({*ParseAxis("placement.mode=colocated,disaggregated"),
+                              *ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8")});
+  ASSERT_TRUE(design);
+  OptimizeOptions opt;
+  opt.objective = FindMetric("run.usd");
+  opt.sweep.plan = plan::Objective::kCost;
+  opt.top = 8;
+  auto r = Optimize(*doc, test::Cat(), *design, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_EQ(r->ran, 8u);
+  EXPECT_EQ(r->same_run, 2u);
+  ASSERT_EQ(r->best.size(), 6u);
+  int colocated = 0;
+  for (const auto& c : r->best) {
+    ASSERT_TRUE(c.row.effective);
+    if (c.row.effective->layout.mode == PlacementMode::kColocated) {
+      ++colocated;
+      EXPECT_EQ(c.row.effective->pipeline, PipelineMode::kSync);
+    }
+  }
+  EXPECT_EQ(colocated, 2);
+}
+
 }  // namespace
 }  // namespace rlcost::explore
