@@ -251,5 +251,5 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
     except ImportError as e:
         raise ImportError("frame=True needs pandas (Debian: python3-pandas); without it, use the "
                           "result's \"rows\"") from e
-    columns = ["point", *result["keys"], "status", "reason", *(m["key"] for m in result["metrics"])]
+    columns = ["point", *result["keys"], "status", "reason", *(m["key"] for m in result["metrics"]), "note"]
     return pandas.DataFrame(result["rows"], columns=columns)
