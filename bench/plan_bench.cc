@@ -3,7 +3,9 @@
 // per second per core). The scenarios leave their placement out, so every
 // layout field is planned: default.yaml without its placement block (8 H100s)
 // and Qwen3-235B-A22B on 64 H100s (the most layouts of the done-when cases).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -87,5 +89,88 @@ void BM_SweepAnalyticPlanned3Keys(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepAnalyticPlanned3Keys)->Unit(benchmark::kMicrosecond);
+
+
+const char* kMoe235b128NoPlacement = R"(model: qwen3-235b-a22b
+hardware: {gpu: h100-sxm, gpus: 128}
+environment:
+  prompt_tokens: {mean: 400, cv: 0.5, max: 2048}
+  response_tokens: {mean: 3000, cv: 0.7, max: 8192}
+algorithm: {group_size: 8, prompts_per_step: 128}
+)";
+
+// Issue #26's 50 ms: the planner alone (every candidate layout estimated) on
+// the largest done-when case, Qwen3-235B-A22B on 128 H100s.
+void BM_PlanAndEstimateQwen3_235b128xH100(benchmark::State& st) { PlanThenEstimate(st, kMoe235b128NoPlacement, true); }
+BENCHMARK(BM_PlanAndEstimateQwen3_235b128xH100)->Unit(benchmark::kMillisecond);
+
+// The axes of a 10^5-point sweep with planning (issue #26: >= 10^4 points/s
+// per core): 3 models x 3 GPUs x 4 GPU counts x 3 group sizes x 4 batch sizes
+// x 4 response lengths x 2 rollout precisions = 3456 layouts to plan, each
+// for 10 base pass rates x 3 goals (30 points that share a layout: the pass
+// rate and the goal change neither the rollouts nor the step) = 103,680 points.
+std::vector<explore::Axis> Sweep1e5Axes() {
+  std::vector<explore::Axis> axes;
+  for (const char* a : {"model=qwen3-8b,qwen3-32b,qwen3-30b-a3b", "hardware.gpu=h100-sxm,h200,b200",
+                        "hardware.gpus=8,16,32,64", "algorithm.group_size=4,8,16",
+                        "algorithm.prompts_per_step=32,64,128,256", "environment.response_tokens.mean=1000,2000,4000,6000",
+                        "precision.rollout=bf16,fp8", "environment.pass_rate.mean=0.05..0.5:0.05",
+                        "goal.target_pass_rate=0.6,0.7,0.8"}) {
+    axes.push_back(*explore::ParseAxis(a));
+  }
+  return axes;
+}
+
+// One pass over every point on one thread, from a cold runner (no plan
+// cached), as one thread of `rlcost sweep` runs its share.
+void BM_Sweep1e5PointsPlannedOneCore(benchmark::State& state) {
+  auto cat = Catalog::Builtin();
+  auto doc = scenario_internal::ScenarioDocument::FromText(kDefaultNoPlacement, "<bench>", ".", "");
+  auto design = explore::Design::Grid(Sweep1e5Axes());
+  if (!cat || !doc || !design) {
+    state.SkipWithError("cannot load the scenario or its design");
+    return;
+  }
+  explore::SweepOptions opt;
+  opt.plan = plan::Objective::kCost;
+  uint64_t points = 0, ok = 0;
+  for (auto _ : state) {
+    const explore::PointRunner runner(*doc, *cat, *design, opt);
+    for (uint64_t i = 0; i < design->size(); ++i) {
+      auto row = runner.Run(i);
+      ok += row.status == explore::PointStatus::kOk;
+      benchmark::DoNotOptimize(row);
+    }
+    points += design->size();
+  }
+  state.counters["points"] = static_cast<double>(design->size());
+  state.counters["ran_share"] = static_cast<double>(ok) / static_cast<double>(std::max<uint64_t>(points, 1));
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Sweep1e5PointsPlannedOneCore)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The worst case: a layout planned at every point (no two points share one):
+// the first 3456 points of the grid above with the shared axes fixed.
+void BM_SweepEveryPointPlannedOneCore(benchmark::State& state) {
+  auto cat = Catalog::Builtin();
+  auto doc = scenario_internal::ScenarioDocument::FromText(kDefaultNoPlacement, "<bench>", ".", "");
+  auto axes = Sweep1e5Axes();
+  axes.resize(7);
+  auto design = explore::Design::Grid(axes);
+  if (!cat || !doc || !design) {
+    state.SkipWithError("cannot load the scenario or its design");
+    return;
+  }
+  explore::SweepOptions opt;
+  opt.plan = plan::Objective::kCost;
+  uint64_t points = 0;
+  for (auto _ : state) {
+    const explore::PointRunner runner(*doc, *cat, *design, opt);
+    for (uint64_t i = 0; i < design->size(); ++i) benchmark::DoNotOptimize(runner.Run(i));
+    points += design->size();
+  }
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepEveryPointPlannedOneCore)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace

@@ -259,6 +259,7 @@ def sweep(scenario=None, vary=None, sample=0, seed=1, metrics=None, simulate=Fal
     columns = ["point", *result["keys"], "status", "reason", *(m["key"] for m in result["metrics"])]
     if any(m["key"].startswith("goal.") for m in result["metrics"]):
         columns.append("goal_curve")
+    columns.append("note")
     df = pandas.DataFrame(result["rows"], columns=columns)
     df.attrs["goal_curve_is_illustrative"] = result["goal_curve_is_illustrative"]
     df.attrs["notes"] = result["notes"]

@@ -149,7 +149,7 @@ def test_sweep_sample_metrics_and_overrides_equal_cli(tmp_path):
                                    "--vary", "hardware.gpu=h100-sxm,b200", "--sample", "6", "--seed", "3",
                                    "--metric", "step.time_s", "--metric", "run.usd", "--set", "hardware.gpus=16")
     assert set(sw["rows"][0]) == {"point", "algorithm.group_size", "hardware.gpu", "status", "reason",
-                                  "step.time_s", "run.usd"}
+                                  "step.time_s", "run.usd", "note"}
     assert sw["goal_curve_is_illustrative"] is False and sw["notes"] == []  # no goal column
     # Same seed, same points; the dict scenario route gives the same rows.
     assert rlcost.sweep(DEFAULT.read_text(), vary=["algorithm.group_size=2..64", "hardware.gpu=h100-sxm,b200"],

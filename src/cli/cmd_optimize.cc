@@ -24,7 +24,26 @@ struct OptimizeArgs {
   size_t top = 5;
   unsigned jobs = 0;
   bool json = false;
+  bool no_plan = false;   // --no-plan: every configuration's placement read as written
+  std::string plan_for;   // --plan-for cost|time; default: time for a time metric, else cost
 };
+
+// How the configuration ran: the layout (planned or as written) and the pipeline as the model runs it.
+nlohmann::json RunsAsJson(const explore::Effective& e) {
+  const auto& l = e.layout;
+  nlohmann::json j;
+  j["placement.mode"] = l.mode == PlacementMode::kColocated ? "colocated" : "disaggregated";
+  j["placement.rollout_gpus"] = l.rollout_gpus;
+  j["placement.train_gpus"] = l.train_gpus;
+  j["placement.rollout_tp"] = l.rollout_tp;
+  j["placement.dp_attention"] = l.dp_attention;
+  j["placement.gpu_memory_utilization"] =
+      l.gpu_memory_utilization ? nlohmann::json(*l.gpu_memory_utilization) : nlohmann::json(nullptr);
+  j["pipeline.mode"] = e.pipeline == PipelineMode::kAsync ? "async" : "sync";
+  j["pipeline.max_staleness"] = e.pipeline == PipelineMode::kAsync ? nlohmann::json(e.staleness) : nlohmann::json(nullptr);
+  j["text"] = explore::Describe(e);
+  return j;
+}
 
 nlohmann::json CandidateJson(const explore::Candidate& c, const explore::Design& d, const std::string& objective) {
   nlohmann::json j;
@@ -33,6 +52,8 @@ nlohmann::json CandidateJson(const explore::Candidate& c, const explore::Design&
   j[objective] = c.objective;
   j["run.wall_time_h"] = c.wall_time_h;
   if (!c.row.goal_curve.empty()) j["goal_curve"] = c.row.goal_curve;  // what a goal figure here rests on
+  j["runs_as"] = c.row.effective ? RunsAsJson(*c.row.effective) : nlohmann::json(nullptr);
+  j["note"] = c.row.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.row.note);
   return j;
 }
 
@@ -131,8 +152,13 @@ int Run(const OptimizeArgs& a) {
   common.catalog_files = a.catalog_files;
   auto catalog = LoadCatalog(common);
   if (!catalog) add(catalog.error());
+  if (!a.no_plan) {
+    std::string what = a.plan_for;
+    if (what.empty()) what = opt.objective && (opt.objective->unit == "h" || opt.objective->unit == "s") ? "time" : "cost";
+    if (auto o = plan::ObjectiveFromString(what); o) opt.sweep.plan = *o; else add(o.error());
+  }
   if (!bad.problems.empty()) return PrintError(bad, a.json);
-  const auto over = a.over.empty() ? explore::DefaultSpace(*catalog) : a.over;
+  const auto over = a.over.empty() ? explore::DefaultSpace(*catalog, !a.no_plan) : a.over;
   std::vector<explore::Axis> axes;
   for (const auto& v : over) {
     auto axis = explore::ParseAxis(v);
@@ -150,6 +176,20 @@ int Run(const OptimizeArgs& a) {
   auto r = explore::Optimize(*doc, *catalog, *design, opt);
   if (!r) return PrintError(r.error(), a.json);
   const std::string obj(opt.objective->key);
+  // Fields the scenario writes are kept in every configuration: say so.
+  std::string kept;
+  if (opt.sweep.plan) {
+    Common sc;
+    sc.catalog_files = a.catalog_files;
+    sc.sets = a.sets;
+    if (auto base = LoadScenario(a.file, *catalog, sc)) {
+      const auto& st = base->placement.stated;
+      for (auto [on, name] : {std::pair{st.mode, "placement.mode"}, std::pair{st.split, "placement.rollout_gpus/train_gpus"},
+                              std::pair{st.rollout_tp, "placement.rollout_tp"}}) {
+        if (on) kept += (kept.empty() ? "" : ", ") + std::string(name);
+      }
+    }
+  }
   // Does the answer rest on the illustrative learning curve? Each candidate's
   // row says what its goal figures (objective or constraint) rest on.
   std::set<std::string> curves;
@@ -172,6 +212,11 @@ int Run(const OptimizeArgs& a) {
     j["points"] = r->points;
     j["points_that_ran"] = r->ran;
     j["points_feasible"] = r->feasible;
+    j["points_same_run_as_a_better_one"] = r->same_run;
+    j["points_disaggregated"] = r->disaggregated;
+    j["layout_fields_kept_as_written"] = kept;
+    j["layout_planned_for"] = opt.sweep.plan ? nlohmann::json(*opt.sweep.plan == plan::Objective::kTime ? "time" : "cost")
+                                             : nlohmann::json(nullptr);
     j["best"] = nlohmann::json::array();
     for (const auto& c : r->best) j["best"].push_back(CandidateJson(c, *design, obj));
     j["binding_constraints"] = r->binding;
@@ -184,6 +229,21 @@ int Run(const OptimizeArgs& a) {
   std::cout << fmt::format("searched {} configurations ({} ran, {} meet every constraint); minimising {}\n",
                            r->points, r->ran, r->feasible, obj);
   for (const auto& note : curve_notes) std::cout << "note: " << note << "\n";
+  if (opt.sweep.plan) {
+    std::cout << fmt::format("layout of each planned for {} (colocated and disaggregated splits, rollout TP); {} ran "
+                             "disaggregated\n",
+                             *opt.sweep.plan == plan::Objective::kTime ? "the shortest step" : "the fewest dollars per step",
+                             r->disaggregated);
+  }
+  if (!kept.empty()) {
+    std::cout << "note: " << kept << " as the scenario writes them in every configuration; leave them out (or "
+              << "--over them) to search them\n";
+  }
+  if (r->same_run > 0) {
+    std::cout << fmt::format("{} configurations run exactly as a better one (e.g. async on shared GPUs runs "
+                             "synchronously) and are listed once\n",
+                             r->same_run);
+  }
   if (r->best.empty()) {
     std::cout << "no configuration meets the constraints";
     if (!r->binding.empty()) std::cout << " (" << r->binding.front() << " rules out every one that runs)";
@@ -204,6 +264,12 @@ int Run(const OptimizeArgs& a) {
   std::vector<std::vector<std::string>> best;
   for (size_t i = 0; i < r->best.size(); ++i) best.push_back(ConfigRow(r->best[i], *design, i + 1));
   with_curve(ConfigHeaders(*design, obj, true), best, r->best);
+  // How each listed configuration runs (its planned layout and pipeline), and its note.
+  for (size_t i = 0; i < r->best.size(); ++i) {
+    const auto& c = r->best[i];
+    if (c.row.effective) std::cout << fmt::format("  {}. runs as: {}\n", i + 1, explore::Describe(*c.row.effective));
+    if (!c.row.note.empty()) std::cout << fmt::format("  {}. note: {}\n", i + 1, c.row.note);
+  }
   std::cout << "\nwhat binds: ";
   if (!r->binding.empty()) {
     std::string b;
@@ -233,12 +299,17 @@ void RegisterOptimize(CLI::App& app, int& exit_code) {
   sub->add_option("--minimize", a->minimize, "metric to minimise, e.g. goal.usd or run.usd")->required();
   sub->add_option("--subject-to", a->subject_to, "constraint METRIC<=VALUE (<, >=, >), e.g. run.wall_time_h<=168; repeatable");
   sub->add_option("--over", a->over,
-                  "search KEY=V1,V2,... or KEY=LO..HI[:STEP]; repeatable (default: GPU type and count, rollout TP, "
-                  "rollout precision, sync/async, group size)");
+                  "search KEY=V1,V2,... or KEY=LO..HI[:STEP]; repeatable (default: GPU type and count, rollout "
+                  "precision, sync/async, group size; the layout of each is planned)");
   sub->add_option("--top", a->top, "configurations to print (default 5)");
   sub->add_option("--jobs", a->jobs, "threads (default: every core)");
   sub->add_option("--set", a->sets, "fix a scenario field in every configuration; repeatable");
   sub->add_option("--catalog", a->catalog_files, "extra catalog file; repeatable");
+  sub->add_flag("--no-plan", a->no_plan,
+                "read every configuration's placement as written instead of planning the fields it leaves out");
+  sub->add_option("--plan-for", a->plan_for,
+                  "what the layout planner minimises in each configuration: cost or time (default: time when "
+                  "minimising a time, else cost)");
   sub->add_flag("--json", a->json, "print JSON");
   sub->callback([a, &exit_code] { exit_code = Run(*a); });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_set>
 
 namespace rlcost::explore {
 namespace {
@@ -65,11 +66,26 @@ Result<Constraint> ParseConstraint(std::string_view text) {
   return c;
 }
 
-std::vector<std::string> DefaultSpace(const Catalog& catalog) {
+std::vector<std::string> DefaultSpace(const Catalog& catalog, bool planned) {
   std::string gpus;
   for (const auto& id : catalog.GpuIds()) gpus += (gpus.empty() ? "" : ",") + id;
-  return {"hardware.gpu=" + gpus,          "hardware.gpus=8,16,32,64",   "placement.rollout_tp=1,2,4",
-          "precision.rollout=bf16,fp8",    "pipeline.mode=sync,async",   "algorithm.group_size=8,16"};
+  std::vector<std::string> out = {"hardware.gpu=" + gpus, "hardware.gpus=8,16,32,64"};
+  if (!planned) out.push_back("placement.rollout_tp=1,2,4");
+  for (const char* a : {"precision.rollout=bf16,fp8", "pipeline.mode=sync,async", "algorithm.group_size=8,16"})
+    out.push_back(a);
+  return out;
+}
+
+std::string EffectiveKey(const Design& design, const PointRow& row) {
+  std::string key;
+  for (size_t a = 0; a < design.axes().size() && a < row.values.size(); ++a) {
+    const std::string& k = design.axes()[a].key;
+    if (k.rfind("placement.", 0) == 0 || k.rfind("pipeline.", 0) == 0) continue;
+    key += row.values[a];
+    key += '\x1f';
+  }
+  if (row.effective) key += Describe(*row.effective);
+  return key;
 }
 
 Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
@@ -99,9 +115,24 @@ Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, 
   std::vector<Candidate> feasible;
   for (size_t i = 0; i < all.size(); ++i) {
     if (violated[i] == 0) feasible.push_back(all[i]);
+    const auto& eff = all[i].row.effective;
+    if (eff && eff->layout.mode == PlacementMode::kDisaggregated) ++out.disaggregated;
   }
   out.feasible = feasible.size();
   std::sort(feasible.begin(), feasible.end(), Better);
+  // Points that run as a better-ranked one (async on colocated GPUs is the
+  // synchronous run; a placement axis the planner overrides) are the same
+  // configuration: only the best-ranked of each is kept.
+  {
+    std::unordered_set<std::string> seen;
+    std::vector<Candidate> distinct;
+    distinct.reserve(feasible.size());
+    for (auto& c : feasible) {
+      if (seen.insert(EffectiveKey(design, c.row)).second) distinct.push_back(std::move(c));
+    }
+    out.same_run = feasible.size() - distinct.size();
+    feasible = std::move(distinct);
+  }
   out.best.assign(feasible.begin(), feasible.begin() + std::min(opt.top, feasible.size()));
   // A constraint binds when relaxing it alone admits a lower objective.
   for (size_t k = 0; k < opt.constraints.size() && k < 32; ++k) {

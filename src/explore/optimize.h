@@ -29,8 +29,11 @@ struct Constraint {
 // malformed operator is an error naming --subject-to.
 Result<Constraint> ParseConstraint(std::string_view text);
 
-// The default search space over `catalog`'s GPUs when --over is absent.
-std::vector<std::string> DefaultSpace(const Catalog& catalog);
+// The default search space over `catalog`'s GPUs when --over is absent: GPU
+// type and count, rollout precision, sync/async, group size; the layout
+// (colocated or a disaggregated split, rollout_tp, ...) is left to the planner
+// at every point, or, with `planned` false, rollout_tp 1, 2, 4 read as written.
+std::vector<std::string> DefaultSpace(const Catalog& catalog, bool planned = true);
 
 struct OptimizeOptions {
   const MetricDef* objective = nullptr;  // minimised
@@ -47,13 +50,22 @@ struct Candidate {
 
 struct OptimizeResult {
   uint64_t points = 0, feasible = 0, ran = 0;  // in the space, meeting every constraint, that ran at all
-  std::vector<Candidate> best;                 // up to `top`, best first
+  // Feasible points left out of `best` and `front` because they run as a
+  // better-ranked one (the same values of the other axes and the same
+  // Effective: e.g. async on a colocated layout runs synchronously).
+  uint64_t same_run = 0;
+  uint64_t disaggregated = 0;                  // points that ran on a disaggregated layout
+  std::vector<Candidate> best;                 // up to `top`, best first, pairwise distinct runs
   // Constraints that bind: without each, the optimum would be lower.
   std::vector<std::string> binding;
   // Numeric axes whose best value is the first or last of its list: the space itself may bind.
   std::vector<std::string> at_edge;
   std::vector<Candidate> front;  // feasible points no other beats on both objective and wall time, by wall time
 };
+
+// The effective configuration of a row: the values of the axes that are not
+// placement.* or pipeline.* (those are read off how it ran), then how it ran.
+std::string EffectiveKey(const Design& design, const PointRow& row);
 
 Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
                                 const Design& design, const OptimizeOptions& opt);

@@ -140,6 +140,8 @@ class SqliteWriter : public RowWriter {
       cols += ", goal_curve TEXT";
       placeholders += ",?";
     }
+    cols += ", note TEXT";  // explore::PointRow::note; NULL when nothing to say
+    placeholders += ",?";
     if (auto ok = Exec("PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE;"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE points(" + cols + ");"); !ok) return ok;
     if (auto ok = Exec("CREATE TABLE sweep(key TEXT PRIMARY KEY, value TEXT);"); !ok) return ok;
@@ -187,6 +189,8 @@ class SqliteWriter : public RowWriter {
       else sqlite3_bind_text(insert_, col++, row.goal_curve.c_str(), static_cast<int>(row.goal_curve.size()), SQLITE_TRANSIENT);
       illustrative_ = illustrative_ || row.goal_curve == kIllustrativeCurve;
     }
+    if (row.note.empty()) sqlite3_bind_null(insert_, col++);
+    else sqlite3_bind_text(insert_, col++, row.note.c_str(), static_cast<int>(row.note.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(insert_) != SQLITE_DONE) return Fail(DbError());
     ++written_;
     // Commit about twice a second, so a stop loses nothing already computed.
@@ -279,7 +283,7 @@ class TextWriter : public RowWriter {
       out_ << ",status,reason";
       for (const auto* m : h.metrics) out_ << "," << CsvField(m->key);
       if (goal_column_) out_ << ",goal_curve";
-      out_ << "\n";
+      out_ << ",note\n";
     }
     if (!out_) return Fail(WriteError(flag, path, std::strerror(errno)));
     return {};
@@ -295,7 +299,7 @@ class TextWriter : public RowWriter {
         if (auto v = Finite(m)) out_ << Shortest(*v);
       }
       if (goal_column_) out_ << "," << CsvField(row.goal_curve);
-      out_ << "\n";
+      out_ << "," << CsvField(row.note) << "\n";
     } else {
       nlohmann::ordered_json j = RowToJson(header_.keys, header_.metrics, row);
       out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -346,6 +350,7 @@ nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std
   if (HasGoalMetric(metrics)) {
     j["goal_curve"] = row.goal_curve.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.goal_curve);
   }
+  j["note"] = row.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.note);
   return j;
 }
 

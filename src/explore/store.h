@@ -6,7 +6,8 @@
 // normally and it holds the points finished so far, marked incomplete.
 //
 // Database layout:
-//   points(point INTEGER PRIMARY KEY, "<varied key>"..., status, reason, "<metric>"...[, goal_curve])
+//   points(point INTEGER PRIMARY KEY, "<varied key>"..., status, reason, "<metric>"...[, goal_curve], note)
+//   (note: PointRow::note, NULL when nothing to say)
 //   sweep(key TEXT PRIMARY KEY, value TEXT)   -- scenario text and file, rlcost version,
 //                                             -- command line, points planned/written, complete,
 //                                             -- goal_curve_is_illustrative (1: a row's goal figures
@@ -52,7 +53,7 @@ class RowWriter {
 };
 
 // One row as `--jsonl` writes it: {"point", "<varied key>"... (numbers typed),
-// "status", "reason", "<metric>"... (null = not applicable)[, "goal_curve"]}. The HTTP API's
+// "status", "reason", "<metric>"... (null = not applicable)[, "goal_curve"], "note" (null = none)}. The HTTP API's
 // /v1/sweep and the Python module's sweep() return the same rows.
 nlohmann::ordered_json RowToJson(const std::vector<std::string>& keys, const std::vector<const MetricDef*>& metrics,
                                  const PointRow& row);

@@ -1,12 +1,15 @@
 #include "explore/sweep.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "sim/cancel.h"
 
@@ -38,6 +41,85 @@ bool AtOrAbove(const std::string& problem_path, const std::string& key) {
 }
 
 }  // namespace
+
+Effective EffectiveOf(const Scenario& s) {
+  Effective out;
+  out.layout = plan::LayoutOf(s);
+  const bool pipelined = s.pipeline.mode == PipelineMode::kAsync && s.placement.mode != PlacementMode::kColocated;
+  if (pipelined) {
+    out.pipeline = PipelineMode::kAsync;
+    // sim/analytic.cc: the overlap reads min(k, 1); partial rollouts keep
+    // max(1, k) steps of sequences in flight, so k beyond 1 counts there only.
+    out.staleness = s.pipeline.partial_rollouts ? s.pipeline.max_staleness : std::min(1.0, s.pipeline.max_staleness);
+  }
+  return out;
+}
+
+std::string Describe(const Effective& e) {
+  std::string out = plan::Describe(e.layout);
+  if (e.pipeline == PipelineMode::kAsync) return out + ", async, staleness " + FormatNumber(e.staleness);
+  return out + ", synchronous";
+}
+
+NeighbourNotes::NeighbourNotes(const Design& design) {
+  const auto& axes = design.axes();
+  if (design.size() == 0 || design.Values(0).empty()) return;
+  // A grid's points come from their index (last axis fastest); a sample's do not.
+  uint64_t grid = 1;
+  for (const auto& a : axes) grid *= a.values.size();
+  if (grid != design.size()) return;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    if (axes[a].key != "hardware.gpus") continue;
+    uint64_t stride = 1;
+    for (size_t b = a + 1; b < axes.size(); ++b) stride *= axes[b].values.size();
+    const auto& v = axes[a].values;
+    std::vector<double> n(v.size(), -1);
+    for (size_t i = 0; i < v.size(); ++i) {
+      double x = 0;
+      auto [p, ec] = std::from_chars(v[i].data(), v[i].data() + v[i].size(), x);
+      if (ec == std::errc() && p == v[i].data() + v[i].size()) n[i] = x;
+    }
+    smaller_.assign(v.size(), -1);
+    uint64_t span = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      for (size_t j = 0; j < v.size(); ++j) {
+        if (n[i] > 0 && n[j] > 0 && n[j] < n[i] && (smaller_[i] < 0 || n[j] > n[smaller_[i]])) smaller_[i] = int(j);
+      }
+      // Only a smaller count listed before this one is seen in time.
+      if (smaller_[i] >= 0 && size_t(smaller_[i]) < i) span = std::max<uint64_t>(span, (i - smaller_[i]) * stride);
+    }
+    if (span == 0 || span > (uint64_t{1} << 20)) {
+      smaller_.clear();
+      return;
+    }
+    axis_ = a;
+    stride_ = stride;
+    span_ = span;
+    ring_.assign(span + 1, Seen{});
+    return;
+  }
+}
+
+void NeighbourNotes::Apply(PointRow& row) {
+  if (ring_.empty()) return;
+  if (row.status == PointStatus::kOk && row.step_s > 0) {
+    const size_t pos = (row.index / stride_) % smaller_.size();
+    const int sm = smaller_[pos];
+    if (sm >= 0 && size_t(sm) < pos) {
+      const uint64_t at = row.index - (pos - size_t(sm)) * stride_;
+      const Seen& n = ring_[at % ring_.size()];
+      // The same 1% as plan::ScalingNotes.
+      if (n.index == at && n.step_s > 0 && n.step_s < row.step_s * 0.99) {
+        const std::string note =
+            fmt::format("more GPUs, slower: {:.1f} s per step here, {:.1f} s on {} GPUs (${:.2f} vs ${:.2f} per step)",
+                        row.step_s, n.step_s, n.gpus, row.usd_per_step, n.usd_per_step);
+        row.note = row.note.empty() ? note : note + "; " + row.note;
+      }
+    }
+  }
+  Seen& slot = ring_[row.index % ring_.size()];
+  slot = {row.index, row.status == PointStatus::kOk ? row.step_s : 0.0, row.usd_per_step, row.gpus};
+}
 
 std::string_view ToString(PointStatus s) {
   switch (s) {
@@ -119,6 +201,13 @@ void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std
   }
   for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
   if (e->goal.requested && HasGoalMetric(metrics)) row.goal_curve = e->goal.curve;
+  row.effective = EffectiveOf(s);
+  row.step_s = e->step.time_s;
+  row.usd_per_step = e->usd_per_step;
+  row.gpus = s.hardware.gpus;
+  // A row carries no estimate's notes (they cost text at every point), only
+  // this one, read off its own figures.
+  row.note = plan::KvBelowBatchNote(s, *e);
 }
 
 void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,
@@ -145,7 +234,7 @@ PointRow RunPoint(const scenario_internal::ScenarioDocument& doc, const Catalog&
 
 PointRunner::PointRunner(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                          const SweepOptions& opt)
-    : design_(design), opt_(opt), fast_(doc, catalog, opt.fixed),
+    : doc_(doc), catalog_(catalog), design_(design), opt_(opt), fast_(doc, catalog, opt.fixed),
       metrics_(opt.metrics.empty() ? DefaultMetrics() : opt.metrics) {}
 
 PointRow PointRunner::Run(uint64_t index) const {
@@ -158,7 +247,7 @@ PointRow PointRunner::Run(uint64_t index) const {
   // The point's scenario goes into this thread's scratch copy, whose maps and
   // strings keep their storage from the last point.
   thread_local Scenario scratch;
-  if (fast_.TryLoadInto(scratch, overrides)) {
+  if (fast_.TryLoadInto(scratch, overrides) || TryLoadSplit(scratch, overrides)) {
     FinishPlanned(row, scratch);
   } else {
     auto loaded = fast_.Load(overrides);
@@ -169,6 +258,40 @@ PointRow PointRunner::Run(uint64_t index) const {
     }
   }
   return row;
+}
+
+namespace {
+// One path is the other or inside it ("environment.pass_rate" and "environment.pass_rate.mean").
+bool Nested(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.rfind(a, 0) == 0 && (b.size() == a.size() || b[a.size()] == '.');
+}
+}  // namespace
+
+bool PointRunner::TryLoadSplit(Scenario& out, const std::vector<Override>& overrides) const {
+  std::vector<Override> slow, direct;
+  double v = 0;
+  for (const auto& o : overrides) {
+    bool known = false;
+    for (std::string_view f : scenario_internal::FastOverrides::Fields()) known = known || f == o.path;
+    (known && scenario_internal::FastOverrides::PlainNumber(o.value, v) ? direct : slow).push_back(o);
+  }
+  if (slow.empty() || direct.empty()) return false;  // nothing to share, or nothing to write straight in
+  // Written in any order only when no path holds another.
+  for (const auto& a : slow) {
+    for (const auto& b : direct) {
+      if (Nested(a.path, b.path)) return false;
+    }
+  }
+  std::string key;
+  for (const auto& o : slow) key += o.path + '\x1e' + o.value + '\x1f';
+  if (!slow_ || key != slow_key_) {
+    std::vector<Override> fixed = opt_.fixed;
+    fixed.insert(fixed.end(), slow.begin(), slow.end());
+    slow_ = std::make_unique<scenario_internal::FastOverrides>(doc_, catalog_, std::move(fixed));
+    slow_key_ = std::move(key);
+  }
+  return slow_->TryLoadInto(out, direct);
 }
 
 namespace {
@@ -280,6 +403,12 @@ uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog&
   }
 
   uint64_t delivered = 0;
+  std::optional<NeighbourNotes> neighbours;
+  if (opt.neighbour_notes) neighbours.emplace(design);
+  auto hand_over = [&](PointRow&& row) {
+    if (neighbours) neighbours->Apply(row);
+    sink(std::move(row));
+  };
   auto last_progress = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu);
   while (delivered < count) {
@@ -290,7 +419,7 @@ uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog&
       PointRow row = std::move(pending.begin()->second);
       pending.erase(pending.begin());
       lock.unlock();
-      sink(std::move(row));
+      hand_over(std::move(row));
       lock.lock();
       ++delivered;
     }
@@ -308,7 +437,7 @@ uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog&
   // Stopped early: the points that did finish still count, in order.
   uint64_t handed = delivered;
   for (auto& [k, row] : pending) {
-    sink(std::move(row));
+    hand_over(std::move(row));
     ++handed;
   }
   if (opt.progress) opt.progress(handed);

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,21 @@ namespace rlcost::explore {
 enum class PointStatus { kOk, kDoesNotFit, kInvalid, kNotYet };
 std::string_view ToString(PointStatus s);  // ok | does not fit | invalid | not yet
 
+// How a point ran, as the model runs it (set when it ran): its layout, planned
+// or as written, and its pipeline (async on colocated GPUs runs synchronously;
+// a staleness beyond one step changes the closed form only with partial
+// rollouts, sim/analytic.cc). Two points with the same values of every other
+// axis and the same Effective are the same run.
+struct Effective {
+  plan::Layout layout;
+  PipelineMode pipeline = PipelineMode::kSync;
+  double staleness = 0;  // 0 when synchronous
+  bool operator==(const Effective&) const = default;
+};
+Effective EffectiveOf(const Scenario& s);
+// "colocated on 32 GPUs, rollout_tp 8 (4 engines), synchronous" / "..., async, staleness 1".
+std::string Describe(const Effective& e);
+
 struct PointRow {
   uint64_t index = 0;
   std::vector<std::string> values;               // per axis
@@ -41,6 +57,38 @@ struct PointRow {
   // point sets a target: Estimate::goal.curve ("illustrative", "published:NAME",
   // "given"); "" otherwise. Written beside the row (column `goal_curve`).
   std::string goal_curve;
+  // Short notes from the row's own figures (and, for "more GPUs, slower", the
+  // sweep's own row with the next smaller hardware.gpus): "; "-separated,
+  // empty when nothing to say. The `note` column of every output.
+  std::string note;
+  std::optional<Effective> effective;             // set when the point ran
+  // The figures the notes compare (not columns): step seconds, dollars per
+  // step, GPUs. Zero when the point did not run.
+  double step_s = 0, usd_per_step = 0;
+  int gpus = 0;
+};
+
+// "more GPUs, slower" across rows: in a grid with a hardware.gpus axis, a row
+// whose step is longer than its neighbour's with the next smaller GPU count
+// (every other value the same) gets a note, when that neighbour came before
+// it (the counts listed in ascending order). Rows must be given in point
+// order. Keeps the figures of at most the last (count - 1) x stride points
+// (none, and no note, beyond 2^20 of them or for a sampled design).
+class NeighbourNotes {
+ public:
+  explicit NeighbourNotes(const Design& design);
+  void Apply(PointRow& row);
+
+ private:
+  struct Seen {
+    uint64_t index = UINT64_MAX;
+    double step_s = 0, usd_per_step = 0;
+    int gpus = 0;
+  };
+  uint64_t stride_ = 0, span_ = 0;
+  size_t axis_ = 0;
+  std::vector<int> smaller_;  // per value position: the position of the next smaller count, -1 = none
+  std::vector<Seen> ring_;
 };
 
 // Whether the columns hold a goal figure (goal.steps, goal.usd, ...): the rows
@@ -63,6 +111,9 @@ struct SweepOptions {
   const std::atomic<bool>* stop = nullptr;  // set (e.g. on Ctrl-C): finish the points under way, start no more
   // Called on the calling thread about ten times a second with points done so far.
   std::function<void(uint64_t done)> progress;
+  // RunSweep adds the "more GPUs, slower" notes (NeighbourNotes) as it hands
+  // rows over; off where the caller merges rows from several sweeps and adds them itself (MPI).
+  bool neighbour_notes = true;
 };
 
 // The contract metrics plus the goal's (steps, GPU-hours, dollars).
@@ -93,6 +144,16 @@ class PointRunner {
   // Estimates the point, its layout planned when the options ask (a plan
   // shared by points that differ only in layout-neutral axes).
   void FinishPlanned(PointRow& row, Scenario& s) const;
+  // A point with values that cannot be written straight into the Scenario
+  // (a model, a GPU type, a precision...): the document loaded once with those
+  // values (as fixed overrides) for as long as consecutive points share them,
+  // the point's other values written straight in. Exactly the YAML way's result
+  // (scenario/fast_override.h); nullptr until needed.
+  bool TryLoadSplit(Scenario& out, const std::vector<Override>& overrides) const;
+  const scenario_internal::ScenarioDocument& doc_;
+  const Catalog& catalog_;
+  mutable std::unique_ptr<scenario_internal::FastOverrides> slow_;
+  mutable std::string slow_key_;
   const Design& design_;
   const SweepOptions& opt_;
   scenario_internal::FastOverrides fast_;

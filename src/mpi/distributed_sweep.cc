@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace rlcost::mpi {
@@ -35,7 +36,7 @@ bool Get(const char*& p, const char* end, T& v) {
 
 std::vector<char> EncodeRow(const explore::PointRow& row) {
   std::vector<char> out;
-  out.reserve(36 + row.reason.size() + row.goal_curve.size() + 9 * row.metrics.size());
+  out.reserve(56 + row.reason.size() + row.goal_curve.size() + row.note.size() + 9 * row.metrics.size());
   Put(out, row.index);
   Put(out, static_cast<int32_t>(row.status));
   Put(out, static_cast<uint32_t>(row.reason.size()));
@@ -47,6 +48,12 @@ std::vector<char> EncodeRow(const explore::PointRow& row) {
     Put(out, static_cast<uint8_t>(m.has_value()));
     Put(out, m.value_or(0.0));
   }
+  // The note and the figures process 0 compares across rows (NeighbourNotes).
+  Put(out, row.step_s);
+  Put(out, row.usd_per_step);
+  Put(out, static_cast<int32_t>(row.gpus));
+  Put(out, static_cast<uint32_t>(row.note.size()));
+  out.insert(out.end(), row.note.begin(), row.note.end());
   return out;
 }
 
@@ -65,7 +72,7 @@ bool DecodeRow(const char* data, size_t size, explore::PointRow& row) {
   if (!Get(p, end, curve_size) || static_cast<size_t>(end - p) < curve_size) return false;
   row.goal_curve.assign(p, curve_size);
   p += curve_size;
-  if (!Get(p, end, metrics) || static_cast<size_t>(end - p) != size_t{metrics} * 9) return false;
+  if (!Get(p, end, metrics) || static_cast<size_t>(end - p) < size_t{metrics} * 9) return false;
   row.metrics.assign(metrics, std::nullopt);
   for (uint32_t i = 0; i < metrics; ++i) {
     uint8_t has = 0;
@@ -74,6 +81,13 @@ bool DecodeRow(const char* data, size_t size, explore::PointRow& row) {
     Get(p, end, v);
     if (has) row.metrics[i] = v;
   }
+  int32_t gpus = 0;
+  uint32_t note_size = 0;
+  if (!Get(p, end, row.step_s) || !Get(p, end, row.usd_per_step) || !Get(p, end, gpus) || !Get(p, end, note_size))
+    return false;
+  row.gpus = gpus;
+  if (static_cast<size_t>(end - p) != note_size) return false;
+  row.note.assign(p, note_size);
   return true;
 }
 
@@ -94,6 +108,7 @@ uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc,
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   explore::SweepOptions opt = opt_in;
+  opt.neighbour_notes = false;  // each process sees every size-th row: process 0 adds them in order
   opt.first = static_cast<uint64_t>(rank);
   opt.stride = static_cast<uint64_t>(size);
   opt.progress = nullptr;
@@ -156,8 +171,11 @@ uint64_t RunSweep(MPI_Comm comm, const scenario_internal::ScenarioDocument& doc,
   int workers_done = 0;
   bool stop_sent = false;
   std::vector<char> buffer;
+  std::optional<explore::NeighbourNotes> neighbours;
+  if (opt_in.neighbour_notes) neighbours.emplace(design);
   auto deliver = [&](explore::PointRow&& row) {
     row.values = design.Values(row.index);
+    if (neighbours) neighbours->Apply(row);
     sink(std::move(row));
     ++delivered;
   };

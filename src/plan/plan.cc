@@ -64,15 +64,25 @@ std::string Reason(const Error& e) {
   return out;
 }
 
+double WantedPerEngine(const Scenario& s, const Estimate& e) { return RunningPerEngine(s, e); }
+
+}  // namespace
+
 // Sequences one engine would run at once if its cache held them all: the
 // step's rollouts over the engines (async: the same batch in flight).
-double WantedPerEngine(const Scenario& s, const Estimate& e) {
+double RunningPerEngine(const Scenario& s, const Estimate& e) {
   const int tp = std::max(1, s.placement.rollout_tp);
   const double engines = std::max(1, s.placement.rollout_gpus / tp);
   return e.signal.rollouts_per_step / engines;
 }
 
-}  // namespace
+std::string KvBelowBatchNote(const Scenario& s, const Estimate& e) {
+  const double cap = e.step.kv_capacity_sequences;
+  const double wanted = RunningPerEngine(s, e);
+  if (!(cap > 0) || !(cap < wanted)) return {};
+  return fmt::format("KV cache below the batch: {:.1f} of {:.0f} sequences per engine fit, generation runs in waves",
+                     cap, wanted);
+}
 
 Result<Objective> ObjectiveFromString(std::string_view s) {
   if (s == "cost") return Objective::kCost;

@@ -86,6 +86,14 @@ std::vector<std::string> LiteralNotes(const Scenario& s, const Estimate& literal
 // the layout or GPU count that avoids it. Empty when more GPUs are faster.
 std::vector<std::string> ScalingNotes(const Scenario& s, const Estimate& e, bool planned, const Options& opt = {});
 
+// Sequences one engine is given at once: the step's rollouts over the engines
+// (async: the same batch in flight). The running batch the KV notes compare with.
+double RunningPerEngine(const Scenario& s, const Estimate& e);
+// The short note of a sweep or optimize row whose KV cache holds fewer
+// sequences per engine than it is given ("KV cache below the batch: 3.0 of 16
+// sequences per engine fit, generation runs in waves"); empty otherwise.
+std::string KvBelowBatchNote(const Scenario& s, const Estimate& e);
+
 // Whether some layout that the stated fields allow fits in memory.
 bool AnyLayoutFits(const Scenario& s);
 // `s` on `gpus` GPUs (a disaggregated split: half each, then planned).

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "explore/optimize.h"
+#include "rlcost/estimate.h"
 #include "scenario/document.h"
 #include "support.h"
 
@@ -85,6 +86,121 @@ TEST(Optimize, MatchesAnExhaustiveReadingOfTheGrid) {
   ASSERT_TRUE(r2);
   EXPECT_EQ(r2->best[0].row.index, free_at);
   EXPECT_TRUE(r2->binding.empty());
+}
+
+
+// Qwen3-32B on 32 H100s with no placement (issue #26's case).
+std::string Q32NoPlacement() {
+  return R"(model: qwen3-32b
+hardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}
+environment:
+  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
+  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
+  pass_rate: {mean: 0.35, concentration: 2.0}
+algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
+goal: {target_pass_rate: 0.6}
+)";
+}
+
+// Issue #26: optimize plans the layout of every configuration (colocated and
+// disaggregated splits) and lists each run once. Without planning, the async
+// configurations on the default colocated layout ran synchronously and came
+// in identical pairs.
+TEST(Optimize, PlansEachConfigurationAndListsEachRunOnce) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto design = Design::Grid({*ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8"),
+                              *ParseAxis("algorithm.group_size=8,16")});
+  ASSERT_TRUE(design);
+  OptimizeOptions opt;
+  opt.objective = FindMetric("run.usd");
+  opt.sweep.plan = plan::Objective::kCost;
+  auto r = Optimize(*doc, test::Cat(), *design, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_EQ(r->best.size(), 5u);
+  EXPECT_GE(r->disaggregated, 1u) << "no disaggregated split was evaluated";
+  for (size_t i = 0; i < r->best.size(); ++i) {
+    ASSERT_TRUE(r->best[i].row.effective);
+    for (size_t j = 0; j < i; ++j) {
+      EXPECT_NE(EffectiveKey(*design, r->best[i].row), EffectiveKey(*design, r->best[j].row)) << i << " vs " << j;
+    }
+  }
+}
+
+// Placement stated as an axis: colocated async is the synchronous run (the
+// closed form overlaps only on separate GPUs), so of the 8 points 2 are the
+// same run as a better one: exactly the two colocated async ones.
+TEST(Optimize, AsyncOnSharedGpusIsTheSynchronousRunAndIsListedOnce) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto design = Design::Grid({*ParseAxis("placement.mode=colocated,disaggregated"),
+                              *ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8")});
+  ASSERT_TRUE(design);
+  OptimizeOptions opt;
+  opt.objective = FindMetric("run.usd");
+  opt.sweep.plan = plan::Objective::kCost;
+  opt.top = 8;
+  auto r = Optimize(*doc, test::Cat(), *design, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_EQ(r->ran, 8u);
+  EXPECT_EQ(r->same_run, 2u);
+  ASSERT_EQ(r->best.size(), 6u);
+  int colocated = 0;
+  for (const auto& c : r->best) {
+    ASSERT_TRUE(c.row.effective);
+    if (c.row.effective->layout.mode == PlacementMode::kColocated) {
+      ++colocated;
+      EXPECT_EQ(c.row.effective->pipeline, PipelineMode::kSync);
+    }
+  }
+  EXPECT_EQ(colocated, 2);
+}
+
+
+// A disaggregated split wins, by hand from the parts of the two steps
+// (Qwen3-32B, 32 H100s, fp8 rollout, G = 8). Synchronous colocated rollout_tp 8:
+// the step is the sum of its phases, 64.1 s generating + 18.1 s training +
+// 7.2 + 7.2 s log-prob passes + 12.5 s moving the training state + 2.2 s
+// weight sync = 111.1 s. Async on 16 + 16 GPUs: generation on half the GPUs
+// takes 72.4 s, longer than the trainer's work on the other half, so the
+// step is 72.4 s + 1.7 s weight sync = 74.1 s, and with the same GPUs at the
+// same price per hour the split is cheaper by 74.1 / 111.1.
+TEST(Optimize, ADisaggregatedSplitWinsWhenTrainingHidesUnderGeneration) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto design = Design::Grid({*ParseAxis("pipeline.mode=sync,async")});
+  ASSERT_TRUE(design);
+  OptimizeOptions opt;
+  opt.objective = FindMetric("cost.usd_per_step");
+  opt.sweep.plan = plan::Objective::kCost;
+  opt.sweep.fixed = {{"precision.rollout", "fp8"}, {"algorithm.group_size", "8"}};
+  auto r = Optimize(*doc, test::Cat(), *design, opt);
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_EQ(r->best.size(), 2u);
+  ASSERT_TRUE(r->best[0].row.effective && r->best[1].row.effective);
+  const auto& win = *r->best[0].row.effective;
+  EXPECT_EQ(win.layout.mode, PlacementMode::kDisaggregated);
+  EXPECT_EQ(win.pipeline, PipelineMode::kAsync);
+  EXPECT_EQ(r->best[1].row.effective->layout.mode, PlacementMode::kColocated);
+  // The two runs' steps, from their parts.
+  auto step = [&](const Effective& e) {
+    auto s = LoadScenarioText(Q32NoPlacement(), test::Cat(), "<q32>", ".", opt.sweep.fixed);
+    EXPECT_TRUE(s);
+    plan::ApplyLayout(s->placement, e.layout);
+    s->pipeline.mode = e.pipeline;
+    auto est = EstimateAnalytic(*s, TextDetail::kNumbers);
+    EXPECT_TRUE(est);
+    return est->step;
+  };
+  const StepTiming dis = step(win), col = step(*r->best[1].row.effective);
+  // Rollout-bound: the trainer's phases are hidden, the step is generation + sync.
+  EXPECT_NEAR(dis.time_s, dis.rollout_s + dis.weight_sync_s, 1e-6 * dis.time_s);
+  EXPECT_EQ(dis.train_s, 0.0);
+  // Synchronous: every phase in turn.
+  EXPECT_NEAR(col.time_s, col.rollout_s + col.train_s + col.other_s, 1e-6 * col.time_s);
+  EXPECT_GT(col.train_s + col.other_s, dis.rollout_s - col.rollout_s + dis.weight_sync_s);
+  // Same GPUs, same price: the dollars go as the steps.
+  EXPECT_NEAR(r->best[0].objective / r->best[1].objective, dis.time_s / col.time_s, 1e-6);
 }
 
 }  // namespace

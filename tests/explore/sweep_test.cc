@@ -163,8 +163,52 @@ TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
       EXPECT_EQ(fast.status, yaml.status) << i;
       EXPECT_EQ(fast.reason, yaml.reason) << i;
       EXPECT_EQ(fast.metrics, yaml.metrics) << i;
+      EXPECT_EQ(fast.note, yaml.note) << i;
     }
   }
+}
+
+// Issue #26: a row's note. Qwen3-32B colocated with rollout_tp 1 as written on
+// 64, 96 and 128 H100s: at 128 each one-GPU engine is given 1024 / 128 = 8
+// rollouts but its KV cache (the training state left beside it) holds about
+// 3, so the row says "KV cache below the batch"; its step is longer than the
+// 96-GPU row's (plan_test ScalingNotes: 328.5 s against 293.4 s), so it says
+// "more GPUs, slower" naming 96. 96 is faster than 64: no such note there.
+TEST(Sweep, RowsNoteAKvCacheBelowTheBatchAndMoreGpusSlowerFromTheSweepItself) {
+  auto doc = scenario_internal::ScenarioDocument::FromText(R"(model: qwen3-32b
+hardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}
+placement: {mode: colocated, rollout_tp: 1}
+environment:
+  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
+  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
+  pass_rate: {mean: 0.35, concentration: 2.0}
+algorithm: {group_size: 16, prompts_per_step: 64, steps: 300}
+)", "<q32>", ".", "");
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("hardware.gpus=64,96,128")});
+  ASSERT_TRUE(d);
+  SweepOptions opt;
+  opt.metrics = {FindMetric("step.time_s")};
+  std::vector<PointRow> rows;
+  RunSweep(*doc, test::Cat(), *d, opt, [&](PointRow&& r) { rows.push_back(std::move(r)); });
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) ASSERT_EQ(r.status, PointStatus::kOk) << r.reason;
+  ASSERT_LT(*rows[1].metrics[0], *rows[2].metrics[0]);  // the cliff this test is about
+  ASSERT_GT(*rows[0].metrics[0], *rows[1].metrics[0]);
+  EXPECT_NE(rows[2].note.find("more GPUs, slower"), std::string::npos) << rows[2].note;
+  EXPECT_NE(rows[2].note.find("on 96 GPUs"), std::string::npos) << rows[2].note;
+  EXPECT_NE(rows[2].note.find("KV cache below the batch"), std::string::npos) << rows[2].note;
+  EXPECT_EQ(rows[1].note.find("more GPUs, slower"), std::string::npos) << rows[1].note;
+  // Listed the other way round the smaller count comes later: no cross-row note.
+  auto down = Design::Grid({*ParseAxis("hardware.gpus=128,96")});
+  std::vector<PointRow> back;
+  RunSweep(*doc, test::Cat(), *down, opt, [&](PointRow&& r) { back.push_back(std::move(r)); });
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].note.find("more GPUs, slower"), std::string::npos);
+  // The JSON Lines row carries it.
+  auto j = RowToJson({"hardware.gpus"}, opt.metrics, rows[2]);
+  EXPECT_EQ(j["note"], rows[2].note);
+  EXPECT_EQ(RowToJson({"hardware.gpus"}, opt.metrics, rows[0])["note"].is_null(), rows[0].note.empty());
 }
 
 TEST(Sweep, RowsAreTheSameInOrderWhateverTheThreads) {
