@@ -67,6 +67,9 @@ struct EngineConfig {
   // No CUDA graphs (engine.enforce_eager): kEagerLaunchPerLayerS per layer per
   // decode iteration.
   bool eager = false;
+  // GPUs joined by NVLink (NvlinkDomainGpus of the scenario's hardware); 0 =
+  // the catalog GPU's nvlink_domain.
+  int nvlink_domain = 0;
 };
 
 // Cost of one unit of work. flops and bytes are per GPU of the engine.

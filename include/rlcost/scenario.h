@@ -10,6 +10,7 @@
 // Overrides (`--set key=value`) are applied to the document before validation.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,9 +29,21 @@ struct HardwareSpec {
   GpuSpec gpu;                    // resolved from `hardware.gpu`
   int gpus = 8;
   int gpus_per_node = 8;
+  // `hardware.nvlink_domain`: GPUs joined by NVLink (the gpu's
+  // intra_node_gb_per_s link). 0 = not stated: NvlinkDomainGpus() derives it.
+  int nvlink_domain = 0;
   double price_per_gpu_hour = 0;  // default: gpu.price_per_hour
   SpotSpec spot;                  // `hardware.spot` (rlcost/lever_spec.h); none by default
 };
+
+// GPUs that share one NVLink domain: hardware.nvlink_domain when stated, else
+// the larger of a node and the catalog GPU's nvlink_domain. A node's GPUs
+// always share NVLink (HGX: 8); a rack-scale system's domain spans its trays
+// (GB200 NVL72: 72 GPUs, 4 per compute tray). docs/model.md, "NVLink domain".
+inline int NvlinkDomainGpus(const HardwareSpec& h) {
+  if (h.nvlink_domain > 0) return h.nvlink_domain;
+  return std::max({h.gpus_per_node, h.gpu.nvlink_domain, 1});
+}
 
 struct PlacementSpec {
   PlacementMode mode = PlacementMode::kColocated;

@@ -98,10 +98,11 @@ double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double pas
   // tokens * k * h * bytes * layers / gpus per GPU per all-to-all.
   double bytes = tokens * m.experts_per_token * m.hidden * kDispatchBytesPerValue * m.layers / gpus * passes;
   // With expert tensor parallel 1 the EP group is ep consecutive ranks
-  // (Megatron-Core's expert rank order etp-ep-dp-pp): gpus_per_node of them
-  // share a node.
+  // (Megatron-Core's expert rank order etp-ep-dp-pp): those inside one NVLink
+  // domain (a node; GB200 NVL72: 72 GPUs over 18 trays) reach each other
+  // over NVLink (docs/model.md, "NVLink domain").
   const int ep = p.train_ep;
-  const int per_node = std::clamp(s.hardware.gpus_per_node, 1, ep);
+  const int per_node = std::clamp(NvlinkDomainGpus(s.hardware), 1, ep);
   double local = bytes * (per_node - 1.0) / ep;
   double remote = bytes * double(ep - per_node) / ep;
   // NVLink and the NIC carry their parts at once (DeepEP's normal kernels

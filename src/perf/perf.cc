@@ -72,7 +72,7 @@ double AllReduceTime(const EngineConfig& e, double bytes, double count) {
   if (e.tp <= 1) return 0;
   const GpuSpec& g = *e.gpu;
   const double ring_bytes = 2.0 * (e.tp - 1) / e.tp * bytes;
-  const int domain = std::max(g.nvlink_domain, 1);
+  const int domain = std::max(e.nvlink_domain > 0 ? e.nvlink_domain : g.nvlink_domain, 1);
   if (e.tp <= domain) {
     double link = std::max(g.intra_node_gb_per_s, 1.0) * kGB;
     return count * (kAllReduceLatencyS + ring_bytes / link);

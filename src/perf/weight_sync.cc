@@ -36,11 +36,12 @@ constexpr double kBucketBytes = 4096.0 * 1024 * 1024;
 // vllm-project/vllm-project.github.io PR #89); middle of the range.
 constexpr double kEngineWakeSleepS = 0.25;
 
-// Achieved GB/s of a ring collective over `gpus` GPUs: NVLink inside a node,
-// the network once the ring leaves it.
+// Achieved GB/s of a ring collective over `gpus` GPUs: NVLink inside one
+// NVLink domain (a node; GB200 NVL72: 72 GPUs), the network once the ring
+// leaves it (docs/model.md, "NVLink domain").
 double RingLinkGbPerS(const Scenario& s, int gpus) {
   const GpuSpec& g = s.hardware.gpu;
-  double link = gpus > s.hardware.gpus_per_node ? g.inter_node_gb_per_s : g.intra_node_gb_per_s;
+  double link = gpus > NvlinkDomainGpus(s.hardware) ? g.inter_node_gb_per_s : g.intra_node_gb_per_s;
   return std::max(link, 1.0) * g.efficiency.weight_sync_eff;
 }
 

@@ -309,7 +309,7 @@ class Loader {
       r_.Add(root, "hardware.gpu", "missing required field; expected a GPU id (" + JoinIds(catalog_.GpuIds()) + ")");
       return false;
     }
-    if (!r_.CheckKeys(hw, "hardware", {"gpu", "gpus", "gpus_per_node", "price_per_gpu_hour", "spot"})) return false;
+    if (!r_.CheckKeys(hw, "hardware", {"gpu", "gpus", "gpus_per_node", "nvlink_domain", "price_per_gpu_hour", "spot"})) return false;
     bool gpu_ok = false;
     YAML::Node g = Reader::Child(hw, "gpu");
     if (!g.IsDefined()) {
@@ -331,6 +331,9 @@ class Loader {
     }
     r_.Int(hw, "gpus", "hardware", s.hardware.gpus, 1, kMaxGpus, kMaxGpusWhy);
     r_.Int(hw, "gpus_per_node", "hardware", s.hardware.gpus_per_node, 1, kMaxGpus, kMaxGpusWhy);
+    // docs/model.md, "NVLink domain": GPUs joined by NVLink; not stated, the
+    // larger of a node and the catalog GPU's nvlink_domain (NvlinkDomainGpus).
+    r_.Int(hw, "nvlink_domain", "hardware", s.hardware.nvlink_domain, 1, kMaxGpus, kMaxGpusWhy);
     s.hardware.price_per_gpu_hour = s.hardware.gpu.price_per_hour;
     r_.Double(hw, "price_per_gpu_hour", "hardware", s.hardware.price_per_gpu_hour, fields::kPricePerHour);
     return gpu_ok;

@@ -508,6 +508,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   e.dp_attention = s.placement.dp_attention;
   e.speculative = s.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
   e.eager = s.engine.enforce_eager;
+  e.nvlink_domain = NvlinkDomainGpus(s.hardware);
   if (s.algorithm.lora) {
     e.lora_rank = s.algorithm.lora->rank;
     e.lora_tenants = s.algorithm.lora->tenants;

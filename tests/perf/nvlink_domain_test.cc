@@ -1,0 +1,87 @@
+// The NVLink domain (docs/model.md, "NVLink domain"): GPUs joined by NVLink,
+// hardware.nvlink_domain or max(gpus_per_node, the catalog GPU's
+// nvlink_domain). Numbers worked out by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "rlcost/catalog.h"
+#include "rlcost/perf.h"
+#include "rlcost/scenario.h"
+
+namespace rlcost::perf {
+namespace {
+
+const Catalog& Cat() {
+  static const Catalog c = Catalog::Builtin().value();
+  return c;
+}
+
+Scenario Load(const std::string& text) {
+  auto s = LoadScenarioText(text, Cat());
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
+  return *s;
+}
+
+// Qwen3-30B-A3B on 16 GB200 in compute trays of 4 (NeMo RL's 4n4g recipes).
+std::string Gb200(const std::string& extra_hw, const std::string& placement) {
+  return "model: qwen3-30b-a3b\nhardware: {gpu: gb200, gpus: 16, gpus_per_node: 4" + extra_hw +
+         "}\nplacement: {" + placement + "}\n";
+}
+
+TEST(NvlinkDomain, NodeOrRackWhicheverIsLarger) {
+  // H100 HGX: 8 a node, catalog 8 -> 8. GB200: 4 a tray, catalog 72 -> 72.
+  EXPECT_EQ(NvlinkDomainGpus(Load("model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 16}\n").hardware), 8);
+  EXPECT_EQ(NvlinkDomainGpus(Load(Gb200("", "")).hardware), 72);
+  // Stated: taken as written (a 4-GPU HGX board, a partial rack).
+  EXPECT_EQ(NvlinkDomainGpus(Load(Gb200(", nvlink_domain: 4", "")).hardware), 4);
+  EXPECT_EQ(NvlinkDomainGpus(
+                Load("model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 4, nvlink_domain: 4}\n")
+                    .hardware),
+            4);
+}
+
+TEST(NvlinkDomain, Gb200ExpertAllToAllStaysOnNvlinkAcrossTrays) {
+  // Qwen3-30B-A3B (k 8, h 2048, 48 layers), EP 16 on 16 GB200, forward pass
+  // (2 all-to-alls) of 65,536 tokens: per GPU 65,536 * 8 * 2048 * 2 B * 48 /
+  // 16 * 2 = 1.2885e10 B.
+  const double bytes = 65536.0 * 8 * 2048 * 2.0 * 48 / 16 * 2;
+  // NVL72: all 16 ranks in one domain, 15/16 of the bytes over 900 GB/s NVLink
+  // = 0.01342 s.
+  auto nvl72 = Load(Gb200("", "train_ep: 16"));
+  EXPECT_NEAR(ExpertAllToAllTime(nvl72, 65536, 16, 2), bytes * 15.0 / 16.0 / 900e9, 1e-12);
+  // Trays taken as the domain (the old reading): 12/16 over the 50 GB/s NIC
+  // = 0.1933 s, 14x longer.
+  auto trays = Load(Gb200(", nvlink_domain: 4", "train_ep: 16"));
+  EXPECT_NEAR(ExpertAllToAllTime(trays, 65536, 16, 2), bytes * 12.0 / 16.0 / 50e9, 1e-12);
+}
+
+TEST(NvlinkDomain, Gb200WeightSyncRingStaysOnNvlink) {
+  // Disaggregated 8 + 8: the broadcast ring spans 16 GPUs, 4 trays. Inside
+  // NVL72 it runs at 900 GB/s, with trays as the domain at the 50 GB/s NIC:
+  // the same bytes take 900 / 50 = 18x longer (the sync efficiency is the
+  // same factor on both).
+  const std::string p = "mode: disaggregated, rollout_gpus: 8, train_gpus: 8";
+  WeightSyncParts nvl72 = WeightSync(Load(Gb200("", p)));
+  WeightSyncParts trays = WeightSync(Load(Gb200(", nvlink_domain: 4", p)));
+  ASSERT_GT(nvl72.transfer_s, 0.0);
+  EXPECT_NEAR(trays.transfer_s / nvl72.transfer_s, 900.0 / 50.0, 1e-9);
+  // H100 nodes of 8 (domain 8): a 16-GPU ring leaves the node either way.
+  auto h100 = Load(
+      "model: qwen3-30b-a3b\nhardware: {gpu: h100-sxm, gpus: 16}\nplacement: {" + p + "}\n");
+  const GpuSpec& g = h100.hardware.gpu;
+  EXPECT_NEAR(WeightSync(h100).transfer_s,
+              WeightBytes(h100.model, Precision::kBf16) / (g.inter_node_gb_per_s * 1e9 * g.efficiency.weight_sync_eff),
+              1e-9);
+}
+
+TEST(NvlinkDomain, BadValueNamesTheField) {
+  auto s = LoadScenarioText(Gb200(", nvlink_domain: 0", ""), Cat());
+  ASSERT_FALSE(s.has_value());
+  const std::string msg = s.error().ToString();
+  EXPECT_NE(msg.find("hardware.nvlink_domain"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(">= 1"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace rlcost::perf
