@@ -162,6 +162,19 @@ struct Estimate {
   LayoutSummary layout;
   std::optional<PlanSummary> plan;       // set when the planner chose part of the layout
   std::vector<std::string> assumptions;  // what the numbers rest on, in words
+  // placement.resplit (docs/model.md, "Elastic pools"): the run's steps priced
+  // phase by phase with the rollout/train split chosen for each phase's
+  // response length, against the scenario's own split kept throughout.
+  struct Resplit {
+    int phases = 0;
+    std::vector<int> rollout_gpus;      // per phase, as chosen
+    std::vector<double> phase_mean_tokens;
+    double fixed_steps_h = 0, steps_h = 0;  // the steps' wall time, fixed split / re-split (re-splits included)
+    double fixed_usd = 0, usd = 0;          // those hours at the run's GPU price
+    double resplit_s = 0;                   // seconds stopped per re-split
+    int resplits = 0;                       // changes of split made
+  };
+  std::optional<Resplit> resplit;
 };
 
 // Econ: dollars, MFU, throughput from a step timing and the signal summary.

@@ -108,6 +108,57 @@ inline double SpotLostShare(double per_node_per_hour, int nodes_per_engine, doub
   return per_node_per_hour * nodes_per_engine * (restart_s + 0.5 * in_flight_s) / 3600.0;
 }
 
+// `pipeline.tail`: what a synchronous step does about its long tail of
+// responses (docs/model.md, "Tail handling"). The step's rollout otherwise
+// lasts as long as its longest response (order statistics of
+// environment.response_tokens over the batch).
+//   none:            the batch waits for its longest response (the default).
+//   over_provision:  launch (1 + f) x the prompts, train on the first
+//                    prompts_per_step whose whole group has finished, abort
+//                    and drop the rest (their tokens are wasted; the trained
+//                    responses are the shorter ones: a length bias).
+//   tail_batching:   RollPacker (Gao et al., arXiv 2509.21009, abstract): short
+//                    rounds as over_provision, but the aborted prompts are
+//                    queued and, once prompts_per_step of them wait, trained
+//                    in a long round of their own at full length (on-policy;
+//                    the aborted partial work is redone).
+//   partial_rollout: APRIL (Zhou et al., arXiv 2509.18521, abstract): launch
+//                    (1 + f) x the responses, stop once the step's responses
+//                    have finished, carry the unfinished ones (with what they
+//                    generated) into the next step: nothing is dropped, the
+//                    carried share was generated partly by older weights.
+enum class TailMode { kNone, kOverProvision, kTailBatching, kPartialRollout };
+std::string_view ToString(TailMode m);
+std::optional<TailMode> TailModeFromString(std::string_view s);
+
+// APRIL's README runs slime with --over-sampling-batch-size 64 for
+// --rollout-batch-size 32 (github.com/RLsys-Foundation/APRIL): f = 1.
+inline constexpr double kAprilOverLaunch = 1.0;
+
+struct TailSpec {
+  TailMode mode = TailMode::kNone;
+  // f: the step launches (1 + f) x what it trains. partial_rollout defaults
+  // to APRIL's kAprilOverLaunch; over_provision and tail_batching have no
+  // published default (RollPacker tunes its factor per model in its sensitivity analysis) and
+  // require it.
+  double over_launch = 0;
+  bool Active() const { return mode != TailMode::kNone; }
+};
+
+// `placement.resplit`: elastic rollout/training pools (Libra, arXiv
+// 2606.03077): as responses grow over the run
+// (environment.response_tokens_schedule), the split of a disaggregated run's
+// GPUs between rollout and training is chosen again at the start of each of
+// `phases` equal parts of the run; each change stops the run for restart_s
+// (docs/model.md, "Elastic pools").
+struct ResplitSpec {
+  int phases = 4;
+  // Seconds the whole run stops per re-split (engines rebuilt on the new GPUs,
+  // weights reloaded); default: one start-up of the run (weights read from
+  // storage + engine warm-up), an ASSUMPTION.
+  std::optional<double> restart_s;
+};
+
 // A grid's carbon intensity: grams CO2-equivalent per kWh generated.
 struct GridIntensity {
   std::string_view id;

@@ -47,6 +47,7 @@ inline int NvlinkDomainGpus(const HardwareSpec& h) {
 
 struct PlacementSpec {
   PlacementMode mode = PlacementMode::kColocated;
+  std::optional<ResplitSpec> resplit;  // `placement.resplit` (rlcost/lever_spec.h); none by default
   int rollout_gpus = 0;  // colocated: = hardware.gpus
   int train_gpus = 0;    // colocated: = hardware.gpus
   int rollout_tp = 1;
@@ -279,6 +280,7 @@ struct PipelineSpec {
   double max_staleness = 1;
   bool partial_rollouts = false;
   Dispatch dispatch = Dispatch::kAsync;
+  TailSpec tail;  // `pipeline.tail` (rlcost/lever_spec.h); none by default
 };
 
 // The learning curve of "The Art of Scaling Reinforcement Learning Compute for

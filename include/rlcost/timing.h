@@ -62,6 +62,19 @@ struct StepTiming {
   // the pool's capacity lost (u).
   double spot_lost_s = 0;
   double spot_lost_share = 0;
+  // pipeline.tail (docs/model.md, "Tail handling"; rlcost/tail.h TailStep):
+  // per step, averaged over the run's steps.
+  bool tail_active = false;
+  double tail_rollout_saved_s = 0;    // generation time saved against waiting for the longest response
+  double tail_cut_tokens = 0;         // response length at which a (short) round stops
+  double tail_wasted_tokens = 0;      // decoded tokens never trained on
+  double tail_dropped_share = 0;      // of launched responses, dropped
+  double tail_deferred_share = 0;     // of trained prompts, trained in a later long round
+  double tail_long_round_share = 0;   // of steps, long rounds
+  double tail_carried_share = 0;      // of trained responses, begun under older weights
+  double tail_mean_staleness = 0;     // policy versions behind, mean over trained responses
+  double tail_trained_mean_tokens = 0;  // mean response length trained on
+  double tail_launched = 0;           // responses started per step
 
   // Model FLOPs per step, all GPUs, by phase (for MFU).
   double rollout_flops = 0;

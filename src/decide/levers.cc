@@ -118,6 +118,7 @@ std::string_view ToString(Lever l) {
     case Lever::kBatch: return "batch";
     case Lever::kSpeculative: return "speculative";
     case Lever::kSpot: return "spot";
+    case Lever::kTail: return "tail";
     case Lever::kLayout: return "layout";
   }
   return "?";
@@ -135,6 +136,7 @@ std::string_view Title(Lever l) {
     case Lever::kBatch: return "Bigger batch";
     case Lever::kSpeculative: return "Speculative decoding";
     case Lever::kSpot: return "Spot GPUs";
+    case Lever::kTail: return "Tail handling";
     case Lever::kLayout: return "Planned layout";
   }
   return "?";
@@ -151,6 +153,7 @@ std::optional<Lever> LeverFromString(std::string_view s) {
   if (s == "moe") return Lever::kMoe;
   if (s == "speculative" || s == "spec" || s == "mtp") return Lever::kSpeculative;
   if (s == "spot" || s == "preemptible") return Lever::kSpot;
+  if (s == "tail" || s == "tail_batching" || s == "partial_rollout" || s == "over_provision") return Lever::kTail;
   if (s == "layout" || s == "plan") return Lever::kLayout;
   return std::nullopt;
 }
@@ -168,7 +171,7 @@ Result<std::vector<Lever>> ParseLeverList(std::string_view csv, std::string_view
       auto l = LeverFromString(item);
       if (!l) {
         err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {}, "
-                                                               "speculative, spot or layout", item, AllLeversCsv())});
+                                                               "speculative, spot, tail or layout", item, AllLeversCsv())});
       } else if (Has(out, *l)) {
         err.problems.push_back({std::string(path), fmt::format("'{}': lever given twice", item)});
       } else {
@@ -289,6 +292,7 @@ Result<Scenario> MakeBaseline(const Scenario& user, const Catalog& cat, const Op
   Scenario b = user;
   b.engine.speculative.reset();  // the naive baseline decodes plainly
   b.hardware.spot = SpotSpec{};  // and pays on-demand prices
+  b.pipeline.tail = TailSpec{};  // and waits for its longest response
   Error err;
   if (user.model.is_moe()) {
     std::string id = opt.dense_model;
@@ -675,6 +679,20 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
     s = std::move(*r);
     if (one_tenant) one_tenant->placement = s.placement;
   }
+  if (Has(levers, Lever::kTail)) {
+    // docs/model.md, "Tail handling": the scenario's pipeline.tail, else
+    // APRIL's partial rollouts at their published over-launch (f = 1).
+    const TailSpec tail = opt.tail ? *opt.tail : TailSpec{TailMode::kPartialRollout, kAprilOverLaunch};
+    if (s.pipeline.mode == PipelineMode::kAsync && s.placement.mode != PlacementMode::kColocated) {
+      said.push_back("tail handling: not applied, the asynchronous pipeline already overlaps the tail");
+    } else {
+      s.pipeline.tail = tail;
+      said.push_back(fmt::format("tail handling: {}, {:g}x launched per step{}", ToString(tail.mode),
+                                 1 + tail.over_launch,
+                                 opt.tail ? " (the scenario's pipeline.tail)"
+                                          : " (APRIL's partial rollouts, over-sampling 64 for a batch of 32)"));
+    }
+  }
   if (Has(levers, Lever::kSpot)) {
     // docs/model.md, "Spot GPUs": applied last, to the layout the other levers chose.
     if (!opt.spot) {
@@ -800,6 +818,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
   Options eopt = opt;
   if (!eopt.speculative && user.engine.speculative) eopt.speculative = user.engine.speculative;
   if (!eopt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) eopt.spot = SpotAsRatios(user);
+  if (!eopt.tail && user.pipeline.tail.Active()) eopt.tail = user.pipeline.tail;
   if (Has(opt.order, Lever::kMoe)) {
     const auto& eff = base_s->hardware.gpu.efficiency;
     std::string mfu = fmt::format("an MoE trains at the catalog's MoE MFU {:.3g} against {:.3g} for a dense model "
@@ -1064,6 +1083,7 @@ Result<PriceCard> BuildPriceCard(const Scenario& user, const Catalog& cat, const
       Options popt = opt;
       if (!popt.speculative && user.engine.speculative) popt.speculative = user.engine.speculative;
       if (!popt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) popt.spot = SpotAsRatios(user);
+      if (!popt.tail && user.pipeline.tail.Active()) popt.tail = user.pipeline.tail;
       auto c = Evaluate(s, stack, cat, popt);
       row.config = c ? *c : Failed(m + "@" + g, m + " on " + g, c.error(), stack);
       row.config.id = m + "@" + g;

@@ -39,7 +39,9 @@ namespace rlcost::levers {
 // data-parallel attention, engine memory share) and plans them: the user's
 // literal layout -> the planned one. Not in the default order: BuildWaterfall
 // puts it first when re-planning (Options::replan) and the user stated a layout.
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot, kLayout };
+// kTail (pipeline.tail: the scenario's, else APRIL's partial rollouts;
+// docs/model.md "Tail handling") is opt-in too (`--order ...,tail`).
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot, kLayout, kTail };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -98,6 +100,9 @@ struct Options {
   // price so that it carries to another GPU. No default: without it the
   // lever's row says so.
   std::optional<SpotSpec> spot;
+  // The tail lever's settings: the scenario's pipeline.tail (BuildWaterfall
+  // fills it), else partial_rollout at APRIL's f = 1.
+  std::optional<TailSpec> tail;
   // Re-plan the layout of every configuration (baseline, stages, solo rows):
   // the placement fields the user left out are chosen again for each
   // alternative by the layout planner (src/plan) with this objective, so that

@@ -261,6 +261,27 @@ std::vector<Input> Inputs(const Scenario& s) {
     if (in.base > 0) out.push_back(in);
   }
 
+  if (s.pipeline.tail.Active()) {
+    // docs/model.md, "Tail handling": how much extra the step launches is the
+    // user's setting; the answer's dependence on it.
+    Input in;
+    in.id = "pipeline.tail.over_launch";
+    in.label = "tail handling: extra share of the batch launched";
+    in.base = s.pipeline.tail.over_launch;
+    in.lo = 0;
+    in.hi = 4;
+    in.hi_open = false;
+    in.hi_use = 4;
+    in.domain = "in (0, 4]";
+    in.lo_why = "launching no extra is no tail handling";
+    in.hi_why = "rlcost accepts at most 5x the batch in flight";
+    const std::string mode(ToString(s.pipeline.tail.mode));
+    in.at = [mode](double v, const Scenario&, const Loader& load) -> Result<Scenario> {
+      return load({Override{"pipeline.tail", fmt::format("{{mode: {}, over_launch: {:.17g}}}", mode, v)}});
+    };
+    out.push_back(in);
+  }
+
   if (s.goal.target_pass_rate) {
     Input in;
     in.id = "goal.curve.midpoint_useful_samples";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "econ/energy.h"
+#include "econ/resplit.h"
 #include "econ/run.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
@@ -428,6 +429,26 @@ Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, co
   if (!eval_s) return Fail(eval_s.error());
   Estimate e = BuildEstimate(s, *t, *sig, *eval_s, detail);
   e.method = "analytic";
+  if (s.placement.resplit) {
+    // docs/model.md, "Elastic pools": the same steps with the split re-chosen
+    // per phase, beside the run as written (which keeps its split).
+    auto rs = econ_internal::PriceResplit(s, *sig, econ_internal::PolicyUsdPerHour(s));
+    if (!rs) return Fail(rs.error());
+    e.resplit = *rs;
+    std::string splits;
+    for (size_t k = 0; k < rs->rollout_gpus.size(); ++k) {
+      splits += fmt::format("{}{} rollout GPUs at {:.0f} tokens", k ? ", " : "", rs->rollout_gpus[k],
+                            rs->phase_mean_tokens[k]);
+    }
+    e.assumptions.push_back(fmt::format(
+        "elastic pools (placement.resplit): the steps priced in {} phases, each with the rollout/train split that "
+        "gives it the shortest step ({}); {} change{} of split, each stopping the run {:.0f} s ({}): steps {:.2f} h "
+        "and ${:.0f} against {:.2f} h and ${:.0f} with the split as written",
+        rs->phases, splits, rs->resplits, rs->resplits == 1 ? "" : "s", rs->resplit_s,
+        s.placement.resplit->restart_s ? "as given in placement.resplit.restart_s"
+                                       : "ASSUMED: one start-up, weights reloaded and engines warmed up",
+        rs->steps_h, rs->usd, rs->fixed_steps_h, rs->fixed_usd));
+  }
   return e;
 }
 

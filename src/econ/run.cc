@@ -38,7 +38,8 @@ constexpr std::array kStepFields = {
     &StepTiming::train_busy_s,    &StepTiming::rollout_flops,   &StepTiming::train_flops,
     &StepTiming::other_flops,     &StepTiming::rollouts_generated, &StepTiming::rollouts_trained,
     &StepTiming::generated_tokens, &StepTiming::prefill_tokens, &StepTiming::trained_tokens,
-    &StepTiming::sandbox_cpu_s,   &StepTiming::mean_batch,      &StepTiming::kv_capacity_sequences, &StepTiming::spot_lost_s, &StepTiming::spot_lost_share};
+    &StepTiming::sandbox_cpu_s,   &StepTiming::mean_batch,      &StepTiming::kv_capacity_sequences, &StepTiming::spot_lost_s, &StepTiming::spot_lost_share,
+    &StepTiming::tail_rollout_saved_s, &StepTiming::tail_wasted_tokens, &StepTiming::tail_launched};
 
 int Nodes(int gpus, int gpus_per_node) { return std::max(1, (gpus + gpus_per_node - 1) / gpus_per_node); }
 

@@ -30,6 +30,24 @@ std::optional<SpeculativeMethod> SpeculativeMethodFromString(std::string_view s)
   return std::nullopt;
 }
 
+std::string_view ToString(TailMode m) {
+  switch (m) {
+    case TailMode::kNone: return "none";
+    case TailMode::kOverProvision: return "over_provision";
+    case TailMode::kTailBatching: return "tail_batching";
+    case TailMode::kPartialRollout: return "partial_rollout";
+  }
+  return "none";
+}
+
+std::optional<TailMode> TailModeFromString(std::string_view s) {
+  if (s == "none") return TailMode::kNone;
+  if (s == "over_provision" || s == "drop_slowest") return TailMode::kOverProvision;
+  if (s == "tail_batching" || s == "tail_batch") return TailMode::kTailBatching;
+  if (s == "partial_rollout" || s == "partial") return TailMode::kPartialRollout;
+  return std::nullopt;
+}
+
 const std::vector<GridIntensity>& GridIntensities() {
   // Lifecycle grams CO2e per kWh generated. The world average is Ember's
   // Global Electricity Review 2023 (data year 2022: "fell to 436 gCO2/kWh");
@@ -193,6 +211,79 @@ void ReadSpot(Reader& r, const YAML::Node& root, Scenario& s) {
   ReadSpotRole(r, spot, "train", s, s.hardware.spot.train);
 }
 
+
+// pipeline.tail (docs/model.md, "Tail handling"): `none`, a mode name, or
+// {mode, over_launch}.
+void ReadTail(Reader& r, const YAML::Node& root, Scenario& s) {
+  const std::string path = "pipeline.tail";
+  YAML::Node p = Reader::Child(root, "pipeline");
+  if (!p.IsDefined() || !p.IsMap()) return;
+  YAML::Node n = Reader::Child(p, "tail");
+  if (!n.IsDefined()) return;
+  TailSpec t;
+  const char* modes = "none, over_provision, tail_batching or partial_rollout";
+  if (n.IsScalar()) {
+    auto m = TailModeFromString(n.Scalar());
+    if (!m) {
+      r.Add(n, path, fmt::format("unknown tail handling '{}'; expected {}", n.Scalar(), modes));
+      return;
+    }
+    t.mode = *m;
+  } else {
+    if (!r.CheckKeys(n, path, {"mode", "over_launch"})) return;
+    if (!Reader::Child(n, "mode").IsDefined()) {
+      r.Add(n, Join(path, "mode"), std::string("missing; expected ") + modes);
+      return;
+    }
+    if (!r.Enum(n, "mode", path, t.mode, &TailModeFromString, modes)) return;
+  }
+  if (t.mode == TailMode::kNone) return;
+  const bool has_f = n.IsMap() && Reader::Child(n, "over_launch").IsDefined();
+  if (t.mode == TailMode::kPartialRollout) t.over_launch = kAprilOverLaunch;
+  if (!has_f && t.mode != TailMode::kPartialRollout) {
+    r.Add(n, Join(path, "over_launch"),
+          fmt::format("missing; expected f, the extra share of prompts launched per step (e.g. 0.25 launches 1.25x "
+                      "the prompts), > 0 and at most 4 (no published default for {})",
+                      ToString(t.mode)));
+    return;
+  }
+  // More than 5x the batch in flight is no longer a tail remedy.
+  if (has_f) r.Double(n, "over_launch", path, t.over_launch, {.min = 0.0, .min_exclusive = true, .max = 4.0});
+  s.pipeline.tail = t;
+}
+
+// placement.resplit (elastic rollout/train pools, docs/model.md "Elastic
+// pools"): `none` or {phases, restart_s}; it needs a disaggregated placement
+// and a response-length schedule to re-split along.
+void ReadResplit(Reader& r, const YAML::Node& root, Scenario& s) {
+  const std::string path = "placement.resplit";
+  YAML::Node p = Reader::Child(root, "placement");
+  if (!p.IsDefined() || !p.IsMap()) return;
+  YAML::Node n = Reader::Child(p, "resplit");
+  if (!n.IsDefined() || (n.IsScalar() && n.Scalar() == "none")) return;
+  if (!n.IsMap()) {
+    r.Add(n, path, "expected none or a mapping {phases, restart_s}");
+    return;
+  }
+  if (!r.CheckKeys(n, path, {"phases", "restart_s"})) return;
+  ResplitSpec rs;
+  // One phase is no re-split; more than 64 is a re-split every few steps.
+  r.Int(n, "phases", path, rs.phases, 2, 64, "a re-split needs at least two phases");
+  if (Reader::Child(n, "restart_s").IsDefined()) {
+    double v = 0;
+    if (r.Double(n, "restart_s", path, v, {.min = 0.0, .max = 86400.0})) rs.restart_s = v;
+  }
+  if (s.placement.mode != PlacementMode::kDisaggregated) {
+    r.Add(n, path, "re-splitting needs placement.mode: disaggregated (colocated, every GPU does both)");
+    return;
+  }
+  if (!s.environment.response_tokens_schedule) {
+    r.Add(n, path,
+          "re-splitting follows the response lengths over the run: set environment.response_tokens_schedule");
+    return;
+  }
+  s.placement.resplit = rs;
+}
 }  // namespace
 
 void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
@@ -203,6 +294,8 @@ void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
   }
   ReadEnergy(r, root, s);
   ReadSpot(r, root, s);
+  ReadTail(r, root, s);
+  ReadResplit(r, root, s);
 }
 
 }  // namespace scenario_internal

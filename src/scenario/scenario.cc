@@ -347,7 +347,7 @@ class Loader {
                                   "gpu_memory_utilization",
                                   "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
                                   "weight_sync", "offload", "engine_sleep_level", "refit_offload",
-                                  "gradient_checkpointing"});
+                                  "gradient_checkpointing", "resplit"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -1480,7 +1480,7 @@ class Loader {
   void ReadPipeline(const YAML::Node& root, PipelineSpec& p) {
     const std::string path = "pipeline";
     YAML::Node n = Reader::Child(root, "pipeline");
-    if (!r_.CheckKeys(n, path, {"mode", "max_staleness", "partial_rollouts", "dispatch"})) return;
+    if (!r_.CheckKeys(n, path, {"mode", "max_staleness", "partial_rollouts", "dispatch", "tail"})) return;
     r_.Enum(n, "mode", path, p.mode, &PipelineModeFromString, AcceptedNames<PipelineMode>());
     r_.Double(n, "max_staleness", path, p.max_staleness, fields::kNonNegative);
     r_.Bool(n, "partial_rollouts", path, p.partial_rollouts);

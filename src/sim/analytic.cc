@@ -17,6 +17,7 @@
 
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
+#include "rlcost/tail.h"
 #include "core/count.h"
 #include "sim/kv_cache.h"
 
@@ -476,6 +477,55 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   return r;
 }
 
+
+// pipeline.tail (docs/model.md, "Tail handling"): the step's rounds as the
+// closed form gives them (perf::TailRounds), each decoded by the engines as a
+// batch of its own (SingleTurnOn, the busiest engine's share of work scaled
+// as BusiestEngineLengths does), averaged over the rounds' shares of steps.
+Result<RolloutResult> TailRollout(const perf::EngineConfig& e, const Scenario& s, double n_total, double engines,
+                                  double kv_tokens, perf::TailStep* out) {
+  auto ts = perf::TailRounds(s.environment.response_tokens, n_total, s.algorithm.group_size, s.pipeline.tail,
+                             kMaxSlices);
+  if (!ts) return Fail(ts.error());
+  const double p = s.environment.prompt_tokens.mean();
+  RolloutResult sum;
+  double batch_time = 0;
+  for (const perf::TailRound& rd : ts->rounds) {
+    const double n = rd.sequences / engines;
+    std::array<double, kMaxSlices> len{};
+    const int m = std::min<int>(kMaxSlices, int(rd.slices.size()));
+    double mean = 0, sq = 0;
+    for (int j = 0; j < m; ++j) {
+      len[j] = rd.slices[j];
+      mean += len[j] / m;
+      sq += len[j] * len[j] / m;
+    }
+    RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
+    const double cv = mean > 0 ? std::sqrt(std::max(0.0, sq / (mean * mean) - 1.0)) : 0.0;
+    const double f = BusiestEngineFactor(engines, n, cv);
+    if (f > 1.0 && m > 1) {
+      for (int j = 0; j < m - 1; ++j) len[j] = std::min(len[j] * f, len[m - 1]);
+      r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+    }
+    if (rd.carried > 0) {
+      // Carried responses come back to new weights: their prompt and what they
+      // generated is prefilled again (APRIL resumes from the saved tokens).
+      auto re = perf::Prefill(e, rd.carried_context / engines, 0, std::max(1.0, rd.carried / engines));
+      r.time_s += re.time_s;
+      r.flops += re.flops;
+      r.prefill_tokens += rd.carried_context / engines;
+    }
+    sum.time_s += rd.share * r.time_s;
+    sum.flops += rd.share * r.flops;
+    sum.decode_tokens += rd.share * r.decode_tokens;
+    sum.prefill_tokens += rd.share * r.prefill_tokens;
+    batch_time += rd.share * r.mean_batch * r.time_s;
+  }
+  sum.mean_batch = sum.time_s > 0 ? batch_time / sum.time_s : 0;
+  *out = *ts;
+  return sum;
+}
+
 }  // namespace
 
 double BusiestEngineFactor(double engines, double sequences, double length_cv) {
@@ -549,6 +599,41 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   } else {
     roll = SingleTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
   }
+  perf::TailStep tail;
+  if (s.pipeline.tail.Active()) {
+    // docs/model.md, "Tail handling": synchronous single-turn steps only.
+    const char* why = async ? "an asynchronous pipeline (pipeline.mode async already overlaps the tail)"
+                      : multi_turn ? "multi-turn trajectories"
+                      : in_rounds && s.algorithm.dynamic_sampling ? "dynamic sampling's generation rounds"
+                                  : nullptr;
+    if (why) {
+      return Fail(ErrorCode::kNotImplemented, "pipeline.tail",
+                  fmt::format("not yet: tail handling ({}) is priced for synchronous single-turn steps, not for {}; "
+                              "use pipeline.tail: none",
+                              ToString(s.pipeline.tail.mode), why));
+    }
+    auto tr = TailRollout(e, s, n_total, engines, mem->kv_tokens_per_engine, &tail);
+    if (!tr) return Fail(tr.error());
+    t.tail_active = true;
+    t.tail_rollout_saved_s = roll.time_s - tr->time_s;
+    roll = *tr;
+    t.tail_cut_tokens = tail.cut_tokens;
+    t.tail_wasted_tokens = tail.wasted_tokens;
+    t.tail_dropped_share = tail.dropped_share;
+    t.tail_deferred_share = tail.deferred_share;
+    t.tail_long_round_share = tail.long_round_share;
+    t.tail_carried_share = tail.carried_share;
+    t.tail_mean_staleness = tail.mean_staleness;
+    t.tail_trained_mean_tokens = tail.trained_mean_tokens;
+    t.tail_launched = tail.launched;
+    if (text) {
+      t.notes.push_back(fmt::format(
+          "tail handling {} (launch {:g}x): rounds stop at {:.0f} response tokens, {:.1f} s of generation per step "
+          "saved against waiting for the longest; {:.0f} tokens per step decoded and not trained on",
+          ToString(s.pipeline.tail.mode), 1 + s.pipeline.tail.over_launch, tail.cut_tokens, t.tail_rollout_saved_s,
+          tail.wasted_tokens));
+    }
+  }
   double round_s = roll.time_s;
 
   // Sandbox pool: every trajectory holds a sandbox from start-up to the end of
@@ -614,6 +699,11 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   t.rollouts_generated = n_total * rounds;
   t.rollouts_trained = sig.rollouts_trained_per_step;
   t.trained_tokens = t.rollouts_trained * traj_tokens;
+  if (t.tail_active) {
+    // over_provision trains on the responses that finished first (shorter).
+    t.rollouts_generated = tail.launched;
+    t.trained_tokens = t.rollouts_trained * (traj_tokens - tail.none_mean_tokens + tail.trained_mean_tokens);
+  }
   t.generated_tokens = roll.decode_tokens * engines;
   t.prefill_tokens = roll.prefill_tokens * engines;
   auto logprob = s.algorithm.recompute_logprobs ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus)

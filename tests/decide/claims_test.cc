@@ -157,7 +157,11 @@ Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>
                 // the acceptance would be assumed (docs/model.md, "Speculative decoding in rollout").
                 {"speculative_rollout", "depends"},
                 // No scenario here states spot prices (hardware.spot has no default).
-                {"spot_rollout", "depends"}};
+                {"spot_rollout", "depends"},
+                // No scenario here states tail handling (pipeline.tail, docs/model.md "Tail handling").
+                {"tail_partial_rollout", "depends"}, {"tail_batching", "depends"},
+                // Nor a re-split (placement.resplit, docs/model.md "Elastic pools").
+                {"elastic_pools", "depends"}};
   for (const auto& [id, verdict] : differences) {
     EXPECT_TRUE(v.count(id)) << "no claim " << id;
     v[id] = verdict;
@@ -284,6 +288,49 @@ TEST(ClaimsReport, HtmlHasTheClaimsSection) {
   EXPECT_NE(html.find("id=\"claims\""), std::string::npos);
   for (const auto& id : claims::ClaimIds()) {
     EXPECT_NE(html.find("data-claim=\"" + id + "\""), std::string::npos) << id;
+  }
+}
+
+}  // namespace
+}  // namespace rlcost
+
+namespace rlcost {
+namespace {
+
+// docs/model.md, "Tail handling" and "Elastic pools": the claims are judged
+// on the scenarios that state the lever, by the figures they name.
+TEST(Claims, TailAndElasticPoolClaimsReadTheirOwnFigures) {
+  const std::string dir = std::string(RLCOST_SOURCE_DIR) + "/scenarios/levers/";
+  {
+    const std::string f = dir + "tail-partial-rollout-helps.yaml";
+    auto r = Check(f);
+    const claims::Claim* c = Find(r, "tail_partial_rollout");
+    ASSERT_NE(c, nullptr);
+    auto on = EstimateAnalytic(test::LoadFile(f));
+    auto off = EstimateAnalytic(LoadScenarioFile(f, Cat(), {{"pipeline.tail", "none"}}).value());
+    ASSERT_TRUE(on && off);
+    ASSERT_TRUE(c->value.has_value()) << c->why;
+    // The claim's figure: rollout time without over rollout time with, less one.
+    EXPECT_NEAR(*c->value, off->step.rollout_s / on->step.rollout_s - 1, 1e-9);
+    // APRIL reports up to 44% faster rollout; this wide-tailed scenario gains more: exceeds.
+    EXPECT_GT(*c->value, 0.44);
+    EXPECT_EQ(c->verdict, "exceeds");
+    EXPECT_EQ(c->claim.rfind("the field reports", 0), 0u);
+  }
+  {
+    const std::string f = dir + "resplit-lengths-grow.yaml";
+    auto r = Check(f);
+    const claims::Claim* c = Find(r, "elastic_pools");
+    ASSERT_NE(c, nullptr);
+    auto e = EstimateAnalytic(test::LoadFile(f));
+    ASSERT_TRUE(e && e->resplit);
+    ASSERT_TRUE(c->value.has_value()) << c->why;
+    EXPECT_NEAR(*c->value, e->resplit->fixed_steps_h / e->resplit->steps_h, 1e-9);
+    // Libra's "up to 3.0x": a gain above 1 and at most 3 holds.
+    EXPECT_GT(*c->value, 1.0);
+    EXPECT_LE(*c->value, 3.0);
+    EXPECT_EQ(c->verdict, "holds");
+    EXPECT_NE(c->why.find("ASSUMED"), std::string::npos) << c->why;
   }
 }
 

@@ -580,3 +580,64 @@ TEST(SpotLever, WithoutTheScenariosSpotPricesTheRowSaysWhatIsMissing) {
 
 }  // namespace
 }  // namespace rlcost::levers
+
+namespace rlcost::levers {
+namespace {
+
+// docs/model.md, "Tail handling": the tail lever applies the scenario's
+// pipeline.tail to the synchronous baseline. Its row's step-time factor is
+// the baseline's step over the same step with the tail handled: the
+// generation saved (tail.rollout_saved_s) is the whole difference, nothing
+// else in the step moves.
+Waterfall TailWaterfall(const std::string& file) {
+  auto cat = Catalog::Builtin();
+  EXPECT_TRUE(cat.has_value());
+  auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/levers/" + file, *cat);
+  EXPECT_TRUE(s.has_value()) << s.error().ToString();
+  Options o;
+  o.order = {Lever::kTail};
+  auto wf = BuildWaterfall(*s, *cat, o);
+  EXPECT_TRUE(wf.has_value()) << wf.error().ToString();
+  return *wf;
+}
+
+TEST(TailLever, PartialRolloutsShortenALongTailedSyncStep) {
+  auto wf = TailWaterfall("tail-partial-rollout-helps.yaml");
+  ASSERT_EQ(wf.stages.size(), 1u);
+  const Config& tail = wf.stages[0];
+  ASSERT_TRUE(tail.ok) << tail.error.ToString();
+  EXPECT_EQ(tail.scenario.pipeline.tail.mode, TailMode::kPartialRollout);
+  const double base_t = *wf.baseline.values[kStepTime], tail_t = *tail.values[kStepTime];
+  EXPECT_NEAR(base_t - tail_t, tail.estimate.step.tail_rollout_saved_s, 1e-6 * base_t);
+  EXPECT_GT(*tail.factor_prev[kUsdPerUsefulSample], 1.0);
+  EXPECT_NE(tail.detail.find("partial_rollout"), std::string::npos) << tail.detail;
+}
+
+TEST(TailLever, DroppingTheSlowestOfNarrowLengthsCostsMore) {
+  auto wf = TailWaterfall("tail-narrow-lengths.yaml");
+  ASSERT_EQ(wf.stages.size(), 1u);
+  ASSERT_TRUE(wf.stages[0].ok) << wf.stages[0].error.ToString();
+  EXPECT_LT(*wf.stages[0].factor_prev[kUsdPerUsefulSample], 1.0);
+  EXPECT_LT(wf.stages[0].estimate.step.tail_rollout_saved_s, 0);
+}
+
+TEST(TailLever, WithoutTheScenariosTailItUsesAprilsPartialRollouts) {
+  auto cat = Catalog::Builtin();
+  ASSERT_TRUE(cat.has_value());
+  auto s = DefaultScenario(*cat);
+  ASSERT_TRUE(s.has_value());
+  Options o;
+  o.order = {Lever::kTail};
+  auto c = Evaluate(*s, {Lever::kTail}, *cat, o);
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  EXPECT_EQ(c->scenario.pipeline.tail.mode, TailMode::kPartialRollout);
+  EXPECT_DOUBLE_EQ(c->scenario.pipeline.tail.over_launch, 1.0);
+  // After async the tail is overlapped already: the lever says so and changes nothing.
+  auto both = Evaluate(*s, {Lever::kAsync, Lever::kTail}, *cat, o);
+  ASSERT_TRUE(both.has_value()) << both.error().ToString();
+  EXPECT_FALSE(both->scenario.pipeline.tail.Active());
+  EXPECT_NE(both->detail.find("already overlaps the tail"), std::string::npos) << both->detail;
+}
+
+}  // namespace
+}  // namespace rlcost::levers
