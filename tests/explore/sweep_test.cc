@@ -140,7 +140,9 @@ TEST(Sweep, RowsSayWhatTheirGoalFiguresRestOn) {
   // The JSON row ends with it when (and only when) a goal figure is a column.
   const auto j = RowToJson({"hardware.gpus"}, goal, def);
   EXPECT_EQ(j["goal_curve"], "illustrative");
-  EXPECT_EQ(j.back(), "illustrative");
+  auto last = j.end();
+  EXPECT_EQ((--last).key(), "note");  // the row's note comes last, after it
+  EXPECT_EQ((--last).key(), "goal_curve");
   EXPECT_FALSE(RowToJson({"hardware.gpus"}, {FindMetric("run.usd")}, row_with({FindMetric("run.usd")}, {}))
                    .contains("goal_curve"));
 }
@@ -331,9 +333,9 @@ TEST(SweepCli, EveryFormatLabelsTheIllustrativeCurveAndTheTextSaysItOnce) {
   std::istringstream lines(ReadAll(csv));
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "point,hardware.gpus,status,reason,run.usd,goal.steps,goal_curve");
+  EXPECT_EQ(line, "point,hardware.gpus,status,reason,run.usd,goal.steps,goal_curve,note");
   int rows = 0;
-  for (; std::getline(lines, line); ++rows) EXPECT_EQ(line.substr(line.rfind(',') + 1), "illustrative") << line;
+  for (; std::getline(lines, line); ++rows) EXPECT_NE(line.find(",illustrative,"), std::string::npos) << line;
   EXPECT_EQ(rows, 3);
   std::istringstream jl(ReadAll(jsonl));
   for (rows = 0; std::getline(jl, line); ++rows) EXPECT_EQ(nlohmann::json::parse(line)["goal_curve"], "illustrative");
@@ -346,12 +348,12 @@ TEST(SweepCli, EveryFormatLabelsTheIllustrativeCurveAndTheTextSaysItOnce) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(Count(r.out, "ILLUSTRATIVE"), 0u) << r.out;
   EXPECT_EQ(Count(r.out, "published learning curve (scalerl-8b-math-14k"), 1u) << r.out;
-  EXPECT_EQ(Count(ReadAll(csv), ",published:scalerl-8b-math-14k\n"), 2u);
+  EXPECT_EQ(Count(ReadAll(csv), ",published:scalerl-8b-math-14k,"), 2u);
   r = Shell(std::string(RLCOST_BINARY) + " sweep " + DefaultYaml() + " --vary hardware.gpus=8,16 --metric run.usd -o " +
             db + " --csv " + csv);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
-  EXPECT_EQ(ReadAll(csv).substr(0, ReadAll(csv).find('\n')), "point,hardware.gpus,status,reason,run.usd");
+  EXPECT_EQ(ReadAll(csv).substr(0, ReadAll(csv).find('\n')), "point,hardware.gpus,status,reason,run.usd,note");
   EXPECT_EQ(Shell("sqlite3 " + db + " \"SELECT value FROM sweep WHERE key = 'goal_curve_is_illustrative';\"").out, "0\n");
   fs::remove(db);
   fs::remove(csv);
