@@ -1,4 +1,5 @@
 // `rlcost validate`: expectations, ratios, errors, and the markdown report.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -322,22 +323,31 @@ TEST(Validate, LeverCasesLoadWithTheirSourcesAndHoldTheirPrintedFigures) {
   ASSERT_EQ(rep->paths.size(), 2u);
   // NeMo RL PR #2779 (DeepSeek-V3, 256 H100s, MTP with one draft token):
   // published 100.5 s with, 121.2 s without, ratio 100.5 / 121.2 = 0.829.
+  // RollPacker Table 2 (Qwen2.5-7B/8k, 16 H800): tail batching alone 1.30x
+  // against veRL, a step ratio of 0.769. rlcost's closed form gives 0.453
+  // (2.2x): a KNOWN GAP, written up in validation/levers/README.md; the event
+  // simulator does not run tail handling yet ("not available" there).
   struct Want {
     const char* file;
     const char* relative_to;
-    double analytic, simulated;  // predicted / measured - 1, as printed
+    double analytic, simulated;  // predicted / measured - 1, as printed; NaN: not available
+    bool passes;
   };
+  const double kNotAvailable = std::nan("");
   const Want want[] = {
-      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "", +0.045, +0.062},
-      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", +0.050, +0.052},
-      {"nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", "", -0.005, +0.010},
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "", +0.045, +0.062, true},
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", +0.050, +0.052, true},
+      {"nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", "", -0.005, +0.010, true},
+      {"rollpacker-qwen25-7b-8k-16xh800-tail-batching.yaml", "rollpacker-qwen25-7b-8k-16xh800-verl.yaml", -0.411,
+       kNotAvailable, false},
   };
   for (const PathResult& p : rep->paths) {
     EXPECT_TRUE(p.available) << p.reason;
-    EXPECT_EQ(p.unavailable, 0);
+    EXPECT_EQ(p.unavailable, p.path == Path::kAnalytic ? 0 : 1);
     for (const Check& c : p.checks) {
-      EXPECT_TRUE(c.status == Status::kPass || c.status == Status::kFail) << c.file << " " << c.key << ": " << c.message;
-      EXPECT_TRUE(std::isfinite(c.predicted)) << c.file << " " << c.key;
+      EXPECT_TRUE(c.status == Status::kPass || c.status == Status::kFail ||
+                  (p.path == Path::kSimulated && c.message.find("not yet") != std::string::npos))
+          << c.file << " " << c.key << ": " << c.message;
     }
     for (const Want& w : want) {
       const Check* found = nullptr;
@@ -345,10 +355,14 @@ TEST(Validate, LeverCasesLoadWithTheirSourcesAndHoldTheirPrintedFigures) {
         if (c.file == w.file && c.relative_to == w.relative_to && c.key == "step.time_s") found = &c;
       ASSERT_NE(found, nullptr) << w.file << " / " << w.relative_to;
       const double expected = p.path == Path::kAnalytic ? w.analytic : w.simulated;
+      EXPECT_FALSE(found->in_sample) << "no catalog default was read off these runs";
+      if (std::isnan(expected)) {
+        EXPECT_NE(found->status, Status::kPass) << ToString(p.path) << " " << w.file;
+        continue;
+      }
+      EXPECT_TRUE(std::isfinite(found->predicted)) << w.file;
       EXPECT_NEAR(found->error, expected, 0.01) << ToString(p.path) << " " << w.file << " / " << w.relative_to;
-      // All three are inside their 20% tolerance, so they pass.
-      EXPECT_EQ(found->status, Status::kPass) << ToString(p.path) << " " << w.file;
-      EXPECT_FALSE(found->in_sample) << "no catalog default was read off PR #2779";
+      EXPECT_EQ(found->status, w.passes ? Status::kPass : Status::kFail) << ToString(p.path) << " " << w.file;
     }
   }
 }
