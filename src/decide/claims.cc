@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -71,6 +72,16 @@ Claim Unknown(Claim c, const std::string& what, const Error& e) {
   c.value.reset();
   c.verdict = "depends";
   c.why = fmt::format("cannot be computed for this scenario: {} ({})", what, FirstProblem(e));
+  return c;
+}
+
+// A claim this scenario cannot judge because it does not state the lever:
+// "depends", no figure, and `why` says what to set.
+Claim NotStated(Claim c, std::string why) {
+  c.rlcost = "n/a";
+  c.value.reset();
+  c.verdict = "depends";
+  c.why = std::move(why);
   return c;
 }
 
@@ -286,12 +297,9 @@ Claim SpotRollout(const Scenario& s, const Estimate& e, const LoadVariant& load)
           "28-49% more useful samples per dollar", "", std::nullopt, "", ""};
   const bool own = s.hardware.spot.Rollout() || s.hardware.spot.Train();
   if (!own) {
-    c.verdict = "depends";
-    c.rlcost = "n/a";
-    c.why = "this scenario states no spot GPUs (hardware.spot): the gain rests on the spot price and how often "
+    return NotStated(std::move(c), "this scenario states no spot GPUs (hardware.spot): the gain rests on the spot price and how often "
             "nodes are reclaimed, which have no default; set hardware.spot.rollout {price_ratio, "
-            "preemptions_per_hour} to check the claim on your market";
-    return c;
+            "preemptions_per_hour} to check the claim on your market");
   }
   auto od = EstimateWith(load, {"hardware.spot=none"});
   if (!od) return Unknown(c, "this scenario on on-demand GPUs only", od.error());
@@ -319,18 +327,12 @@ Claim TailPartialRollout(const Scenario& s, const Estimate& e, const LoadVariant
           "raise rollout throughput by up to 44% (APRIL, arXiv 2509.18521)",
           "up to 44% faster rollout", "", std::nullopt, "", ""};
   if (s.pipeline.mode == PipelineMode::kAsync && s.placement.mode != PlacementMode::kColocated) {
-    c.verdict = "depends";
-    c.rlcost = "n/a";
-    c.why = "this scenario's pipeline is asynchronous: generation already overlaps training, and rlcost prices tail "
-            "handling for synchronous steps only";
-    return c;
+    return NotStated(std::move(c), "this scenario's pipeline is asynchronous: generation already overlaps training, and rlcost prices tail "
+            "handling for synchronous steps only");
   }
   if (s.pipeline.tail.mode != TailMode::kPartialRollout) {
-    c.verdict = "depends";
-    c.rlcost = "n/a";
-    c.why = "this scenario states no partial rollouts: set pipeline.tail: partial_rollout (APRIL's own over-launch, "
-            "2x, is the default) to check the claim on this run";
-    return c;
+    return NotStated(std::move(c), "this scenario states no partial rollouts: set pipeline.tail: partial_rollout (APRIL's own over-launch, "
+            "2x, is the default) to check the claim on this run");
   }
   auto off = EstimateWith(load, {"pipeline.tail=none"});
   if (!off) return Unknown(c, "this scenario waiting for its longest response", off.error());
@@ -358,11 +360,8 @@ Claim TailBatching(const Scenario& s, const Estimate& e, const LoadVariant& load
           "time 2.03-2.56x against veRL (RollPacker, arXiv 2509.21009, with its other optimizations)",
           "2.03-2.56x faster", "", std::nullopt, "", ""};
   if (s.pipeline.tail.mode != TailMode::kTailBatching) {
-    c.verdict = "depends";
-    c.rlcost = "n/a";
-    c.why = "this scenario states no tail batching: its gain rests on how many extra prompts each short round "
-            "launches, which has no published default; set pipeline.tail: {mode: tail_batching, over_launch: F}";
-    return c;
+    return NotStated(std::move(c), "this scenario states no tail batching: its gain rests on how many extra prompts each short round "
+            "launches, which has no published default; set pipeline.tail: {mode: tail_batching, over_launch: F}");
   }
   auto off = EstimateWith(load, {"pipeline.tail=none"});
   if (!off) return Unknown(c, "this scenario waiting for its longest response", off.error());
@@ -390,11 +389,8 @@ Claim ElasticPools(const Scenario& s, const Estimate& e) {
           "higher throughput (Libra, arXiv 2606.03077, with its request scheduler)",
           "up to 3.0x", "", std::nullopt, "", ""};
   if (!e.resplit) {
-    c.verdict = "depends";
-    c.rlcost = "n/a";
-    c.why = "this scenario states no re-split: set placement.resplit {phases} on a disaggregated run with "
-            "environment.response_tokens_schedule to check the claim";
-    return c;
+    return NotStated(std::move(c), "this scenario states no re-split: set placement.resplit {phases} on a disaggregated run with "
+            "environment.response_tokens_schedule to check the claim");
   }
   const auto& r = *e.resplit;
   const double x = r.steps_h > 0 ? r.fixed_steps_h / r.steps_h : kNaN;
