@@ -354,8 +354,9 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     sum.literal_error = Reason(*literal_err);
   }
   const char* goal = opt.objective == Objective::kTime ? "the shortest step" : "the fewest dollars per step";
-  sum.why.push_back(fmt::format("layout planned for {}: {}: {} ({} layouts tried, {} fit in memory)", goal,
-                                sum.layout, Figures(best->e), sum.candidates, sum.fitting));
+  sum.why.push_back(fmt::format("layout planned for {}: {}: {} ({} layout{} tried, {} fit{} in memory)", goal,
+                                sum.layout, Figures(best->e), sum.candidates, sum.candidates == 1 ? "" : "s",
+                                sum.fitting, sum.fitting == 1 ? "s" : ""));
   if (second) {
     sum.runner_up = Describe(second->layout);
     sum.runner_up_usd_per_step = second->e.usd_per_step;

@@ -814,7 +814,8 @@ std::string YourRunSection(const HtmlInput& in) {
     const PlanSummary& p = *e.plan;
     h += "<p id=\"plan-chosen\">Chosen by rlcost's planner for the fewest " +
          std::string(p.objective == "time" ? "seconds per step" : "dollars per step") + ": <b>" + HtmlEscape(p.layout) +
-         "</b> (" + HtmlEscape(fmt::format("{} layouts tried, {} fit in memory", p.candidates, p.fitting)) + ").</p>";
+         "</b> (" + HtmlEscape(fmt::format("{} layout{} tried, {} fit{} in memory", p.candidates,
+                                               p.candidates == 1 ? "" : "s", p.fitting, p.fitting == 1 ? "s" : "")) + ").</p>";
     h += "<table id=\"plan-table\"><tr><th>layout</th><th>$ per step</th><th>step time</th><th style=\"text-align:left\">what</th></tr>";
     h += fmt::format("<tr data-row=\"chosen\"><td>chosen</td><td>{}</td><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
                      HtmlEscape(Usd(e.usd_per_step)), HtmlEscape(Sec(e.step.time_s)), HtmlEscape(p.layout));

@@ -136,5 +136,15 @@ TEST(WhatAPersonSees, LikelyRangeIsExplainedOnceAsTheEightyPercentBand) {
   }
 }
 
+// The plan line counts in words: the built-in default writes its layout, so
+// one layout is tried ("1 layouts tried, 1 fit" before); a planned one says
+// how many were tried and how many fit.
+TEST(WhatAPersonSees, PlanLineCountsLayoutsInWords) {
+  auto t = Rlcost("estimate", 60);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("(1 layout tried, 1 fits in memory)"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("1 layouts"), std::string::npos) << t.out;
+}
+
 }  // namespace
 }  // namespace rlcost
