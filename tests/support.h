@@ -39,6 +39,20 @@ inline Scenario LoadFile(const std::string& path, const std::vector<Override>& o
   return *s;
 }
 
+// Qwen3-32B on 32 H100s with no placement (issue #26's case): every layout
+// field left to the planner. The optimize and re-planning tests start from it.
+inline std::string Qwen32bOn32H100NoPlacement() {
+  return R"(model: qwen3-32b
+hardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}
+environment:
+  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
+  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
+  pass_rate: {mean: 0.35, concentration: 2.0}
+algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
+goal: {target_pass_rate: 0.6}
+)";
+}
+
 // The built-in default less the framework it names: scenarios/default.yaml
 // without its `framework:` line, which is ../shared/scenarios/default.yaml
 // (Scenario.BuiltinDefaultIsTheSharedDefaultPlusItsFramework). rlcost's own

@@ -19,17 +19,7 @@ namespace {
 
 // Qwen3-32B on 32 H100s, no placement: every layout field left to the planner.
 std::string Q32(const std::string& placement = "") {
-  return R"(name: q32
-model: qwen3-32b
-hardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}
-environment:
-  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
-  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
-  pass_rate: {mean: 0.35, concentration: 2.0}
-algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
-pipeline: {mode: sync}
-goal: {target_pass_rate: 0.6}
-)" + placement;
+  return "name: q32\n" + test::Qwen32bOn32H100NoPlacement() + "pipeline: {mode: sync}\n" + placement;
 }
 
 // The user's run as the commands start from it: its left-out fields planned.

@@ -88,26 +88,14 @@ TEST(Optimize, MatchesAnExhaustiveReadingOfTheGrid) {
   EXPECT_TRUE(r2->binding.empty());
 }
 
-
-// Qwen3-32B on 32 H100s with no placement (issue #26's case).
-std::string Q32NoPlacement() {
-  return R"(model: qwen3-32b
-hardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}
-environment:
-  prompt_tokens: {mean: 300, cv: 0.5, max: 1024}
-  response_tokens: {mean: 2000, cv: 0.8, max: 8192}
-  pass_rate: {mean: 0.35, concentration: 2.0}
-algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
-goal: {target_pass_rate: 0.6}
-)";
-}
+using test::Qwen32bOn32H100NoPlacement;
 
 // Issue #26: optimize plans the layout of every configuration (colocated and
 // disaggregated splits) and lists each run once. Without planning, the async
 // configurations on the default colocated layout ran synchronously and came
 // in identical pairs.
 TEST(Optimize, PlansEachConfigurationAndListsEachRunOnce) {
-  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  auto doc = scenario_internal::ScenarioDocument::FromText(Qwen32bOn32H100NoPlacement(), "<q32>", ".", "");
   ASSERT_TRUE(doc);
   auto design = Design::Grid({*ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8"),
                               *ParseAxis("algorithm.group_size=8,16")});
@@ -131,7 +119,7 @@ TEST(Optimize, PlansEachConfigurationAndListsEachRunOnce) {
 // closed form overlaps only on separate GPUs), so of the 8 points 2 are the
 // same run as a better one: exactly the two colocated async ones.
 TEST(Optimize, AsyncOnSharedGpusIsTheSynchronousRunAndIsListedOnce) {
-  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  auto doc = scenario_internal::ScenarioDocument::FromText(Qwen32bOn32H100NoPlacement(), "<q32>", ".", "");
   ASSERT_TRUE(doc);
   auto design = Design::Grid({*ParseAxis("placement.mode=colocated,disaggregated"),
                               *ParseAxis("pipeline.mode=sync,async"), *ParseAxis("precision.rollout=bf16,fp8")});
@@ -166,7 +154,7 @@ TEST(Optimize, AsyncOnSharedGpusIsTheSynchronousRunAndIsListedOnce) {
 // step is 72.4 s + 1.7 s weight sync = 74.1 s, and with the same GPUs at the
 // same price per hour the split is cheaper by 74.1 / 111.1.
 TEST(Optimize, ADisaggregatedSplitWinsWhenTrainingHidesUnderGeneration) {
-  auto doc = scenario_internal::ScenarioDocument::FromText(Q32NoPlacement(), "<q32>", ".", "");
+  auto doc = scenario_internal::ScenarioDocument::FromText(Qwen32bOn32H100NoPlacement(), "<q32>", ".", "");
   ASSERT_TRUE(doc);
   auto design = Design::Grid({*ParseAxis("pipeline.mode=sync,async")});
   ASSERT_TRUE(design);
@@ -184,7 +172,7 @@ TEST(Optimize, ADisaggregatedSplitWinsWhenTrainingHidesUnderGeneration) {
   EXPECT_EQ(r->best[1].row.effective->layout.mode, PlacementMode::kColocated);
   // The two runs' steps, from their parts.
   auto step = [&](const Effective& e) {
-    auto s = LoadScenarioText(Q32NoPlacement(), test::Cat(), "<q32>", ".", opt.sweep.fixed);
+    auto s = LoadScenarioText(Qwen32bOn32H100NoPlacement(), test::Cat(), "<q32>", ".", opt.sweep.fixed);
     EXPECT_TRUE(s);
     plan::ApplyLayout(s->placement, e.layout);
     s->pipeline.mode = e.pipeline;

@@ -8,20 +8,13 @@
 #include "rlcost/catalog.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 
 namespace rlcost::perf {
 namespace {
 
-const Catalog& Cat() {
-  static const Catalog c = Catalog::Builtin().value();
-  return c;
-}
-
-Scenario Load(const std::string& text) {
-  auto s = LoadScenarioText(text, Cat());
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
-  return *s;
-}
+using test::Cat;
+using test::Load;
 
 // Qwen3-30B-A3B on 16 GB200 in compute trays of 4 (NeMo RL's 4n4g recipes).
 std::string Gb200(const std::string& extra_hw, const std::string& placement) {

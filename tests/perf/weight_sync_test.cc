@@ -13,20 +13,13 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "support.h"
 
 namespace rlcost::perf {
 namespace {
 
-const Catalog& Cat() {
-  static const Catalog c = Catalog::Builtin().value();
-  return c;
-}
-
-Scenario Load(const std::string& text) {
-  auto s = LoadScenarioText(text, Cat());
-  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().ToString());
-  return *s;
-}
+using test::Cat;
+using test::Load;
 
 // veRL fully-async checkpoint-engine ablation (volcengine/verl
 // docs/advance/fully_async.md @ ca44f95, "checkpoint-engine Ablation

@@ -25,6 +25,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support.h"
+
 namespace {
 
 using Json = nlohmann::json;
@@ -200,13 +202,9 @@ TEST_F(Serve, EstimateMatchesTheCommandLine) {
   Json body = {{"scenario", yaml}};
   auto [status, j] = Post("/v1/estimate", body.dump());
   ASSERT_EQ(status, 200) << j.dump();
-  FILE* p = popen(RLCOST_BINARY " estimate " RLCOST_SOURCE_DIR "/scenarios/default.yaml --json", "r");
-  ASSERT_NE(p, nullptr);
-  std::string cli;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) cli.append(buf, n);
-  pclose(p);
+  const auto cli_run = rlcost::test::RunCommand(RLCOST_BINARY " estimate " RLCOST_SOURCE_DIR "/scenarios/default.yaml --json");
+  ASSERT_EQ(cli_run.code, 0) << cli_run.err;
+  const std::string& cli = cli_run.out;
   EXPECT_EQ(j, Json::parse(cli));
   // The same scenario as YAML text in the body, and as a JSON object.
   auto [s2, j2] = Post("/v1/estimate", yaml, "application/yaml");
@@ -380,13 +378,9 @@ TEST_F(Serve, ForecastOfAPostedLogIsTheCommandLinesWithItsPlot) {
   ASSERT_EQ(status, 200) << j.dump();
   const std::string file = ::testing::TempDir() + "/rlcost_forecast_posted.csv";
   std::ofstream(file) << log;
-  FILE* p = popen((std::string(RLCOST_BINARY) + " forecast " + file + " --target 0.6 --json").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string cli;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) cli.append(buf, n);
-  pclose(p);
+  const auto cli_run = rlcost::test::RunCommand(std::string(RLCOST_BINARY) + " forecast " + file + " --target 0.6 --json");
+  ASSERT_EQ(cli_run.code, 0) << cli_run.err;
+  const std::string& cli = cli_run.out;
   Json want = Json::parse(cli)["forecast"], got = j["forecast"];
   want.erase("file");
   got.erase("file");
