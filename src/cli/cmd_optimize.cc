@@ -186,7 +186,16 @@ int Run(const OptimizeArgs& a) {
       const auto& st = base->placement.stated;
       for (auto [on, name] : {std::pair{st.mode, "placement.mode"}, std::pair{st.split, "placement.rollout_gpus/train_gpus"},
                               std::pair{st.rollout_tp, "placement.rollout_tp"}}) {
-        if (on) kept += (kept.empty() ? "" : ", ") + std::string(name);
+        // A field the user searches with --over is not kept as written.
+        const std::string n(name);
+        bool searched = false;
+        for (const auto& axis : design->axes()) {
+          if (n == axis.key || (n.find('/') != std::string::npos &&
+                                (axis.key == "placement.rollout_gpus" || axis.key == "placement.train_gpus"))) {
+            searched = true;
+          }
+        }
+        if (on && !searched) kept += (kept.empty() ? "" : ", ") + n;
       }
     }
   }
@@ -236,8 +245,10 @@ int Run(const OptimizeArgs& a) {
                              r->disaggregated);
   }
   if (!kept.empty()) {
-    std::cout << "note: " << kept << " as the scenario writes them in every configuration; leave them out (or "
-              << "--over them) to search them\n";
+    const bool one = kept.find(", ") == std::string::npos;
+    std::cout << "note: " << kept << (one ? " as the scenario writes it" : " as the scenario writes them")
+              << " in every configuration; leave " << (one ? "it" : "them") << " out (or --over "
+              << (one ? "it" : "them") << ") to search " << (one ? "it" : "them") << "\n";
   }
   if (r->same_run > 0) {
     std::cout << fmt::format("{} configurations run exactly as a better one (e.g. async on shared GPUs runs "
@@ -287,6 +298,20 @@ int Run(const OptimizeArgs& a) {
   std::vector<std::vector<std::string>> front;
   for (const auto& c : r->front) front.push_back(ConfigRow(c, *design, std::nullopt));
   with_curve(ConfigHeaders(*design, obj, false), front, r->front);
+  // How each row of the front runs, as for the best configurations (a row that
+  // is also one of those says which).
+  for (size_t i = 0; i < r->front.size(); ++i) {
+    const auto& c = r->front[i];
+    std::optional<size_t> same;
+    for (size_t k = 0; k < r->best.size() && !same; ++k) {
+      if (r->best[k].row.values == c.row.values) same = k + 1;
+    }
+    if (same) {
+      std::cout << fmt::format("  row {} of the front is best configuration {}\n", i + 1, *same);
+    } else if (c.row.effective) {
+      std::cout << fmt::format("  row {} of the front runs as: {}\n", i + 1, explore::Describe(*c.row.effective));
+    }
+  }
   return 0;
 }
 

@@ -146,5 +146,30 @@ TEST(WhatAPersonSees, PlanLineCountsLayoutsInWords) {
   EXPECT_EQ(t.out.find("1 layouts"), std::string::npos) << t.out;
 }
 
+// Each row of optimize's Pareto front says how it runs (its planned layout), as
+// the best configurations do, or which best configuration it is; a field the
+// user searches with --over is not reported as "kept as the scenario writes it".
+TEST(WhatAPersonSees, ParetoRowsSayHowTheyRunAndSearchedFieldsAreNotKept) {
+  const std::string args = "optimize " + Bundled("default.yaml") +
+                           " --minimize run.usd --over hardware.gpus=8,16,32 --over placement.mode=colocated,disaggregated --top 2";
+  auto t = Rlcost(args, 120);
+  ASSERT_EQ(t.code, 0) << t.err;
+  auto j = Rlcost(args + " --json", 120);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto front = nlohmann::json::parse(j.out)["pareto_front"];
+  ASSERT_GE(front.size(), 2u) << j.out;
+  for (size_t i = 0; i < front.size(); ++i) {
+    const std::string row = "  row " + std::to_string(i + 1) + " of the front ";
+    EXPECT_NE(t.out.find(row), std::string::npos) << row << "\n" << t.out;
+  }
+  // At least one front row is not among the two best and so spells its layout.
+  EXPECT_NE(t.out.find("of the front runs as: "), std::string::npos) << t.out;
+  // placement.mode is searched: not "kept"; rollout_tp is written and kept (one field: "it").
+  EXPECT_NE(t.out.find("note: placement.rollout_tp as the scenario writes it in every configuration"), std::string::npos)
+      << t.out;
+  EXPECT_EQ(t.out.find("placement.mode as the scenario"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("placement.mode, "), std::string::npos) << t.out;
+}
+
 }  // namespace
 }  // namespace rlcost
