@@ -93,9 +93,12 @@ int SmallestDomainPart(int group, int gpus, int domain) {
   domain = std::max(domain, 1);
   if (group > domain) return domain;
   int smallest = group;
+  if (domain % group == 0) return smallest;  // every boundary falls between groups
   // Group k holds ranks [k group, (k + 1) group); a domain boundary at m
   // domain strictly inside it leaves (m domain) mod group ranks on one side.
-  for (long long b = domain; b < gpus; b += domain) {
+  // The residues repeat after at most `group` boundaries.
+  long long seen = 0;
+  for (long long b = domain; b < gpus && seen < group; b += domain, ++seen) {
     const int in_first = int(b % group);
     if (in_first == 0) continue;
     smallest = std::min({smallest, in_first, group - in_first});
