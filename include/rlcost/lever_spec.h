@@ -64,6 +64,12 @@ struct EngineSpec {
   // decoding"). Default false: vLLM's and SGLang's own default (CUDA graphs
   // captured for decode).
   bool enforce_eager = false;
+  // engine.cuda_graph_max_batch: the largest decode batch (running sequences)
+  // the engine replays from a captured CUDA graph; a decode iteration with more
+  // runs eagerly and pays the launches of "Eager decoding" (docs/model.md,
+  // "CUDA-graph coverage"). -1 = the engine's default (CudaGraphMaxBatch in
+  // rlcost/scenario.h); 0 = every batch runs from a graph.
+  int cuda_graph_max_batch = -1;
 };
 
 // `hardware.spot`: spot (preemptible) GPUs for one role of the run

@@ -67,6 +67,9 @@ struct EngineConfig {
   // No CUDA graphs (engine.enforce_eager): kEagerLaunchPerLayerS per layer per
   // decode iteration.
   bool eager = false;
+  // The largest batch decoded from a CUDA graph (CudaGraphMaxBatch of the
+  // scenario); a larger batch pays the eager launches. 0 = every batch graphed.
+  double cuda_graph_max_batch = 0;
   // GPUs joined by NVLink (NvlinkDomainGpus of the scenario's hardware); 0 =
   // the catalog GPU's nvlink_domain.
   int nvlink_domain = 0;
@@ -164,6 +167,9 @@ struct DecodeArms {
   double fixed_s = 0;  // all-reduces + overhead, per iteration
 };
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
+// Whether a decode iteration of `batch` sequences launches its kernels
+// eagerly: e.eager, or a batch above e.cuda_graph_max_batch (> 0).
+bool RunsEagerly(const EngineConfig& e, double batch);
 
 // --- Speculative decoding (src/perf/speculative.cc) ----------------------
 // The arms of one generated token when the engine speculates: a verification
@@ -348,6 +354,15 @@ double TileEfficiency(double n, double tile);
 // quantisation of the tokens per expert (M), when train_micro_batch_tokens is
 // stated. Dense models, or no micro-batch stated: 1.
 double ExpertGemmEfficiency(const Scenario& s, double mean_seq_len);
+// Parallel groups of `group` consecutive ranks tiling `gpus` GPUs (Megatron's
+// rank order keeps a tensor-, expert- or stage-group's ranks consecutive),
+// with GPUs filling NVLink domains of `domain` in rank order: the GPUs of the
+// smallest part of a group that one domain holds. `group` when every group
+// lies inside one domain; less when a group is larger than a domain or
+// straddles the boundary between two (on 128 GB200 NVL72 GPUs the 32-GPU
+// group at ranks 64-95 has 8 in the first rack, 24 in the second). The step
+// waits for the slowest group. docs/model.md, "Groups across NVLink domains".
+int SmallestDomainPart(int group, int gpus, int domain);
 // Time of the expert-parallel all-to-alls (dispatch and combine) of `passes`
 // directions (forward 2, forward + backward 4) over `tokens` tokens on
 // `gpus` training GPUs, per GPU: intra-node peers over NVLink, the rest of

@@ -45,6 +45,16 @@ inline int NvlinkDomainGpus(const HardwareSpec& h) {
   return std::max({h.gpus_per_node, h.gpu.nvlink_domain, 1});
 }
 
+// vLLM (V1) captures decode CUDA graphs for batches up to
+// max_cudagraph_capture_size = min(2 x max_num_seqs, 512) unless told
+// otherwise, and runs a larger batch without a graph: vllm-project/vllm
+// vllm/config/vllm.py VllmConfig._set_cudagraph_sizes @ 000fc94b (the
+// dispatcher picks CUDAGraphMode.NONE above that size). Every vLLM default of
+// max_num_seqs (256 or 1024 by GPU, vllm/engine/arg_utils.py
+// get_batch_defaults @ 99d7eb5d) makes that 512. docs/model.md, "CUDA-graph
+// coverage".
+inline constexpr int kVllmCudaGraphMaxBatch = 512;
+
 struct PlacementSpec {
   PlacementMode mode = PlacementMode::kColocated;
   std::optional<ResplitSpec> resplit;  // `placement.resplit` (rlcost/lever_spec.h); none by default
@@ -396,6 +406,18 @@ struct Scenario {
   std::optional<ExpectSpec> expect;
   std::string source_path;  // file it was loaded from ("" = text / built-in)
 };
+
+// The largest decode batch the rollout engine runs from a CUDA graph
+// (engine.cuda_graph_max_batch): the scenario's value, else the engine's
+// default: vLLM kVllmCudaGraphMaxBatch; SGLang's and TensorRT-LLM's defaults
+// depend on the GPU, tp and their launch settings and are not modelled (0:
+// every batch graphed). Eager engines (engine.enforce_eager) pay the launches
+// at every batch anyway. docs/model.md, "CUDA-graph coverage".
+inline int CudaGraphMaxBatch(const Scenario& s) {
+  if (s.engine.cuda_graph_max_batch >= 0) return s.engine.cuda_graph_max_batch;
+  const InferenceEngine e = s.placement.engine;
+  return (e == InferenceEngine::kVllm || e == InferenceEngine::kVllmAsync) ? kVllmCudaGraphMaxBatch : 0;
+}
 
 // One `--set key=value` override: a dotted path into the document and a YAML
 // scalar or flow value ("qwen3-32b", "0.45", "{mean: 500, cv: 1}").

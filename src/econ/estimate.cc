@@ -71,6 +71,27 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                                 : "tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
                                   "on an H100 in NeMo RL's tracker; the way back ASSUMED the same)"));
   }
+  // A training group across two NVLink domains (docs/model.md, "Groups across
+  // NVLink domains"): the assumption that ranks fill whole domains in order.
+  {
+    const PlacementSpec& pl = s.placement;
+    const int domain = NvlinkDomainGpus(s.hardware);
+    const int train_gpus = std::max(1, pl.train_gpus);
+    const int ep = std::max(1, pl.train_ep), tep = std::max(1, pl.train_tp) * ep;
+    int group = 0;
+    if (s.model.is_moe() && ep > 1 && perf::SmallestDomainPart(ep, train_gpus, domain) < std::min(ep, domain)) {
+      group = ep;
+    } else if (tep > 1 && perf::SmallestDomainPart(tep, train_gpus, domain) < std::min(tep, domain)) {
+      group = tep;
+    }
+    if (group > 0) {
+      a.push_back(fmt::format("training group of {} GPUs across two NVLink domains of {}: with the {} training "
+                              "GPUs filling whole domains in order, one group straddles the boundary and its "
+                              "weight gathers and expert all-to-alls run over the network (ASSUMED; set "
+                              "hardware.nvlink_domain if your racks are split otherwise)",
+                              group, domain, train_gpus));
+    }
+  }
   // Rollout tensor parallelism: where the all-reduces run, how the KV cache splits.
   const int tp = std::max(1, s.placement.rollout_tp);
   const GpuSpec& gpu = s.hardware.gpu;

@@ -88,6 +88,24 @@ double ExpertGemmEfficiency(const Scenario& s, double mean_seq_len) {
   return eff;
 }
 
+int SmallestDomainPart(int group, int gpus, int domain) {
+  group = std::max(group, 1);
+  domain = std::max(domain, 1);
+  if (group > domain) return domain;
+  int smallest = group;
+  if (domain % group == 0) return smallest;  // every boundary falls between groups
+  // Group k holds ranks [k group, (k + 1) group); a domain boundary at m
+  // domain strictly inside it leaves (m domain) mod group ranks on one side.
+  // The residues repeat after at most `group` boundaries.
+  long long seen = 0;
+  for (long long b = domain; b < gpus && seen < group; b += domain, ++seen) {
+    const int in_first = int(b % group);
+    if (in_first == 0) continue;
+    smallest = std::min({smallest, in_first, group - in_first});
+  }
+  return smallest;
+}
+
 double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double passes) {
   const ModelSpec& m = s.model;
   const PlacementSpec& p = s.placement;
@@ -101,8 +119,10 @@ double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double pas
   // (Megatron-Core's expert rank order etp-ep-dp-pp): those inside one NVLink
   // domain (a node; GB200 NVL72: 72 GPUs over 18 trays) reach each other
   // over NVLink (docs/model.md, "NVLink domain").
+  // A group that straddles two NVLink domains (docs/model.md, "Groups across
+  // NVLink domains") holds its slowest GPUs in the smaller part.
   const int ep = p.train_ep;
-  const int per_node = std::clamp(NvlinkDomainGpus(s.hardware), 1, ep);
+  const int per_node = std::clamp(SmallestDomainPart(ep, gpus, NvlinkDomainGpus(s.hardware)), 1, ep);
   double local = bytes * (per_node - 1.0) / ep;
   double remote = bytes * double(ep - per_node) / ep;
   // NVLink and the NIC carry their parts at once (DeepEP's normal kernels

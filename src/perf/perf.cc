@@ -149,6 +149,13 @@ double ForwardFlopsPerToken(const ModelSpec& m, double context) {
   return 2.0 * m.active_params_b * 1e9 + AttentionFlopsPerContextToken(m) * context;
 }
 
+// A decode iteration of `batch` running sequences launches its kernels one by
+// one: the engine is eager, or the batch is larger than the largest captured
+// CUDA graph (docs/model.md, "CUDA-graph coverage").
+bool RunsEagerly(const EngineConfig& e, double batch) {
+  return e.eager || (e.cuda_graph_max_batch > 0 && batch > e.cuda_graph_max_batch);
+}
+
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
 // the total context C: memory time and compute time.
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
@@ -179,7 +186,7 @@ DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   // decode floor").
   arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s +
                  (m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0) +
-                 (e.eager ? m.layers * kEagerLaunchPerLayerS : 0.0);
+                 (RunsEagerly(e, batch) ? m.layers * kEagerLaunchPerLayerS : 0.0);
   return arms;
 }
 

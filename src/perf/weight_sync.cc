@@ -38,10 +38,15 @@ constexpr double kEngineWakeSleepS = 0.25;
 
 // Achieved GB/s of a ring collective over `gpus` GPUs: NVLink inside one
 // NVLink domain (a node; GB200 NVL72: 72 GPUs), the network once the ring
-// leaves it (docs/model.md, "NVLink domain").
-double RingLinkGbPerS(const Scenario& s, int gpus) {
+// leaves it (docs/model.md, "NVLink domain"). With `tiling` > 0 the ring is
+// one of the groups of `gpus` consecutive ranks over `tiling` GPUs, which
+// run at once: when one of them straddles two domains, the step waits for
+// it at the network's speed (docs/model.md, "Groups across NVLink domains").
+double RingLinkGbPerS(const Scenario& s, int gpus, int tiling = 0) {
   const GpuSpec& g = s.hardware.gpu;
-  double link = gpus > NvlinkDomainGpus(s.hardware) ? g.inter_node_gb_per_s : g.intra_node_gb_per_s;
+  const int domain = NvlinkDomainGpus(s.hardware);
+  const bool leaves = gpus > domain || (tiling > 0 && SmallestDomainPart(gpus, tiling, domain) < gpus);
+  double link = leaves ? g.inter_node_gb_per_s : g.intra_node_gb_per_s;
   return std::max(link, 1.0) * g.efficiency.weight_sync_eff;
 }
 
@@ -92,9 +97,9 @@ WeightSyncParts WeightSync(const Scenario& s) {
       const double shard = dense / ttp + expert / (ttp * tep);
       p.gather_s += shard * (stages - 1.0) / stages / (RingLinkGbPerS(s, train_gpus) * kGB);
     }
-    if (ttp > 1) p.gather_s += dense * (ttp - 1.0) / ttp / (RingLinkGbPerS(s, ttp) * kGB);
+    if (ttp > 1) p.gather_s += dense * (ttp - 1.0) / ttp / (RingLinkGbPerS(s, ttp, train_gpus) * kGB);
     if (ttp * tep > 1) {
-      p.gather_s += expert * (ttp * tep - 1.0) / (ttp * tep) / (RingLinkGbPerS(s, ttp * tep) * kGB);
+      p.gather_s += expert * (ttp * tep - 1.0) / (ttp * tep) / (RingLinkGbPerS(s, ttp * tep, train_gpus) * kGB);
     }
   } else if (train_gpus > 1) {
     // Gather: every tensor is all-gathered from its shards over the training

@@ -288,9 +288,12 @@ void ReadResplit(Reader& r, const YAML::Node& root, Scenario& s) {
 
 void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
   YAML::Node engine = Reader::Child(root, "engine");
-  if (engine.IsDefined() && r.CheckKeys(engine, "engine", {"speculative", "enforce_eager"})) {
+  if (engine.IsDefined() &&
+      r.CheckKeys(engine, "engine", {"speculative", "enforce_eager", "cuda_graph_max_batch"})) {
     ReadSpeculative(r, engine, s);
     r.Bool(engine, "enforce_eager", "engine", s.engine.enforce_eager);  // docs/model.md, "Eager decoding"
+    // docs/model.md, "CUDA-graph coverage": 0 = every batch from a graph.
+    r.Int(engine, "cuda_graph_max_batch", "engine", s.engine.cuda_graph_max_batch, 0, 1'000'000);
   }
   ReadEnergy(r, root, s);
   ReadSpot(r, root, s);

@@ -558,6 +558,7 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   e.dp_attention = s.placement.dp_attention;
   e.speculative = s.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
   e.eager = s.engine.enforce_eager;
+  e.cuda_graph_max_batch = CudaGraphMaxBatch(s);
   e.nvlink_domain = NvlinkDomainGpus(s.hardware);
   if (s.algorithm.lora) {
     e.lora_rank = s.algorithm.lora->rank;

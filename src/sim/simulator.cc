@@ -96,6 +96,7 @@ Result<void> Simulator::Setup() {
   ec_.dp_attention = s_.placement.dp_attention;
   ec_.speculative = s_.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
   ec_.eager = s_.engine.enforce_eager;
+  ec_.cuda_graph_max_batch = CudaGraphMaxBatch(s_);
   ec_.nvlink_domain = NvlinkDomainGpus(s_.hardware);
   if (s_.algorithm.lora) {
     ec_.lora_rank = s_.algorithm.lora->rank;

@@ -3,6 +3,7 @@
 // nvlink_domain). Numbers worked out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "rlcost/catalog.h"
@@ -66,6 +67,57 @@ TEST(NvlinkDomain, Gb200WeightSyncRingStaysOnNvlink) {
   EXPECT_NEAR(WeightSync(h100).transfer_s,
               WeightBytes(h100.model, Precision::kBf16) / (g.inter_node_gb_per_s * 1e9 * g.efficiency.weight_sync_eff),
               1e-9);
+}
+
+TEST(NvlinkDomain, SmallestDomainPartOfGroupsInRankOrder) {
+  // Groups of g consecutive ranks over n GPUs, domains of d filled in rank
+  // order: a boundary at m d inside a group leaves (m d) mod g ranks on one
+  // side. 128 GB200 (d 72): the 32-GPU group at 64-95 has 72 - 64 = 8 in the
+  // first rack; the 16-GPU group at 64-79 has 8 and 8; pairs never straddle
+  // (72 is even). 64 GPUs hold no boundary. 256 GPUs, g 32: boundaries 72
+  // (8 | 24), 144 (16 | 16), 216 (24 | 8) -> 8. A group larger than the
+  // domain: the domain (H100 nodes of 8, EP 16 -> 8).
+  EXPECT_EQ(SmallestDomainPart(32, 128, 72), 8);
+  EXPECT_EQ(SmallestDomainPart(16, 128, 72), 8);
+  EXPECT_EQ(SmallestDomainPart(2, 128, 72), 2);
+  EXPECT_EQ(SmallestDomainPart(32, 64, 72), 32);
+  EXPECT_EQ(SmallestDomainPart(32, 256, 72), 8);
+  EXPECT_EQ(SmallestDomainPart(16, 144, 72), 8);
+  EXPECT_EQ(SmallestDomainPart(8, 144, 72), 8);
+  EXPECT_EQ(SmallestDomainPart(16, 64, 8), 8);
+  EXPECT_EQ(SmallestDomainPart(8, 64, 8), 8);
+  EXPECT_EQ(SmallestDomainPart(32, 128, 64), 32);
+}
+
+TEST(NvlinkDomain, Gb200GroupAcrossTwoRacksRunsOverTheNetwork) {
+  // Qwen3-235B-A22B on 128 GB200 (NeMo RL v0.6's 32n4g recipe: colocated,
+  // Megatron TP 2, CP 2, PP 4, EP 16). The export's expert all-gather runs
+  // over tp x ep = 32 consecutive ranks; the group at ranks 64-95 straddles
+  // the first rack's 72 GPUs, so that gather (and the step, which waits for
+  // it) goes over the network: 50 instead of 900 GB/s. With domains of 64
+  // every group stays in one rack; the pipeline broadcast over all 128
+  // leaves the domain in both, the TP pairs stay in it in both. The
+  // difference is the expert term alone:
+  //   expert * 31/32 * (1 / (50e9 eff) - 1 / (900e9 eff)).
+  const std::string text = "model: qwen3-235b-a22b\nhardware: {gpu: gb200, gpus: 128, gpus_per_node: 4";
+  const std::string pl = "}\nplacement: {mode: colocated, rollout_tp: 8, train_tp: 2, train_cp: 2, train_pp: 4, "
+                         "train_ep: 16}\n";
+  const Scenario racks = Load(text + pl);
+  const Scenario even = Load(text + ", nvlink_domain: 64" + pl);
+  ASSERT_EQ(NvlinkDomainGpus(racks.hardware), 72);
+  const double eff = racks.hardware.gpu.efficiency.weight_sync_eff;
+  const WeightSyncParts a = WeightSync(racks), b = WeightSync(even);
+  const double expert = std::min(a.bytes, racks.model.routed_expert_params_b() * 2e9);
+  EXPECT_NEAR(a.gather_s - b.gather_s, expert * 31.0 / 32.0 * (1.0 / (50e9 * eff) - 1.0 / (900e9 * eff)), 1e-6);
+  EXPECT_GT(a.gather_s - b.gather_s, 5.0);  // ~10 s of 1 TB of experts
+  // The expert all-to-all (EP 16): the group at 64-79 has 8 GPUs in each
+  // rack, so half of each GPU's bytes cross the network, and that sets the
+  // time: bytes * 8/16 / 50 GB/s. In domains of 64: all 15/16 over NVLink.
+  const double tokens = 65536, passes = 2;
+  const ModelSpec& m = racks.model;
+  const double bytes = tokens * m.experts_per_token * m.hidden * 2.0 * m.layers / 128 * passes;
+  EXPECT_NEAR(ExpertAllToAllTime(racks, tokens, 128, passes), bytes * 8.0 / 16.0 / 50e9, 1e-9);
+  EXPECT_NEAR(ExpertAllToAllTime(even, tokens, 128, passes), bytes * 15.0 / 16.0 / 900e9, 1e-9);
 }
 
 TEST(NvlinkDomain, BadValueNamesTheField) {

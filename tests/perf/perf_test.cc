@@ -347,6 +347,33 @@ TEST(Perf, EagerDecodeAddsLaunchTimePerLayerAtEveryBatch) {
   EXPECT_DOUBLE_EQ(Prefill(eager, 4096, 0, 4).time_s, Prefill(graphs, 4096, 0, 4).time_s);
 }
 
+TEST(Perf, DecodeAboveTheLargestCudaGraphRunsEagerly) {
+  // engine.cuda_graph_max_batch (vLLM: 512): a decode iteration with more
+  // running sequences than the largest captured graph launches its kernels
+  // one by one and pays what enforce_eager pays, 28 layers x (22.5 - 13) / 28
+  // ms = 9.5 ms for qwen2.5-7b; at or below the cap it replays a graph.
+  const ModelSpec& m = *Cat().FindModel("qwen2.5-7b");
+  ASSERT_EQ(m.layers, 28);
+  GpuSpec g = *Cat().FindGpu("h100-sxm");
+  EngineConfig graphs{&m, &g, Ideal(), 2, Precision::kBf16, Precision::kBf16};
+  EngineConfig capped = graphs;
+  capped.cuda_graph_max_batch = 512;
+  EXPECT_FALSE(RunsEagerly(capped, 512));
+  EXPECT_TRUE(RunsEagerly(capped, 512.5));
+  EXPECT_FALSE(RunsEagerly(graphs, 1e6));  // 0: every batch graphed
+  EXPECT_DOUBLE_EQ(DecodeIteration(capped, 512, 512 * 2000).time_s, DecodeIteration(graphs, 512, 512 * 2000).time_s);
+  EXPECT_NEAR(DecodeIteration(capped, 768, 768 * 2000).time_s - DecodeIteration(graphs, 768, 768 * 2000).time_s,
+              9.5e-3, 1e-12);
+  // 100 iterations at batch 768: 0.95 s more.
+  EXPECT_NEAR(DecodeIterations(capped, 768, 768 * 2000, 100).time_s -
+                  DecodeIterations(graphs, 768, 768 * 2000, 100).time_s,
+              0.95, 1e-9);
+  // An eager engine pays the launches once, capped or not.
+  EngineConfig eager = capped;
+  eager.eager = true;
+  EXPECT_DOUBLE_EQ(DecodeIteration(eager, 768, 768 * 2000).time_s, DecodeIteration(capped, 768, 768 * 2000).time_s);
+}
+
 TEST(Perf, MlaPrefillUsesPerHeadAttention) {
   // DeepSeek-V3 (config.json: qk_nope 128, qk_rope 64, v_head_dim 128, 128
   // heads, 61 layers). Per-head form, per token per token of context:

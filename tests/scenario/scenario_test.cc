@@ -170,6 +170,29 @@ pipeline: {mode: async, max_staleness: 0.5}
   EXPECT_DOUBLE_EQ(j->environment.pass_rate.mean(), 0.375);
 }
 
+TEST(Scenario, CudaGraphMaxBatchDefaultsByEngine) {
+  // docs/model.md, "CUDA-graph coverage": vLLM (and its async engine) graphs
+  // decode batches up to 512; SGLang's and TensorRT-LLM's caps are not
+  // modelled (0: every batch graphed); a stated value wins.
+  auto vllm = Load(kBase);
+  ASSERT_TRUE(vllm) << vllm.error().ToString();
+  EXPECT_EQ(vllm->engine.cuda_graph_max_batch, -1);
+  EXPECT_EQ(CudaGraphMaxBatch(*vllm), 512);
+  auto sglang = Load(kBase + "placement: {engine: sglang}\n");
+  ASSERT_TRUE(sglang) << sglang.error().ToString();
+  EXPECT_EQ(CudaGraphMaxBatch(*sglang), 0);
+  auto set = Load(kBase + "engine: {cuda_graph_max_batch: 256}\n");
+  ASSERT_TRUE(set) << set.error().ToString();
+  EXPECT_EQ(CudaGraphMaxBatch(*set), 256);
+  auto none = Load(kBase + "placement: {engine: sglang}\nengine: {cuda_graph_max_batch: 0}\n");
+  ASSERT_TRUE(none) << none.error().ToString();
+  EXPECT_EQ(CudaGraphMaxBatch(*none), 0);
+  auto bad = Load(kBase + "engine: {cuda_graph_max_batch: -3}\n");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().ToString().find("engine.cuda_graph_max_batch"), std::string::npos) << bad.error().ToString();
+  EXPECT_NE(bad.error().ToString().find("-3"), std::string::npos) << bad.error().ToString();
+}
+
 TEST(Scenario, Overrides) {
   auto o1 = ParseOverride("model=qwen3-32b");
   auto o2 = ParseOverride("algorithm.group_size = 4");
