@@ -21,10 +21,18 @@ A target is *reached* at the first step whose logged value is at or above it
 where the metric averaged over 2.5% of the run's points either side is
 (`--smoothed-truth`), the reading the interval's other end stands for.
 
-These three are every RL run the repository holds: its `experiments` branch
-(commit f07af32) has four logs, the fourth a supervised fine-tuning run
-(`gsm8k/gemma-2-2b-it-sft-0.411.log`: 58 steps of training loss, a validation
-loss twice), which has no reward or score to forecast.
+Those three are the RL runs of the repository's `experiments` branch at
+commit f07af32 (its fourth log, `gsm8k/gemma-2-2b-it-sft-0.411.log`, is a
+supervised fine-tuning run with no reward to forecast). Other commits of the
+same repository hold more veRL example logs: GSM8K and MATH runs of
+Qwen2.5-0.5B to 72B (GRPO, with and without LoRA), Qwen2-7B (FSDP2 and
+Megatron) and DeepSeek-LLM-7B (Megatron). One of them, kept out of the
+development of the forecaster (nothing was set or chosen on it), is
+back-tested in its own section below:
+`tests/data/forecast/verl_ppo_deepseek-llm-7b-chat_megatron_gsm8k.csv`, its
+per-step numbers transcribed from the log (the file's header names the log,
+its commit and the run). The rest are 0.27 to 5.5 MB each and were not
+transcribed here: they are the natural next curves for this back-test.
 
 *Pass*: the forecast step is within 30% of the true step, or the interval
 holds it. A curve passes when half its targets or more do. *P(beyond)*: the
@@ -89,6 +97,18 @@ for metric in val_acc train_reward_mean; do
   echo
 done
 done
+KEPT=${KEPT:-tests/data/forecast/verl_ppo_deepseek-llm-7b-chat_megatron_gsm8k.csv}
+echo "## A run kept out of the development: DeepSeek-LLM-7B, veRL PPO on Megatron"
+echo
+echo "105 steps, 1,024 prompts a step on 4 GPUs; validation every 5 steps. Read as"
+echo "logged (the first logged value at the target)."
+echo
+for metric in train_reward_mean val_acc; do
+  echo "### \`$metric\`"
+  echo
+  "$RLCOST" forecast --backtest "$KEPT" --metric $metric --markdown
+  echo
+done
 echo "## Against the bar: fitted on the first half, targets reached only in the second"
 echo
 for truth in "" --smoothed-truth; do
@@ -100,6 +120,13 @@ s = json.load(sys.stdin)["summary"]["50%"]
 share = 100 * s["pass"] / max(1, s["cases"])
 print("- `%s`%s: %d of %d targets within 30%% of the true step or held by the interval (%.0f%%); curves passing: %d of %d (the bar: 70%% of curves)" % (m, sys.argv[2], s["pass"], s["cases"], share, s["curves_pass"], s["curves"]))' $metric "${truth:+ (reached when its average is)}"
 done
+done
+for metric in val_acc train_reward_mean; do
+  "$RLCOST" forecast --backtest "$KEPT" --metric $metric --json | python3 -c '
+import json, sys
+m = sys.argv[1]
+s = json.load(sys.stdin)["summary"]["50%"]
+print("- kept-out run, `%s`: %d of %d targets within 30%% of the true step or held by the interval; curves passing: %d of %d" % (m, s["pass"], s["cases"], s["curves_pass"], s["curves"]))' $metric
 done
 echo
 cat <<'TAIL'
@@ -121,7 +148,13 @@ cat <<'TAIL'
   disprove. The interval holds the noise of the points, not the choice of
   shape: a rise that changes its shape after the points fitted is not in it.
 - Three runs of one task, one framework and one model family: the interval's
-  level was chosen on them, so its coverage here is in-sample.
+  level was chosen on them, so its coverage here is in-sample. The kept-out
+  DeepSeek run (another model, the Megatron backend, a 4x larger batch) was
+  run once, after the changes above, and not used to set anything.
+- On the kept-out run's validation accuracy fitted on 70% (steps 0..73), the
+  answer is n/a: the metric is flat over those steps (it levelled off near
+  0.68 by step 20), and the targets it reaches later (0.694, 0.695 at step
+  100) sit within its step-to-step noise.
 - Reproduce: `rlcost forecast --backtest ../shared/curves/*.csv --metric val_acc [--smoothed-truth] --json`
   (`summary.50%.pass`, per-target `cases`).
 TAIL
