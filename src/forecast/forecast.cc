@@ -19,7 +19,11 @@ constexpr double kHorizon = 20.0;
 // A trend needs |t| >= 2 (the slope of the metric against ln C two standard
 // errors from zero) before a curve is extrapolated from it.
 constexpr double kTrendT = 2.0;
-constexpr int kMinPoints = 6;
+// A curve of p parameters is fitted only to n >= p + 2 points, which leaves
+// its residuals two degrees of freedom (an error estimate needs one, its
+// spread a second): 5 for the power law (3), 6 for the sigmoid (4).
+constexpr int kSpareDof = 2;
+constexpr int kMinPoints = 3 + kSpareDof;
 constexpr int kMaxPoints = 1000;
 constexpr double kSkipShare = 0.1;
 
@@ -148,8 +152,12 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   double best = kInf;
   std::optional<CurveKind> chosen;
   for (CurveKind k : kinds) {
-    ModelChoice mc{k, kInf, false};
-    if (n_fit < n) {
+    ModelChoice mc{k, kInf, false, CurveParams(k) + kSpareDof};
+    if (n < size_t(CurveParams(k) + kSpareDof)) {
+      r.candidates.push_back(mc);  // too few points for this curve
+      continue;
+    }
+    if (n_fit < n && n_fit >= size_t(CurveParams(k) + kSpareDof)) {
       std::vector<double> xf(x.begin(), x.begin() + long(n_fit)), yf(y.begin(), y.begin() + long(n_fit));
       if (auto c = FitCurve(k, xf, yf, bounds)) {
         mc.fitted = true;
@@ -230,13 +238,20 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   int beyond = 0;
   std::vector<Curve> bases{*curve};
   for (CurveKind k : kinds) {
-    if (k == *chosen) continue;
+    if (k == *chosen || n < size_t(CurveParams(k) + kSpareDof)) continue;
     if (auto other = FitCurve(k, x, y, bounds)) bases.push_back(*other);
   }
   const int per_base = bases.empty() ? 0 : o.replicates / int(bases.size());
   for (const Curve& base : bases) {
     std::vector<double> fit(n), res(n);
-    for (size_t i = 0; i < n; ++i) fit[i] = base.Value(x[i]), res[i] = y[i] - fit[i];
+    // Residuals of a least-squares fit are smaller than the noise: p
+    // parameters absorb p of n degrees of freedom. Rescaled by sqrt(n / (n - p))
+    // (the "modified residuals" of Davison & Hinkley 1997, sec. 6.2.3, with
+    // every point at the mean leverage p / n), their variance is the noise's;
+    // unscaled, a run of few points (a metric logged every 10 steps) gets an
+    // interval too narrow by that factor (1.6x at 5 points, 1.04x at 40).
+    const double inflate = std::sqrt(double(n) / double(n - size_t(CurveParams(base.kind))));
+    for (size_t i = 0; i < n; ++i) fit[i] = base.Value(x[i]), res[i] = (y[i] - fit[i]) * inflate;
     for (int rep = 0; rep < per_base; ++rep) {
       for (size_t i = 0; i < n;) {
         const size_t b = start(rng);
@@ -300,6 +315,8 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   r.steps_to_target = to_step(med);
   return r;
 }
+
+int CurveParams(CurveKind k) { return k == CurveKind::kSigmoid ? 4 : 3; }
 
 int FirstReached(const ProgressSeries& s, double target, int half_window) {
   const auto& p = s.points;

@@ -35,6 +35,13 @@ struct ProgressPoint {
   int line = 0;  // line in the file (0 when not known)
 };
 
+// Where a log's step column goes back (a run resumed from a checkpoint).
+struct Resume {
+  int line = 0;         // the first line of the resumed part (0 when not known)
+  int from_step = 0;    // the last step logged before it
+  int to_step = 0;      // the step it resumes at (the later lines are kept)
+};
+
 struct ProgressSeries {
   std::string path;
   std::string format;   // the log's format ("csv", "verl-console", "jsonl", ...)
@@ -44,6 +51,7 @@ struct ProgressSeries {
   int last_step = 0;           // the log's last step with any record
   std::vector<ProgressPoint> points;  // by step, one per step
   std::vector<std::string> columns;   // every numeric key seen (for messages)
+  std::vector<Resume> resumes;        // where the step column goes back (steps re-done)
   // Step cost read off the log, per logged step (NaN where not logged).
   std::vector<int> cost_steps;
   std::vector<double> step_s;          // wall seconds of the step
@@ -92,7 +100,7 @@ struct Options {
   int replicates = 400;          // bootstrap refits
   uint64_t seed = 1;
   // The bootstrap quantiles' nominal two-sided level. 0.9 (5% to 95%) held the
-  // true step for 79% / 93% of the back-test's targets (docs/forecast-validation.md).
+  // true step for 86% / 98% of the back-test's targets (docs/forecast-validation.md).
   double level = 0.9;
   std::optional<CurveKind> only; // fit this curve only (no choice)
   // A target is reached where the metric averaged over +-this many logged
@@ -106,7 +114,10 @@ struct ModelChoice {
   CurveKind kind;
   double heldout_rmse = 0;  // on the last quarter, fitted on the first three
   bool fitted = false;
+  int min_points = 0;       // the points it needs (its parameters + 2); fewer: not fitted
 };
+// The parameters of a curve (sigmoid 4: R0, A, B, C_mid; power law 3: A, D, alpha).
+int CurveParams(CurveKind k);
 
 struct Outcome {
   bool ok = false;           // false: steps_to_target is n/a, `reason` says why

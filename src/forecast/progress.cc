@@ -150,7 +150,33 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
                               ListColumns(s.columns)));
     }
   }
-  // One value per step: the last logged (a step's validation line may follow its training line).
+  // A step column that goes back: a run resumed from a checkpoint re-does
+  // the steps after it (veRL and NeMo RL resume their step counter from the
+  // checkpoint), so where steps repeat the later lines are the run that went
+  // on; they are kept below and the resume is reported. One that goes back to
+  // the log's first step or before is a second run, or a resumed run that
+  // numbers its steps anew: which training step each later line is cannot be
+  // told, so that is an error.
+  int seen_first = std::numeric_limits<int>::max(), prev = std::numeric_limits<int>::min();
+  for (const auto& r : log->records) {
+    if (!r.values.count(s.metric)) continue;
+    if (r.step < prev) {
+      const std::string at = r.line > 0 ? fmt::format("{}:{}", origin, r.line) : origin;
+      if (r.step <= seen_first) {
+        return Fail(ErrorCode::kInvalidInput, "",
+                    fmt::format("{}: the step column starts again (step {} after step {}): the log holds two runs, or "
+                                "a resumed run that numbers its steps from {} again, and which training step each "
+                                "later line is cannot be told; keep one run's lines, or renumber the resumed part "
+                                "to continue from its checkpoint's step",
+                                at, r.step, prev, r.step));
+      }
+      s.resumes.push_back(Resume{r.line, prev, r.step});
+    }
+    seen_first = std::min(seen_first, r.step);
+    prev = r.step;
+  }
+  // One value per step: the last logged (a step's validation line may follow
+  // its training line; a resumed run's line follows the one it re-does).
   std::map<int, ProgressPoint> by_step;
   std::map<int, std::map<std::string, double>> merged;
   for (const auto& r : log->records) {

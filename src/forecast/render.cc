@@ -37,6 +37,13 @@ std::string Num(double v, const char* fmt_spec = "{:.4g}") {
   return std::isfinite(v) ? fmt::format(fmt::runtime(fmt_spec), v) : "n/a";
 }
 
+// Where the step column goes back: [{line, from_step, to_step}] (empty: never).
+nlohmann::json ResumesJson(const ProgressSeries& s) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& re : s.resumes) a.push_back({{"line", re.line}, {"from_step", re.from_step}, {"to_step", re.to_step}});
+  return a;
+}
+
 }  // namespace
 
 StepCost CostFromLog(const ProgressSeries& s, int fit_until_step, double usd_per_gpu_hour) {
@@ -104,6 +111,7 @@ nlohmann::json ToJson(const ProgressSeries& s, const Outcome& r, const StepCost&
               {"fit_until_step", r.fit_until_step},
               {"points_left_out_at_start", r.points_skipped},
               {"binned", r.binned}};
+  f["fit"]["resumed"] = ResumesJson(s);
   const std::string why = r.reason;
   Put(f, na, "steps_to_target", r.ok ? r.steps_to_target : kNaN, why);
   f["already_reached"] = r.ok && r.already_reached;
@@ -183,7 +191,7 @@ nlohmann::json ToJson(const ProgressSeries& s, const Outcome& r, const StepCost&
   }
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : r.candidates) {
-    nlohmann::json cj = {{"curve", CurveName(c.kind)}, {"fitted", c.fitted}};
+    nlohmann::json cj = {{"curve", CurveName(c.kind)}, {"fitted", c.fitted}, {"min_points", c.min_points}};
     cj["heldout_rmse"] = std::isfinite(c.heldout_rmse) ? nlohmann::json(c.heldout_rmse) : nlohmann::json("n/a");
     cands.push_back(cj);
   }
@@ -215,6 +223,11 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
                      s.metric_chosen ? " (chosen: no --metric given)" : "");
   out += fmt::format("  fitted {} point{} up to step {}; target {:.4g}\n", r.points_used, r.points_used == 1 ? "" : "s",
                      r.fit_until_step, r.target);
+  for (const auto& re : s.resumes) {
+    out += fmt::format("  resumed: the step column goes back{} (step {}, then {}): a run resumed from a checkpoint; "
+                       "where steps repeat, the later lines are kept\n",
+                       re.line > 0 ? fmt::format(" at line {}", re.line) : "", re.from_step, re.to_step);
+  }
   if (r.fitted) {
     if (r.curve.kind == CurveKind::kSigmoid) {
       out += fmt::format("  curve: sigmoid R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B), R0 = {:.4g}, A = {:.4g}, "
@@ -226,7 +239,10 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
                          r.curve.a, r.curve.d, r.curve.alpha, r.rmse);
     }
     for (const auto& c : r.candidates) {
-      out += fmt::format("    {}: held-out rmse {}\n", CurveName(c.kind), c.fitted ? Num(c.heldout_rmse, "{:.3g}") : "no fit");
+      const std::string why_not = r.points_used < c.min_points
+                                      ? fmt::format("not fitted ({} points; it needs {})", r.points_used, c.min_points)
+                                      : std::string("no fit");
+      out += fmt::format("    {}: held-out rmse {}\n", CurveName(c.kind), c.fitted ? Num(c.heldout_rmse, "{:.3g}") : why_not);
     }
     out += fmt::format("  asymptote A = {:.4g} ({:.0f}% interval {} .. {}); target beyond reach in {:.0f}% of {} "
                        "bootstrap refits\n",

@@ -330,11 +330,14 @@ TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
   EXPECT_EQ(t.pass, 7);
   EXPECT_EQ(t.curves_pass, 3);
   EXPECT_EQ(v.cases, 6);
-  EXPECT_EQ(v.pass, 3);  // the Gemma-2 run has 5 validation points in its first half: n/a
+  // The Gemma-2 run has 5 validation points in its first half: the power law
+  // alone (3 parameters + 2) is fitted, 2 of its 3 targets pass.
+  EXPECT_EQ(v.pass, 5);
+  EXPECT_EQ(v.curves_pass, 2);
   EXPECT_EQ(ts.cases, 9);
   EXPECT_EQ(ts.pass, 9);
   EXPECT_EQ(vs.cases, 9);
-  EXPECT_EQ(vs.pass, 6);
+  EXPECT_EQ(vs.pass, 9);
   // docs/forecast-validation.md (scripts/forecast-validation.sh) states the same
   // figures, in the script's words.
   std::ifstream in(std::string(RLCOST_SOURCE_DIR) + "/docs/forecast-validation.md");
@@ -352,6 +355,38 @@ TEST(ForecastBacktest, PublicVerlRunsGiveTheDocumentedFigures) {
   const std::string avg = " (reached when its average is)";
   for (const auto& line : {bar("val_acc", "", v), bar("train_reward_mean", "", t), bar("val_acc", avg, vs),
                            bar("train_reward_mean", avg, ts)}) {
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/forecast-validation.md lacks: " << line;
+  }
+}
+
+// A real run kept out of the forecaster's development (DeepSeek-LLM-7B, veRL
+// PPO on Megatron; tests/data/forecast, transcribed from the public log its
+// header names). Fitted on its first half, every target of both metrics is
+// within 30% of its true step or held by the interval; the generated doc
+// states the same figures in the generator's words.
+TEST(ForecastBacktest, KeptOutDeepSeekRunPassesOnItsFirstHalfAsDocumented) {
+  const std::string file = Data("verl_ppo_deepseek-llm-7b-chat_megatron_gsm8k.csv");
+  auto train = ReadProgressFile(file, {"train_reward_mean", 0});
+  auto val = ReadProgressFile(file, {"val_acc", 0});
+  ASSERT_TRUE(train) << train.error().ToString();
+  ASSERT_TRUE(val) << val.error().ToString();
+  EXPECT_EQ(train->points.size(), 104u);  // steps 1..104
+  EXPECT_EQ(val->points.size(), 22u);     // steps 0, 5, ..., 105
+  const auto t = Summarize(RunBacktest({*train}, Options{}, {0.5}).cases, 0.5);
+  const auto v = Summarize(RunBacktest({*val}, Options{}, {0.5}).cases, 0.5);
+  EXPECT_EQ(t.cases, 3);
+  EXPECT_EQ(t.pass, 3);
+  EXPECT_EQ(v.cases, 3);
+  EXPECT_EQ(v.pass, 3);
+  std::ifstream in(std::string(RLCOST_SOURCE_DIR) + "/docs/forecast-validation.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  for (const auto& [metric, b] : {std::pair{"val_acc", v}, std::pair{"train_reward_mean", t}}) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "- kept-out run, `%s`: %d of %d targets within 30%% of the true step or held by the interval; "
+                  "curves passing: %d of %d",
+                  metric, b.pass, b.cases, b.curves_pass, b.curves);
     EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/forecast-validation.md lacks: " << line;
   }
 }
