@@ -484,11 +484,15 @@ Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const 
                       : s.placement.mode == PlacementMode::kDisaggregated ? "a disaggregated placement"
                       : s.environment.turns.mean() > 1.0 + 1e-9 ? "multi-turn trajectories"
                       : s.algorithm.dynamic_sampling ? "dynamic sampling's generation rounds"
-                                                     : nullptr;
+                      : s.environment.reward.verifier.kind != VerifierKind::kRule &&
+                              s.environment.reward.verifier.kind != VerifierKind::kTests
+                          ? "a model verifier on GPUs (its judging phase waits for the whole batch)"
+                          : nullptr;
     if (why) {
       return Fail(ErrorCode::kNotImplemented, "pipeline.tail",
                   fmt::format("not yet: the event simulator runs tail handling ({}) for synchronous, colocated, "
-                              "single-turn steps without dynamic sampling, not for {}; rlcost estimate prices {}",
+                              "single-turn steps without dynamic sampling or a model verifier, not for {}; rlcost "
+                              "estimate prices {}",
                               ToString(s.pipeline.tail.mode), why,
                               s.placement.mode == PlacementMode::kDisaggregated &&
                                       s.pipeline.mode != PipelineMode::kAsync

@@ -110,6 +110,13 @@ TEST(SimulatedTail, OutsideSynchronousColocatedSingleTurnItSaysNotYet) {
   EXPECT_NE(msg.find("not yet"), std::string::npos) << msg;
   EXPECT_NE(msg.find("disaggregated"), std::string::npos) << msg;
   EXPECT_NE(msg.find("pipeline.tail"), std::string::npos) << msg;
+  // A model verifier's judging phase waits for the whole batch, which a stopped step never has.
+  auto judged = Lever("tail-batching-helps.yaml",
+                      {{"environment.reward.verifier", "{kind: llm-judge, model: qwen3-8b, input_tokens: 1500, "
+                                                       "output_tokens: 150, gpus: shared}"}});
+  auto j = EstimateSimulated(judged, sim::Options{});
+  ASSERT_FALSE(j.has_value());
+  EXPECT_NE(j.error().ToString().find("model verifier"), std::string::npos) << j.error().ToString();
 }
 
 }  // namespace
