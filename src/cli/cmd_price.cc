@@ -27,7 +27,7 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
   sub->add_option("--models", args->models, "catalog model ids (comma-separated; default: the scenario's)")->delimiter(',');
   sub->add_option("--gpus", args->gpus, "catalog GPU ids (comma-separated; default: the scenario's)")->delimiter(',');
-  sub->add_option("--stack", args->stack, "levers applied to every row: async,fp8,fp4,grpo2,batch,lora,speculative,spot,tail (default: none; speculative, spot and tail use the scenario's engine.speculative, hardware.spot and pipeline.tail when it has them)");
+  sub->add_option("--stack", args->stack, "levers applied to every row: async,fp8,fp4,grpo2,batch,lora,speculative,spot,tail,resplit (default: none; speculative, spot, tail and resplit use the scenario's engine.speculative, hardware.spot, pipeline.tail and placement.resplit when it has them)");
   sub->add_option("--tenants", args->tenants, "LoRA tenants when the stack has lora (default: the scenario's, else 4)")
       ->check(CLI::Range(1, 10'000));
   AddDiscountOptions(sub, args->discounts);

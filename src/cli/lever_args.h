@@ -18,7 +18,7 @@ inline void AddDiscountOptions(CLI::App* sub, LeverArgs& a);
 
 inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--order", a.order,
-                  "levers in the order applied: async,fp8,hardware,fp4,grpo2,batch,lora,moe (any subset; speculative, spot and tail on request)");
+                  "levers in the order applied: async,fp8,hardware,fp4,grpo2,batch,lora,moe (any subset; speculative, spot, tail and resplit on request)");
   sub->add_option("--gpu", a.gpu, "newer-hardware lever's GPU (catalog id)");
   // Bounds: 1e4 adapters per base is far past any multi-LoRA server's slots;
   // a rank above 65536 exceeds every model's hidden size (a full-rank update).

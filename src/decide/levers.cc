@@ -119,6 +119,7 @@ std::string_view ToString(Lever l) {
     case Lever::kSpeculative: return "speculative";
     case Lever::kSpot: return "spot";
     case Lever::kTail: return "tail";
+    case Lever::kResplit: return "resplit";
     case Lever::kLayout: return "layout";
   }
   return "?";
@@ -137,6 +138,7 @@ std::string_view Title(Lever l) {
     case Lever::kSpeculative: return "Speculative decoding";
     case Lever::kSpot: return "Spot GPUs";
     case Lever::kTail: return "Tail handling";
+    case Lever::kResplit: return "Elastic pools";
     case Lever::kLayout: return "Planned layout";
   }
   return "?";
@@ -155,6 +157,7 @@ std::optional<Lever> LeverFromString(std::string_view s) {
   if (s == "spot" || s == "preemptible") return Lever::kSpot;
   if (s == "tail" || s == "tail_batching" || s == "partial_rollout" || s == "over_provision") return Lever::kTail;
   if (s == "layout" || s == "plan") return Lever::kLayout;
+  if (s == "resplit" || s == "elastic" || s == "elastic_pools") return Lever::kResplit;
   return std::nullopt;
 }
 
@@ -171,7 +174,7 @@ Result<std::vector<Lever>> ParseLeverList(std::string_view csv, std::string_view
       auto l = LeverFromString(item);
       if (!l) {
         err.problems.push_back({std::string(path), fmt::format("'{}': unknown lever; expected one of {}, "
-                                                               "speculative, spot, tail or layout", item, AllLeversCsv())});
+                                                               "speculative, spot, tail, resplit or layout", item, AllLeversCsv())});
       } else if (Has(out, *l)) {
         err.problems.push_back({std::string(path), fmt::format("'{}': lever given twice", item)});
       } else {
@@ -293,6 +296,7 @@ Result<Scenario> MakeBaseline(const Scenario& user, const Catalog& cat, const Op
   b.engine.speculative.reset();  // the naive baseline decodes plainly
   b.hardware.spot = SpotSpec{};  // and pays on-demand prices
   b.pipeline.tail = TailSpec{};  // and waits for its longest response
+  b.placement.resplit.reset();   // and keeps one split (colocated: none)
   Error err;
   if (user.model.is_moe()) {
     std::string id = opt.dense_model;
@@ -693,6 +697,28 @@ Result<Config> Evaluate(const Scenario& base, const std::vector<Lever>& levers, 
                                           : " (APRIL's partial rollouts, over-sampling 64 for a batch of 32)"));
     }
   }
+  if (Has(levers, Lever::kResplit)) {
+    // docs/model.md, "Elastic pools": the configuration's own split as the
+    // starting point, re-chosen per phase of the response-length schedule.
+    const ResplitSpec rs = opt.resplit.value_or(ResplitSpec{});
+    if (s.placement.mode != PlacementMode::kDisaggregated) {
+      return Fail(ErrorCode::kInvalidInput, "placement.resplit",
+                  "elastic pools re-split a disaggregated run's GPUs between rollout and training; this configuration "
+                  "is colocated (every GPU does both): put the async lever (or a disaggregated placement) before it");
+    }
+    if (!s.environment.response_tokens_schedule) {
+      return Fail(ErrorCode::kInvalidInput, "placement.resplit",
+                  "elastic pools follow the response lengths over the run: the scenario has no "
+                  "environment.response_tokens_schedule, so every phase wants the same split");
+    }
+    s.placement.resplit = rs;
+    said.push_back(fmt::format("elastic pools: the {} + {} split re-chosen at the start of each of {} phases of the "
+                               "run, a change stopping the run {}{}",
+                               s.placement.rollout_gpus, s.placement.train_gpus, rs.phases,
+                               rs.restart_s ? fmt::format("{:.0f} s", *rs.restart_s)
+                                            : std::string("for one start-up (ASSUMED)"),
+                               opt.resplit ? " (the scenario's placement.resplit)" : ""));
+  }
   if (Has(levers, Lever::kSpot)) {
     // docs/model.md, "Spot GPUs": applied last, to the layout the other levers chose.
     if (!opt.spot) {
@@ -819,6 +845,7 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
   if (!eopt.speculative && user.engine.speculative) eopt.speculative = user.engine.speculative;
   if (!eopt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) eopt.spot = SpotAsRatios(user);
   if (!eopt.tail && user.pipeline.tail.Active()) eopt.tail = user.pipeline.tail;
+  if (!eopt.resplit && user.placement.resplit) eopt.resplit = user.placement.resplit;
   if (Has(opt.order, Lever::kMoe)) {
     const auto& eff = base_s->hardware.gpu.efficiency;
     std::string mfu = fmt::format("an MoE trains at the catalog's MoE MFU {:.3g} against {:.3g} for a dense model "
@@ -1084,6 +1111,7 @@ Result<PriceCard> BuildPriceCard(const Scenario& user, const Catalog& cat, const
       if (!popt.speculative && user.engine.speculative) popt.speculative = user.engine.speculative;
       if (!popt.spot && (user.hardware.spot.Rollout() || user.hardware.spot.Train())) popt.spot = SpotAsRatios(user);
       if (!popt.tail && user.pipeline.tail.Active()) popt.tail = user.pipeline.tail;
+      if (!popt.resplit && user.placement.resplit) popt.resplit = user.placement.resplit;
       auto c = Evaluate(s, stack, cat, popt);
       row.config = c ? *c : Failed(m + "@" + g, m + " on " + g, c.error(), stack);
       row.config.id = m + "@" + g;

@@ -41,7 +41,11 @@ namespace rlcost::levers {
 // puts it first when re-planning (Options::replan) and the user stated a layout.
 // kTail (pipeline.tail: the scenario's, else APRIL's partial rollouts;
 // docs/model.md "Tail handling") is opt-in too (`--order ...,tail`).
-enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot, kLayout, kTail };
+// kResplit (elastic pools, placement.resplit: the scenario's, else 4 phases;
+// docs/model.md "Elastic pools") is opt-in too (`--order async,resplit`): it
+// re-splits a disaggregated configuration's GPUs along the scenario's
+// response-length schedule, the row before it the same run at a fixed split.
+enum class Lever { kAsync, kQuantize, kHardware, kGrpo2, kLora, kMoe, kFp4, kBatch, kSpeculative, kSpot, kLayout, kTail, kResplit };
 
 std::string_view ToString(Lever l);        // async | fp8 | hardware | grpo2 | lora | moe | fp4 | batch
 std::string_view Title(Lever l);           // "Async RL", ...
@@ -103,6 +107,10 @@ struct Options {
   // The tail lever's settings: the scenario's pipeline.tail (BuildWaterfall
   // fills it), else partial_rollout at APRIL's f = 1.
   std::optional<TailSpec> tail;
+  // The elastic-pools lever's settings: the scenario's placement.resplit
+  // (BuildWaterfall fills it), else ResplitSpec's defaults (4 phases, a
+  // start-up per change).
+  std::optional<ResplitSpec> resplit;
   // Re-plan the layout of every configuration (baseline, stages, solo rows):
   // the placement fields the user left out are chosen again for each
   // alternative by the layout planner (src/plan) with this objective, so that

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "econ/resplit.h"
+
 namespace rlcost::sensitivity {
 namespace {
 
@@ -279,6 +281,27 @@ std::vector<Input> Inputs(const Scenario& s) {
     in.at = [mode](double v, const Scenario&, const Loader& load) -> Result<Scenario> {
       return load({Override{"pipeline.tail", fmt::format("{{mode: {}, over_launch: {:.17g}}}", mode, v)}});
     };
+    out.push_back(in);
+  }
+
+  if (s.placement.resplit && s.placement.mode == PlacementMode::kDisaggregated) {
+    // docs/model.md, "Elastic pools": the stop a change of split costs decides
+    // whether a phase re-splits at all; its default is an assumption.
+    Input in;
+    in.id = "placement.resplit.restart_s";
+    in.label = "elastic pools: seconds the run stops per change of split";
+    in.unit = "s";
+    in.base = econ_internal::ResplitRestartS(s);
+    in.lo = 0;
+    in.lo_open = false;
+    in.lo_use = 0;
+    in.hi = 86400;
+    in.hi_open = false;
+    in.hi_use = 86400;
+    in.domain = "in [0, 86400]";
+    in.lo_why = "a stop is not negative";
+    in.hi_why = "rlcost accepts at most a day per change";
+    in.at = ViaSet(in.id);
     out.push_back(in);
   }
 

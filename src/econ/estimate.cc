@@ -442,7 +442,16 @@ Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail) {
 Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig_in,
                                                            TextDetail detail) {
   const signal::Summary* sig = &sig_in;
-  auto t0 = econ_internal::ScheduledAnalyticStep(s, *sig, detail);
+  // docs/model.md, "Elastic pools": a run that re-splits its GPUs
+  // (placement.resplit) is priced phase by phase, each phase at the split
+  // chosen for it; the split as written is kept beside it for comparison.
+  std::optional<econ_internal::ResplitPricing> rs;
+  if (s.placement.resplit && s.placement.mode == PlacementMode::kDisaggregated) {
+    auto r = econ_internal::PriceResplit(s, *sig, econ_internal::PolicyUsdPerHour(s));
+    if (!r) return Fail(r.error());
+    rs = std::move(*r);
+  }
+  auto t0 = rs ? Result<StepTiming>(rs->mean_step) : econ_internal::ScheduledAnalyticStep(s, *sig, detail);
   if (!t0) return Fail(t0.error());
   auto t = WithVerifier(s, *t0, detail);
   if (!t) return Fail(t.error());
@@ -450,30 +459,34 @@ Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, co
   if (!eval_s) return Fail(eval_s.error());
   Estimate e = BuildEstimate(s, *t, *sig, *eval_s, detail);
   e.method = "analytic";
-  if (s.placement.resplit) {
-    // docs/model.md, "Elastic pools": the same steps with the split re-chosen
-    // per phase, beside the run as written (which keeps its split).
-    auto rs = econ_internal::PriceResplit(s, *sig, econ_internal::PolicyUsdPerHour(s));
-    if (!rs) return Fail(rs.error());
-    e.resplit = *rs;
+  if (rs) {
+    const Estimate::Resplit& r = rs->summary;
+    e.resplit = r;
     std::string splits;
-    for (size_t k = 0; k < rs->rollout_gpus.size(); ++k) {
-      splits += fmt::format("{}{} rollout GPUs at {:.0f} tokens", k ? ", " : "", rs->rollout_gpus[k],
-                            rs->phase_mean_tokens[k]);
+    for (size_t k = 0; k < r.rollout_gpus.size(); ++k) {
+      splits += fmt::format("{}{} rollout GPUs at {:.0f} tokens", k ? ", " : "", r.rollout_gpus[k],
+                            r.phase_mean_tokens[k]);
     }
     e.assumptions.push_back(fmt::format(
-        "elastic pools (placement.resplit): the steps priced in {} phases, each with the rollout/train split that "
-        "gives it the shortest step ({}); {} change{} of split, each stopping the run {:.0f} s ({}): steps {:.2f} h "
-        "and ${:.0f} against {:.2f} h and ${:.0f} with the split as written",
-        rs->phases, splits, rs->resplits, rs->resplits == 1 ? "" : "s", rs->resplit_s,
+        "elastic pools (placement.resplit): the run re-splits its {} GPUs between rollout and training in {} phases "
+        "({}), moving only where a phase's steps save more than the stop; {} change{} of split, each stopping the "
+        "run {:.0f} s ({}): steps {:.2f} h and ${:.0f} against {:.2f} h and ${:.0f} with the split as written "
+        "({} rollout + {} training GPUs throughout)",
+        s.hardware.gpus, r.phases, splits, r.resplits, r.resplits == 1 ? "" : "s", r.resplit_s,
         s.placement.resplit->restart_s ? "as given in placement.resplit.restart_s"
                                        : "ASSUMED: one start-up, weights reloaded and engines warmed up",
-        rs->steps_h, rs->usd, rs->fixed_steps_h, rs->fixed_usd));
+        r.steps_h, r.usd, r.fixed_steps_h, r.fixed_usd, s.placement.rollout_gpus, s.placement.train_gpus));
   }
   return e;
 }
 
 Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
+  if (s.placement.resplit && s.placement.mode == PlacementMode::kDisaggregated) {
+    // docs/model.md, "Elastic pools": priced in closed form only.
+    return Fail(ErrorCode::kNotImplemented, "placement.resplit",
+                "not yet: the event simulator runs one rollout/train split for the whole run; rlcost estimate prices "
+                "the re-split run in closed form (placement.resplit: none simulates the split as written)");
+  }
   auto sig = signal::Analyze(s);
   if (!sig) return Fail(sig.error());
   auto r = sim::Simulate(s, *sig, opt);

@@ -115,6 +115,14 @@ Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summar
   return mean_step;
 }
 
+void AddWeightedStep(StepTiming& into, const StepTiming& t, double w) {
+  for (auto f : kStepFields) into.*f += w * t.*f;
+}
+
+void CopyBlendedFields(StepTiming& into, const StepTiming& from) {
+  for (auto f : kStepFields) into.*f = from.*f;
+}
+
 Result<double> EvaluationPassS(const Scenario& s) {
   if (!s.run.evaluation) return 0.0;
   const EvaluationSpec& ev = *s.run.evaluation;

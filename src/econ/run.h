@@ -23,6 +23,12 @@ namespace rlcost::econ_internal {
 Result<StepTiming> ScheduledAnalyticStep(const Scenario& s, const signal::Summary& sig,
                                          TextDetail detail = TextDetail::kFull);
 
+// into += w x t for every double of StepTiming that ScheduledAnalyticStep
+// blends (a weighted mean of steps keeps time = rollout + train + other).
+void AddWeightedStep(StepTiming& into, const StepTiming& t, double w);
+// Those fields of `from` copied into `into` (the rest of `into` kept).
+void CopyBlendedFields(StepTiming& into, const StepTiming& from);
+
 // EstimateAnalytic with the signal summary already computed (it does not
 // depend on the layout: the planner computes it once for every candidate).
 Result<Estimate> EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig,

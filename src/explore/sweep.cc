@@ -52,13 +52,28 @@ Effective EffectiveOf(const Scenario& s) {
     // max(1, k) steps of sequences in flight, so k beyond 1 counts there only.
     out.staleness = s.pipeline.partial_rollouts ? s.pipeline.max_staleness : std::min(1.0, s.pipeline.max_staleness);
   }
+  if (s.placement.resplit && s.placement.mode == PlacementMode::kDisaggregated) {
+    out.resplit_phases = s.placement.resplit->phases;
+    out.resplit_restart_s = s.placement.resplit->restart_s.value_or(-1.0);
+  }
+  if (s.pipeline.tail.Active()) {
+    out.tail = s.pipeline.tail.mode;
+    out.tail_over_launch = s.pipeline.tail.over_launch;
+  }
   return out;
 }
 
 std::string Describe(const Effective& e) {
   std::string out = plan::Describe(e.layout);
-  if (e.pipeline == PipelineMode::kAsync) return out + ", async, staleness " + FormatNumber(e.staleness);
-  return out + ", synchronous";
+  out += e.pipeline == PipelineMode::kAsync ? ", async, staleness " + FormatNumber(e.staleness) : ", synchronous";
+  if (e.resplit_phases > 0) {
+    out += ", re-split in " + std::to_string(e.resplit_phases) + " phases";
+    if (e.resplit_restart_s >= 0) out += " (" + FormatNumber(e.resplit_restart_s) + " s a change)";
+  }
+  if (e.tail != TailMode::kNone) {
+    out += ", tail handling " + std::string(ToString(e.tail)) + " (launch " + FormatNumber(1 + e.tail_over_launch) + "x)";
+  }
+  return out;
 }
 
 NeighbourNotes::NeighbourNotes(const Design& design) {

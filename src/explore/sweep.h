@@ -41,6 +41,13 @@ struct Effective {
   plan::Layout layout;
   PipelineMode pipeline = PipelineMode::kSync;
   double staleness = 0;  // 0 when synchronous
+  // Placement and pipeline levers the layout does not show: elastic pools
+  // (placement.resplit on a disaggregated run; 0 phases = none) and tail
+  // handling (pipeline.tail).
+  int resplit_phases = 0;
+  double resplit_restart_s = -1;  // -1: the default (one start-up)
+  TailMode tail = TailMode::kNone;
+  double tail_over_launch = 0;
   bool operator==(const Effective&) const = default;
 };
 Effective EffectiveOf(const Scenario& s);

@@ -355,6 +355,10 @@ void Simulator::EndSegment(int e) {
     timers_.Set(e, now_ + sync_s_);
     return;
   }
+  if (tail_stop_) {  // pipeline.tail: the step has stopped; what still runs is aborted
+    AbortEngine(e);
+    return;
+  }
   Plan(e);
 }
 

@@ -179,7 +179,11 @@ Result<void> Simulator::RunSyncColocated() {
       MaterializeBatch(b);
       if (too_long_) return Fail(*too_long_);  // cut short (cancelled) or unschedulable
       sync_done_flag_ = false;
-      for (int i = 0; i < g_; ++i) {
+      // Tail handling decides which of the batch's responses run and how far
+      // (sim/tail_step.cc); the slots it leaves unused count as finished.
+      const int active = tail_ ? ApplyTail(batches_[b], b) : g_;
+      batches_[b].finished = g_ - active;
+      for (int i = 0; i < active; ++i) {
         if ((i & 4095) == 4095 && CancelRequested()) return Fail(CancelledError());
         StartTrajectory(b * g_ + i, i % n_engines_);
       }
@@ -198,6 +202,7 @@ Result<void> Simulator::RunSyncColocated() {
         }
       }
       for (int e = 0; e < n_engines_; ++e) CloseIdle(e);
+      if (tail_) TailStepEnd(batches_[b]);
       EndJudgePhase();
       double gen_end = batches_[b].t_last_gen_end;
       rollout += gen_end - r0;
@@ -220,8 +225,13 @@ Result<void> Simulator::RunSyncColocated() {
     // The trainer takes prompts_per_step groups of what was generated (veRL: batch[:traj_bsz]).
     // (In rounds, g_ is one round's rollouts: the step's generated are rounds * g_.)
     double ratio = rounds_mode_ ? std::min(1.0, trained_per_step_ / (double(rounds) * g_)) : trained_ratio_;
+    double trajs = double(rounds) * g_ * ratio;
+    if (tail_) {  // the tokens of the responses trained on (TrajDone counts only those)
+      ratio = 1;
+      trajs = tail_step_trained_;
+    }
     double tokens = cum_tokens_ * ratio;
-    const auto [lp, ref, tr] = TrainOn(tokens, double(rounds) * g_ * ratio);
+    const auto [lp, ref, tr] = TrainOn(tokens, trajs);
     sum_rollout_s_ += rollout;
     sum_reward_s_ += reward;
     sum_rollout_busy_s_ += rollout;

@@ -3,6 +3,8 @@
 // and its other parts: sim/simulator_internal.h.
 #include "sim/simulator_internal.h"
 
+#include "rlcost/tail.h"
+
 #include "sim/cancel.h"
 
 namespace rlcost::sim {
@@ -21,6 +23,23 @@ Result<void> Simulator::Setup() {
                 fmt::format("{:.4g} rollouts per step cannot be simulated (1 to {:.0f})", gen, kMaxRolloutsPerStep));
   }
   g_ = static_cast<int>(std::llround(gen));
+  if (s_.pipeline.tail.Active()) {
+    // pipeline.tail (sim/tail_step.cc): a step launches more than it trains.
+    tail_ = true;
+    tail_spec_ = s_.pipeline.tail;
+    tail_group_ = std::max(1, s_.algorithm.group_size);
+    tail_prompts_ = std::max(1, s_.algorithm.prompts_per_step);
+    tail_trained_n_ = tail_prompts_ * tail_group_;
+    tail_per_prompt_ = perf::TailResponsesPerPrompt(tail_spec_, tail_group_);
+    const double f = tail_spec_.over_launch;
+    if (tail_spec_.mode == TailMode::kPartialRollout) {
+      g_ = std::max(tail_trained_n_, static_cast<int>(std::lround(tail_trained_n_ * (1 + f))));
+    } else {
+      const int launch = std::max(tail_prompts_, static_cast<int>(std::lround(tail_prompts_ * (1 + f))));
+      g_ = launch * tail_per_prompt_;
+    }
+    gen = g_;
+  }
   // The simulator keeps a record per trajectory (its time and tokens, for
   // the percentiles) and takes about 1 us of CPU per single-turn trajectory
   // (default.yaml: 3.1e6 trajectories in 2.7 s, 55 MB). Bounded up front
@@ -410,6 +429,25 @@ Result<SimResult> Simulator::Run() {
                                      st.reward_s));
     }
   }
+  if (tail_) {
+    // Per step, as the closed form's TailStep (docs/model.md, "Tail handling").
+    st.tail_active = true;
+    st.tail_cut_tokens = tail_short_rounds_ > 0 ? tail_cut_sum_ / tail_short_rounds_ : 0;
+    st.tail_wasted_tokens = tail_wasted_ / n;
+    st.tail_launched = tail_launched_ / n;
+    st.tail_dropped_share = tail_launched_ > 0 ? tail_dropped_ / tail_launched_ : 0;
+    st.tail_long_round_share = tail_long_rounds_ / n;
+    st.tail_deferred_share = tail_deferred_ / std::max(1.0, tail_deferred_ + tail_short_rounds_ * tail_prompts_);
+    st.tail_carried_share = tail_trained_sum_ > 0 ? tail_old_ / tail_trained_sum_ : 0;
+    st.tail_mean_staleness = tail_trained_sum_ > 0 ? tail_age_sum_ / tail_trained_sum_ : 0;
+    st.tail_trained_mean_tokens = tail_trained_sum_ > 0 ? tail_trained_len_ / tail_trained_sum_ : 0;
+    st.rollouts_trained = tail_trained_sum_ / n;
+    st.rollouts_generated = tail_launched_ / n;  // started afresh (carried ones were counted when they started)
+    st.notes.push_back(fmt::format(
+        "tail handling {} (simulated, launch {:g}x): rounds stop at {:.0f} response tokens on average, {:.0f} "
+        "tokens per step decoded and not trained on",
+        ToString(tail_spec_.mode), 1 + tail_spec_.over_launch, st.tail_cut_tokens, st.tail_wasted_tokens));
+  }
   r.trajectory_time_s = Percentile::Of(traj_time_);
   r.trajectory_tokens = Percentile::Of(traj_tokens_);
   r.idle_length_tail_gpu_s = idle_tail_ / n;
@@ -441,12 +479,27 @@ ScopedCancel::~ScopedCancel() { t_cancel = previous_; }
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt) {
   if (s.pipeline.tail.Active()) {
-    // docs/model.md, "Tail handling": the closed form prices it; its
-    // mechanism on sampled lengths is sim::SampledTail (tests/sim/tail_test.cc).
-    return Fail(ErrorCode::kNotImplemented, "pipeline.tail",
-                fmt::format("not yet: the event simulator does not run tail handling ({}); rlcost estimate prices "
-                            "it in closed form",
-                            ToString(s.pipeline.tail.mode)));
+    // docs/model.md, "Tail handling": the simulator runs it on synchronous,
+    // colocated, single-turn steps without dynamic sampling (sim/tail_step.cc).
+    const char* why = s.pipeline.mode == PipelineMode::kAsync ? "an asynchronous pipeline"
+                      : s.placement.mode == PlacementMode::kDisaggregated ? "a disaggregated placement"
+                      : s.environment.turns.mean() > 1.0 + 1e-9 ? "multi-turn trajectories"
+                      : s.algorithm.dynamic_sampling ? "dynamic sampling's generation rounds"
+                      : s.environment.reward.verifier.kind != VerifierKind::kRule &&
+                              s.environment.reward.verifier.kind != VerifierKind::kTests
+                          ? "a model verifier on GPUs (its judging phase waits for the whole batch)"
+                          : nullptr;
+    if (why) {
+      return Fail(ErrorCode::kNotImplemented, "pipeline.tail",
+                  fmt::format("not yet: the event simulator runs tail handling ({}) for synchronous, colocated, "
+                              "single-turn steps without dynamic sampling or a model verifier, not for {}; rlcost "
+                              "estimate prices {}",
+                              ToString(s.pipeline.tail.mode), why,
+                              s.placement.mode == PlacementMode::kDisaggregated &&
+                                      s.pipeline.mode != PipelineMode::kAsync
+                                  ? "it in closed form"
+                                  : "what its closed form supports"));
+    }
   }
   internal::Simulator sim(s, sig, opt);
   return sim.Run();

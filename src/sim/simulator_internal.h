@@ -90,6 +90,7 @@ struct Traj {
   double t_start = 0, t_end = 0, t_request = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
+  bool trained = true;     // pipeline.tail: false for a response stopped (aborted or carried) at the step's cut
   TrajState state = TrajState::kWaiting;
 };
 
@@ -246,6 +247,16 @@ class Simulator {
   void PauseEngines();
   void ResumeEngine(int e);
 
+  // pipeline.tail (sim/tail_step.cc): the step's batch set up (carried
+  // responses, a long round's deferred prompts; returns the trajectories it
+  // starts), each decoded response counted against the stop rule, the stop
+  // (every engine aborts what it still runs), and the step's books.
+  int ApplyTail(Batch& bt, int b);
+  void TailDecoded(int32_t id);
+  void StopTail();
+  void AbortEngine(int e);
+  void TailStepEnd(Batch& bt);
+
   // Pipelined trainer.
   bool CanStart() const;
   void TryStart();
@@ -382,6 +393,27 @@ class Simulator {
   std::vector<int32_t> judge_done_;
   double gpu_s_rollout_ = 0, gpu_s_train_ = 0, gpu_s_other_ = 0;
   double preemptions_ = 0;
+  // pipeline.tail (synchronous, colocated, single-turn; sim/tail_step.cc).
+  bool tail_ = false;
+  TailSpec tail_spec_;
+  int tail_group_ = 1, tail_per_prompt_ = 1, tail_prompts_ = 0, tail_trained_n_ = 0;
+  struct TailCarried {
+    int64_t prompt = 0, done = 0, rem = 0;
+    int age = 0;
+  };
+  std::vector<TailCarried> tail_carry_;             // partial_rollout: unfinished, into the next step
+  std::deque<std::pair<int64_t, std::vector<int64_t>>> tail_queue_;  // tail_batching: aborted prompts (prompt, G lengths)
+  double tail_step_trained_ = 0;                    // responses trained this step
+  int tail_batch_ = -1;                             // the step's batch
+  bool tail_stop_ = false, tail_long_ = false;      // stopped; a long round (tail_batching)
+  int tail_decoded_ = 0, tail_prompts_done_ = 0;    // this step, before the stop
+  std::vector<int> tail_prompt_fin_;                // per prompt: responses decoded
+  std::vector<int> tail_rank_;                      // per slot: order in which it finished decoding (0 = not)
+  std::vector<int64_t> tail_orig_prompt_, tail_done_;  // per slot: prompt tokens, tokens carried in
+  std::vector<int> tail_age_;                       // per slot: steps it was carried
+  double tail_cut_sum_ = 0, tail_short_rounds_ = 0, tail_long_rounds_ = 0, tail_wasted_ = 0, tail_launched_ = 0,
+         tail_dropped_ = 0, tail_deferred_ = 0, tail_trained_sum_ = 0, tail_trained_len_ = 0, tail_old_ = 0,
+         tail_age_sum_ = 0;
   std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
   std::vector<double> traj_time_, traj_tokens_;
   double end_time_ = 0;

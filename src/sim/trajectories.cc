@@ -133,6 +133,7 @@ void Simulator::ToolOrReward(int32_t id) {
   ++bt.gen_done;
   bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
   gen_tokens_ += double(t.gen);
+  if (tail_) TailDecoded(id);
   if (judges_.active()) {
     if (pipelined_) {
       if (++gen_done_total_ % g_ == 0) gen_done_t_.push_back(now_);
@@ -253,7 +254,8 @@ void Simulator::TrajDone(int32_t id) {
   bt.t_last_end = std::max(bt.t_last_end, now_);
   traj_time_.push_back(t.t_end - t.t_start);
   traj_tokens_.push_back(double(t.gen));
-  double trained = double(t.prompt + t.gen + t.tool_tokens);
+  // Under tail handling the step's books count what is trained (TailStepEnd).
+  double trained = tail_ ? 0.0 : double(t.prompt + t.gen + t.tool_tokens);
   ++bt.finished;
   if (pipelined_) {
     // The trainer takes trajectories in the order they finish.

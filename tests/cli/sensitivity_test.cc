@@ -193,5 +193,37 @@ TEST(Sensitivity, HtmlTornadoCarriesTheJsonNumbers) {
   EXPECT_EQ(i, j.size());
 }
 
+
+// Each 2026 lever the scenario states is an input of its own (docs/model.md,
+// "Sensitivity"), and moves the answer where the lever acts: a re-split run
+// whose stops cost more re-splits less and costs more; on flat lengths it
+// never re-splits, so the stop moves nothing.
+TEST(Sensitivity, LeverInputsSwingWhereTheLeverActs) {
+  const std::string dir = std::string(RLCOST_SOURCE_DIR) + "/scenarios/levers/";
+  auto grow = test::Rlcost("sensitivity " + dir + "resplit-lengths-grow.yaml --json --range placement.resplit.restart_s=0:30000", 300);
+  ASSERT_EQ(grow.code, 0) << grow.err;
+  const json g = json::parse(grow.out);
+  const json* stop = Row(g, "placement.resplit.restart_s");
+  ASSERT_NE(stop, nullptr);
+  EXPECT_GT((*stop)["metric_high"].get<double>(), (*stop)["metric_low"].get<double>());
+  auto flat = test::Rlcost("sensitivity " + dir + "resplit-lengths-flat.yaml --json", 300);
+  ASSERT_EQ(flat.code, 0) << flat.err;
+  const json f = json::parse(flat.out);
+  const json* none = Row(f, "placement.resplit.restart_s");
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ((*none)["swing"].get<double>(), 0.0);
+  // The spot reclaim rate, the draft's acceptance and the tail's over-launch likewise.
+  for (auto [file, input] : {std::pair{"spot-rollout-helps.yaml", "hardware.spot.rollout.preemptions_per_hour"},
+                             std::pair{"speculative-helps.yaml", "engine.speculative.acceptance"},
+                             std::pair{"tail-batching-helps.yaml", "pipeline.tail.over_launch"}}) {
+    auto r = test::Rlcost(std::string("sensitivity ") + dir + file + " --json", 300);
+    ASSERT_EQ(r.code, 0) << file << r.err;
+    const json rows = json::parse(r.out);
+    const json* row = Row(rows, input);
+    ASSERT_NE(row, nullptr) << file;
+    EXPECT_GT((*row)["swing"].get<double>(), 0.0) << file;
+  }
+}
+
 }  // namespace
 }  // namespace rlcost

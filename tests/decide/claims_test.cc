@@ -334,5 +334,43 @@ TEST(Claims, TailAndElasticPoolClaimsReadTheirOwnFigures) {
   }
 }
 
+
+// Each 2026 lever's claim on the scenario of scenarios/levers/ where the lever
+// does not pay: the field's figure is not met ("falls short"), and the value
+// is the lever's own effect on this run (a loss is negative). Spot at 6
+// preemptions per node-hour, EAGLE at a KV-bound batch of 8192 with acceptance
+// 0.3, elastic pools on flat lengths (no change of split: 1.0x), tail batching
+// on narrow lengths (cv 0.1: the extra launch costs more than the tail saves).
+TEST(Claims, LeverClaimsFallShortWhereTheLeverDoesNotPay) {
+  struct Case {
+    const char* file;
+    const char* id;
+  };
+  for (const Case& k : {Case{"levers/spot-rollout-frequent-preemptions.yaml", "spot_rollout"},
+                        Case{"levers/speculative-large-batch.yaml", "speculative_rollout"},
+                        Case{"levers/resplit-lengths-flat.yaml", "elastic_pools"}}) {
+    auto r = Check(Bundled(k.file));
+    const claims::Claim* c = Find(r, k.id);
+    ASSERT_NE(c, nullptr) << k.file;
+    ASSERT_TRUE(c->value.has_value()) << k.file << ": " << c->why;
+    EXPECT_EQ(c->verdict, "falls short") << k.file << ": " << c->rlcost;
+    if (std::string(k.id) == "elastic_pools") {
+      EXPECT_DOUBLE_EQ(*c->value, 1.0);
+    } else {
+      EXPECT_LT(*c->value, 0.0) << k.file;  // dearer / slower with the lever than without
+    }
+  }
+  const std::string narrow = Bundled("levers/tail-narrow-lengths.yaml");
+  auto s = LoadScenarioFile(narrow, Cat(), {{"pipeline.tail", "{mode: tail_batching, over_launch: 0.25}"}});
+  ASSERT_TRUE(s.has_value());
+  auto r = claims::CheckClaims(*s, Cat(), FileLoader(narrow));
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  const claims::Claim* c = Find(*r, "tail_batching");
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->value.has_value()) << c->why;
+  EXPECT_LT(*c->value, 1.0);
+  EXPECT_EQ(c->verdict, "falls short");
+}
+
 }  // namespace
 }  // namespace rlcost
