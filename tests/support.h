@@ -22,6 +22,21 @@
 
 namespace rlcost::test {
 
+// True in the sanitizer build (preset asan-ubsan). The few tests that loop over
+// every shared scenario or a long sweep check a stated sample there, where each
+// estimate costs ~10x more; the release suite checks them all.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderSanitizers = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kUnderSanitizers = true;
+#else
+inline constexpr bool kUnderSanitizers = false;
+#endif
+#else
+inline constexpr bool kUnderSanitizers = false;
+#endif
+
 inline const Catalog& Cat() {
   static const Catalog c = Catalog::Builtin().value();
   return c;

@@ -40,6 +40,8 @@ int Run(const SweepArgs& a) {
   // rate's ETA came out about 2x too early).
   explore::EtaEstimator eta(total);
   if (tty) {
+    // A simulated point's cost, predicted ahead from the rollouts it simulates.
+    eta.SetPointCosts(explore::PredictedPointCosts(p.doc, p.catalog, p.design, opt));
     opt.progress = [&](uint64_t done) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       eta.Observe(done, s);

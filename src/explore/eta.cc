@@ -1,5 +1,6 @@
 #include "explore/eta.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace rlcost::explore {
@@ -22,9 +23,43 @@ void EtaEstimator::Observe(uint64_t done, double elapsed_s) {
   t0_ += elapsed_s;
   t1_ += elapsed_s * x;
   t2_ += elapsed_s * x * x;
+  if (!cum_.empty()) {
+    const double w = cum_[std::min<uint64_t>(done, total_)];
+    w1_ += w;
+    w2_ += w * w;
+    tw_ += elapsed_s * w;
+  }
   ++samples_;
   last_n_ = done;
   last_t_ = elapsed_s;
+}
+
+void EtaEstimator::SetPointCosts(const std::vector<double>& costs) {
+  if (costs.size() != total_ || samples_ > 0) return;
+  std::vector<double> cum(costs.size() + 1, 0.0);
+  for (size_t k = 0; k < costs.size(); ++k) {
+    if (!std::isfinite(costs[k]) || costs[k] < 0) return;
+    cum[k + 1] = cum[k] + costs[k];
+  }
+  if (!(cum.back() > 0) || !std::isfinite(cum.back())) return;
+  const double sum = cum.back();
+  for (double& w : cum) w /= sum;
+  cum_ = std::move(cum);
+}
+
+double EtaEstimator::RemainingByCost(double flat) const {
+  const double w = cum_[last_n_];
+  // Least squares of t = c + r w over every update (c: the start-up); with
+  // fewer than two distinct w, the time per unit of cost so far.
+  const double det = s0_ * w2_ - w1_ * w1_;
+  double r = w > 0 ? last_t_ / w : -1;
+  if (samples_ >= 2 && det > 1e-12 * s0_ * w2_) {
+    const double fit = (s0_ * tw_ - w1_ * t0_) / det;
+    if (std::isfinite(fit) && fit > 0) r = fit;
+  }
+  const double left = r * (1 - w);
+  // Points done with no predicted cost yet (w = 0): nothing to scale.
+  return std::isfinite(left) && left >= 0 && r > 0 ? left : flat;
 }
 
 double EtaEstimator::RemainingS() const {
@@ -33,6 +68,7 @@ double EtaEstimator::RemainingS() const {
   const double x = static_cast<double>(last_n_) / static_cast<double>(total_);
   // The rate so far, as if every point cost what the points done did on average.
   const double flat = last_t_ * (1 - x) / x;
+  if (!cum_.empty()) return RemainingByCost(flat);
   // Normal equations of min Σ (t - c - a x - b x²)², solved by Cramer's rule:
   //   [s0 s1 s2] [c]   [t0]
   //   [s1 s2 s3] [a] = [t1]

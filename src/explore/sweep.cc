@@ -347,6 +347,29 @@ uint64_t PlannedPoints(const Design& design, const SweepOptions& opt) {
   return (end - opt.first + opt.stride - 1) / opt.stride;
 }
 
+std::vector<double> PredictedPointCosts(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
+                                        const Design& design, const SweepOptions& opt) {
+  std::vector<double> costs;
+  if (!opt.simulate || opt.first != 0 || opt.stride != 1 || opt.last < design.size() ||
+      design.size() > kMaxPredictedPoints) {
+    return costs;
+  }
+  scenario_internal::FastOverrides fast(doc, catalog, opt.fixed);
+  costs.reserve(design.size());
+  for (uint64_t i = 0; i < design.size(); ++i) {
+    if (opt.stop && opt.stop->load()) return {};
+    auto s = fast.Load(design.Overrides(i));
+    if (!s) {
+      costs.push_back(0);
+      continue;
+    }
+    const double steps = opt.sim.steps > 0 ? opt.sim.steps : s->algorithm.steps;
+    costs.push_back(steps * s->algorithm.prompts_per_step * s->algorithm.group_size *
+                    std::max(1.0, s->environment.turns.mean()));
+  }
+  return costs;
+}
+
 uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt_in, const std::function<void(PointRow&&)>& sink) {
   SweepOptions opt = opt_in;

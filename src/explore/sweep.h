@@ -133,6 +133,17 @@ Result<const MetricDef*> MetricByName(std::string_view name, std::string_view fl
 Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                    const std::vector<Override>& fixed = {});
 
+// The predicted cost of each point of a simulated sweep, in point order, for
+// its ETA (explore/eta.h): the trajectory turns the simulator runs, steps x
+// prompts per step x group size x mean turns (each turn ends an engine
+// segment, the simulator's unit of work). A point that does not load costs 0.
+// Empty for an analytic sweep (its points cost about the same), a sweep split
+// over processes, or a design of more than kMaxPredictedPoints points (each
+// point is loaded once more, ahead of the sweep).
+inline constexpr uint64_t kMaxPredictedPoints = 20'000;
+std::vector<double> PredictedPointCosts(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog,
+                                        const Design& design, const SweepOptions& opt);
+
 // One point, loaded the YAML way (the document with the point's `--set` overrides).
 PointRow RunPoint(const scenario_internal::ScenarioDocument& doc, const Catalog& catalog, const Design& design,
                   const SweepOptions& opt, uint64_t index);

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "fit/interval.h"
+#include "rlcost/estimate.h"
 #include "support.h"
 
 namespace rlcost {
@@ -122,6 +124,40 @@ TEST(Claims, VerdictSaysWhichSideOfTheClaimTheFigureFalls) {
   for (const auto& c : d.claims) EXPECT_NE(c.verdict, "fails") << c.id;
 }
 
+// issue #27: "depends" also when the verdict flips inside the figure's likely
+// range. default.yaml (8 x H100, as the essay's setting): rollout MFU 4.2% and
+// training MFU 42.5%, both inside the claim (<10%, 30-50%): the point holds.
+// An MFU is work over the predicted time; the analytic band of
+// catalog/intervals.yaml (predicted / measured 0.3305-1.0145) puts the
+// measured time in [t / 1.0145, t / 0.3305], so training MFU in
+// [42.5% x 0.3305, 42.5% x 1.0145] = [14.0%, 43.1%]: below 30% at its low end,
+// where the claim no longer holds. Rollout MFU stays single-digit (at most
+// 4.2% x 1.0145 = 4.3%).
+TEST(Claims, DependsWhenTheVerdictFlipsWithinTheFiguresLikelyRange) {
+  const std::string path = Shared("default.yaml");
+  Scenario s = test::LoadFile(path);
+  auto e = EstimateAnalytic(s);
+  ASSERT_TRUE(e) << e.error().ToString();
+  const double r = e->mfu_rollout, t = e->mfu_train;
+  // The point estimate holds ...
+  ASSERT_LT(r, 0.10);
+  ASSERT_GE(t, 0.30);
+  ASSERT_LE(t, 0.50);
+  // ... but the band's low end takes training MFU below 30%.
+  const auto& b = interval::BandFor("analytic");
+  ASSERT_LT(t * b.low, 0.30);
+  ASSERT_LT(r * b.high, 0.10);
+  auto rep = Check(path);
+  const claims::Claim* c = Find(rep, "decode_mfu");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, "depends") << c->why;
+  EXPECT_NE(c->why.find("the claim holds, but within their likely range (80%"), std::string::npos) << c->why;
+  EXPECT_NE(c->why.find(fmt::format("training MFU {:.1f}%-{:.1f}%", 100 * t * b.low, 100 * t * b.high)),
+            std::string::npos)
+      << c->why;
+  EXPECT_NE(c->why.find("where the claim no longer holds"), std::string::npos) << c->why;
+}
+
 TEST(ClaimsCli, TableJsonAndReportUseTheSameFourWords) {
   const std::string file = Bundled("levers/spot-rollout-helps.yaml");
   auto t = test::Rlcost("claims " + file, 120);
@@ -150,7 +186,10 @@ TEST(ClaimsCli, TableJsonAndReportUseTheSameFourWords) {
 // differs from them, and why where the reason is not obvious.
 Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>> differences = {}) {
   Verdicts v = {{"pass_rate_5_vs_50", "falls short"}, {"capability_30_vs_2", "falls short"}, {"tool_use_tokens", "depends"},
-                {"rollout_share", "falls short"},     {"decode_mfu", "holds"},         {"lora_tenancy", "depends"},
+                // decode_mfu holds at the figures (4.2% vs 42.5% on default.yaml) but depends within
+                // their likely range: training MFU 14.0-43.1% crosses 30%
+                // (Claims.DependsWhenTheVerdictFlipsWithinTheFiguresLikelyRange).
+                {"rollout_share", "falls short"},     {"decode_mfu", "depends"},       {"lora_tenancy", "depends"},
                 {"moe_active_params", "falls short"}, {"async", "holds"},              {"quantized_rollout", "falls short"},
                 {"b200_bandwidth", "falls short"},    {"grpo2", "depends"},            {"combined", "falls short"},
                 // No scenario here states a draft and none is a DeepSeek model with an MTP module:

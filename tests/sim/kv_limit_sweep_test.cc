@@ -32,8 +32,13 @@ namespace rlcost::sim {
 namespace {
 
 TEST(KvLimitSweep, AnalyticRolloutAgreesWithSimulatedWithinFivePercentWithoutAJump) {
-  const std::vector<int> prompts = {32,  48,  64,  80,  96,  112, 120, 128, 136, 144,
-                                    152, 160, 176, 192, 224, 256, 320, 384, 448, 512};
+  // Under the sanitizers (18 s for the whole sweep) the stated sample: the
+  // points from 112 to 160 prompts, around the limit where the jump was. The
+  // release suite runs all twenty.
+  const std::vector<int> prompts =
+      test::kUnderSanitizers ? std::vector<int>{112, 120, 128, 136, 144, 152, 160}
+                             : std::vector<int>{32,  48,  64,  80,  96,  112, 120, 128, 136, 144,
+                                                152, 160, 176, 192, 224, 256, 320, 384, 448, 512};
   std::vector<double> ratio;
   for (int p : prompts) {
     Scenario s = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/default.yaml",

@@ -205,10 +205,35 @@ await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor:
 });
 
 // 8. The waterfall's captions at 1400 and 800 px wide: no two text boxes meet.
+//    And (issue #27 item 10) no large blank column beside the outputs or the
+//    inputs table: over the table's height, the page column (main's content
+//    box) either holds the table edge to edge, less its section's padding and
+//    border, or something else is drawn in the strip beside it.
 for (const width of [1400, 800]) {
   await withChromium({ viewport: { width, height: 1000 }, deviceScaleFactor: 1 }, async ({ page }) => {
     await page.goto("file://" + html);
     await page.waitForFunction(() => document.getElementById("selfcheck")?.dataset.status, null, { timeout: 20000 });
+    for (const id of ["outputs", "inputs"]) {
+      const g = await page.$eval("#" + id, (sec) => {
+        const px = (e, p) => parseFloat(getComputedStyle(e)[p]) || 0;
+        const t = sec.querySelector("table").getBoundingClientRect();
+        const main = sec.closest("main") || document.body, m = main.getBoundingClientRect();
+        const colLeft = m.left + px(main, "paddingLeft") + px(main, "borderLeftWidth");
+        const colRight = m.right - px(main, "paddingRight") - px(main, "borderRightWidth");
+        const frameL = px(sec, "paddingLeft") + px(sec, "borderLeftWidth"), frameR = px(sec, "paddingRight") + px(sec, "borderRightWidth");
+        const left = t.left - colLeft - frameL, right = colRight - t.right - frameR;
+        // Anything drawn in the strip beside the table, over its height (not the table's own section or what holds it).
+        const beside = [...document.querySelectorAll("main *")].filter((e) => {
+          if (e.contains(sec) || sec.contains(e)) return false;
+          const b = e.getBoundingClientRect();
+          return b.width > 0 && b.height > 0 && b.top < t.bottom && b.bottom > t.top && (b.left >= t.right - 1 || b.right <= t.left + 1);
+        }).length;
+        return { left, right, beside, column: colRight - colLeft, height: t.height };
+      });
+      check(g.height > 0 && (g.beside > 0 || Math.max(g.left, g.right) <= 24),
+            `at ${width} px the ${id} table spans the page column (${g.column.toFixed(0)} px): blank ${g.left.toFixed(1)} px left of it, ` +
+            `${g.right.toFixed(1)} px right of it, at most 24 where nothing else is beside it (${g.beside} elements beside)`);
+    }
     for (const id of ["chart-waterfall", "chart-waterfall-goal", "chart-waterfall-step"]) {
       const boxes = await page.$$eval(`#${id} text`, (t) => t.map((x) => { const b = x.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom, s: x.textContent }; }));
       if (boxes.length === 0) continue;
