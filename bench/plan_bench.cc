@@ -29,15 +29,17 @@ algorithm: {name: grpo, group_size: 16, prompts_per_step: 64, steps: 300}
 goal: {target_pass_rate: 0.6}
 )";
 
-const char* kMoe235bNoPlacement = R"(model: qwen3-235b-a22b
-hardware: {gpu: h100-sxm, gpus: 64}
+// Qwen3-235B-A22B on GPUS H100s with every layout field left to the planner.
+std::string Moe235bNoPlacement(int gpus) {
+  return "model: qwen3-235b-a22b\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) + R"(}
 environment:
   prompt_tokens: {mean: 400, cv: 0.5, max: 2048}
   response_tokens: {mean: 3000, cv: 0.7, max: 8192}
 algorithm: {group_size: 8, prompts_per_step: 128}
 )";
+}
 
-void PlanThenEstimate(benchmark::State& state, const char* text, bool plan) {
+void PlanThenEstimate(benchmark::State& state, const std::string& text, bool plan) {
   auto cat = Catalog::Builtin();
   auto s = cat ? LoadScenarioText(text, *cat) : Result<Scenario>(Fail(ErrorCode::kInternal, "", "no catalog"));
   if (!s) {
@@ -60,7 +62,7 @@ void BM_EstimateLiteral8xH100(benchmark::State& st) { PlanThenEstimate(st, kDefa
 BENCHMARK(BM_EstimateLiteral8xH100)->Unit(benchmark::kMillisecond);
 void BM_PlanAndEstimate8xH100(benchmark::State& st) { PlanThenEstimate(st, kDefaultNoPlacement, true); }
 BENCHMARK(BM_PlanAndEstimate8xH100)->Unit(benchmark::kMillisecond);
-void BM_PlanAndEstimateQwen3_235b64xH100(benchmark::State& st) { PlanThenEstimate(st, kMoe235bNoPlacement, true); }
+void BM_PlanAndEstimateQwen3_235b64xH100(benchmark::State& st) { PlanThenEstimate(st, Moe235bNoPlacement(64), true); }
 BENCHMARK(BM_PlanAndEstimateQwen3_235b64xH100)->Unit(benchmark::kMillisecond);
 
 // The sweep of sweep_bench.cc (three keys over default.yaml), with the
@@ -91,17 +93,9 @@ void BM_SweepAnalyticPlanned3Keys(benchmark::State& state) {
 BENCHMARK(BM_SweepAnalyticPlanned3Keys)->Unit(benchmark::kMicrosecond);
 
 
-const char* kMoe235b128NoPlacement = R"(model: qwen3-235b-a22b
-hardware: {gpu: h100-sxm, gpus: 128}
-environment:
-  prompt_tokens: {mean: 400, cv: 0.5, max: 2048}
-  response_tokens: {mean: 3000, cv: 0.7, max: 8192}
-algorithm: {group_size: 8, prompts_per_step: 128}
-)";
-
 // Issue #26's 50 ms: the planner alone (every candidate layout estimated) on
 // the largest done-when case, Qwen3-235B-A22B on 128 H100s.
-void BM_PlanAndEstimateQwen3_235b128xH100(benchmark::State& st) { PlanThenEstimate(st, kMoe235b128NoPlacement, true); }
+void BM_PlanAndEstimateQwen3_235b128xH100(benchmark::State& st) { PlanThenEstimate(st, Moe235bNoPlacement(128), true); }
 BENCHMARK(BM_PlanAndEstimateQwen3_235b128xH100)->Unit(benchmark::kMillisecond);
 
 // The axes of a 10^5-point sweep with planning (issue #26: >= 10^4 points/s
