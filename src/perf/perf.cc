@@ -367,15 +367,28 @@ double TrainLinearFlopsPerToken(const Scenario& s, bool forward_only) {
   return 6.0 * n_active;
 }
 
+double PaddedTokenFactor(const Scenario& s, double mean_seq_len) {
+  if (s.placement.train_padding != TrainPadding::kMaxLength || mean_seq_len <= 0) return 1.0;
+  const auto& env = s.environment;
+  const double padded = env.prompt_tokens.max() + env.response_tokens.max();
+  if (!std::isfinite(padded)) return 1.0;  // refused at load; code-built scenarios read as packed
+  return std::max(1.0, padded / mean_seq_len);
+}
+
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
+  const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
-  per_token += 3.0 * attention;
+  const double per_token = linear + 3.0 * attention;
   w.flops = tokens * per_token / gpus;
-  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false) *
+  // Padded sequences: the linear layers run on the padding too; attention
+  // (FlashAttention's variable-length path) on the real tokens only. The
+  // model FLOPs (w.flops, MFU) stay the real tokens'.
+  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
+  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
              RecomputeFactor(s, per_token, attention);
   w.compute_bound = true;
   return w;
@@ -396,10 +409,12 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/true) +
-                     TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
-  w.flops = tokens * per_token / gpus;
-  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/true);
+  const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/true);
+  const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
+  w.flops = tokens * (linear + attention) / gpus;
+  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  const double executed = tokens * (linear * pad + attention) / gpus;
+  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
 }

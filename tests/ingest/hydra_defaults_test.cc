@@ -100,5 +100,29 @@ TEST(HydraDefaults, ImportCarriesWhatTheGroupsSet) {
   EXPECT_NE(r->yaml.find("enforce_eager: true"), std::string::npos);
 }
 
+// use_remove_padding: false on the FSDP actor -> every sequence padded to the
+// maximum length in the trainer (placement.train_padding: max-length); true ->
+// packed; the Megatron actor's padding is not priced, so not written.
+TEST(HydraDefaults, ImportCarriesRemovePadding) {
+  const std::vector<std::string> base = {"actor_rollout_ref.rollout.name=vllm", "data.max_prompt_length=512",
+                                         "data.max_response_length=1024"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> ov = base;
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = ingest::ImportVerl(Composed("ppo_trainer.yaml"), ov, test::Cat(), {.gpu = "h100"});
+    EXPECT_TRUE(r) << (r ? "" : r.error().ToString());
+    return r ? r->yaml : std::string();
+  };
+  const std::string off = with({"actor_rollout_ref.model.use_remove_padding=False"});
+  EXPECT_NE(off.find("train_padding: max-length"), std::string::npos) << off;
+  auto s = LoadScenarioText(off, test::Cat(), "imported", ".");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->placement.train_padding, TrainPadding::kMaxLength);
+  EXPECT_NE(with({"actor_rollout_ref.model.use_remove_padding=True"}).find("train_padding: packed"), std::string::npos);
+  EXPECT_EQ(with({"actor_rollout_ref.model.use_remove_padding=False", "actor_rollout_ref.actor.strategy=megatron"})
+                .find("train_padding"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rlcost
