@@ -129,6 +129,12 @@ struct PlacementSpec {
   // trajectories' own tokens (packed, the default). docs/model.md, "Training
   // on padded sequences".
   TrainPadding train_padding = TrainPadding::kPacked;
+  // The training state is sharded over groups of this many GPUs and
+  // replicated across the groups (FSDP2 hybrid sharding: veRL
+  // actor.fsdp_config.fsdp_size); 0 = over all the training GPUs (ZeRO-3).
+  // Each GPU holds 1/train_shard_gpus of it, and moves that much when it is
+  // offloaded. docs/model.md, "Sharding groups".
+  int train_shard_gpus = 0;
   // Which layout choices the scenario states (its file or a --set); the
   // planner (src/plan) chooses the rest. A Scenario built in code states
   // none, and is read literally unless a caller plans it.

@@ -103,6 +103,12 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
       }
     }
   }
+  // FSDP hybrid sharding: the actor's state sharded over fsdp_size GPUs and
+  // copied across the groups; -1, or at least the trainer's world, is one
+  // group of all (verl/workers/fsdp_workers.py create_device_mesh).
+  if (auto fs = t.Int("actor_rollout_ref.actor.fsdp_config.fsdp_size"); fs && *fs > 0 && *fs < train) {
+    out.Set("placement", "train_shard_gpus", std::to_string(*fs), "actor_rollout_ref.actor.fsdp_config.fsdp_size");
+  }
   if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");
   }

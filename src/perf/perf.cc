@@ -247,9 +247,10 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   // base in bf16 plus 16 bytes per adapter parameter.
   double trainable = TrainableParams(s);
   double base_bytes = s.algorithm.lora ? WeightBytes(m, Precision::kBf16) : 0.0;
-  int train_gpus = std::max(1, s.placement.train_gpus);
+  const int train_gpus = std::max(1, s.placement.train_gpus);
+  const int shard = ShardGpus(s);  // ZeRO-3: all the training GPUs; hybrid sharding: a group
   p.activation_reserve_gb = kActivationReserveFraction * g.memory_gb;
-  p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / train_gpus / kGB;
+  p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / shard / kGB;
   // PPO's critic: a second model of the policy's size, trained the same way
   // (its own FSDP weights, gradients and Adam state: veRL CriticWorker). The
   // reference: the frozen initial policy in bf16, sharded; with LoRA it is
@@ -258,7 +259,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   const double critic_fraction = s.algorithm.critic ? 1.0 : 0.0;
   p.critic_state_gb = critic_fraction * p.train_state_gb;
   p.reference_gb =
-      s.algorithm.reference_model && !s.algorithm.lora ? WeightBytes(m, Precision::kBf16) / train_gpus / kGB : 0.0;
+      s.algorithm.reference_model && !s.algorithm.lora ? WeightBytes(m, Precision::kBf16) / shard / kGB : 0.0;
   Error err(ErrorCode::kDoesNotFit, "", "");
   err.problems.clear();
   auto fits = [&](double gb) { return gb + p.activation_reserve_gb <= g.memory_gb; };
@@ -266,7 +267,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   if (!fits(full_gb)) {
     // 1. The optimizer states of the policy (and the critic) move to host
     //    memory (ZeRO-Offload).
-    double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / train_gpus / kGB;
+    double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / shard / kGB;
     p.optimizer_offloaded = true;
     p.host_transfer_gb += (1.0 + critic_fraction) * (p.train_state_gb - offloaded_gb);
     p.train_state_gb = offloaded_gb;
@@ -365,6 +366,12 @@ double TrainLinearFlopsPerToken(const Scenario& s, bool forward_only) {
   // weight gradients; the adapter takes the full 6 N_adapter.
   if (s.algorithm.lora) return 4.0 * n_active + 6.0 * LoraActiveParams(s.model, s.algorithm.lora->rank);
   return 6.0 * n_active;
+}
+
+int ShardGpus(const Scenario& s) {
+  const int train_gpus = std::max(1, s.placement.train_gpus);
+  const int shard = s.placement.train_shard_gpus;
+  return shard > 0 ? std::min(shard, train_gpus) : train_gpus;
 }
 
 double PaddedTokenFactor(const Scenario& s, double mean_seq_len) {

@@ -366,7 +366,7 @@ class Loader {
                                   "gpu_memory_utilization",
                                   "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
                                   "weight_sync", "offload", "engine_sleep_level", "refit_offload",
-                                  "gradient_checkpointing", "resplit", "train_padding"});
+                                  "gradient_checkpointing", "resplit", "train_padding", "train_shard_gpus"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -389,6 +389,7 @@ class Loader {
       s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
     }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
+    r_.Int(n, "train_shard_gpus", "placement", p.train_shard_gpus, 1);  // docs/model.md, "Sharding groups"
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
     p.stated.mode = Reader::Child(n, "mode").IsDefined();
     p.stated.split = Reader::Child(n, "rollout_gpus").IsDefined() || Reader::Child(n, "train_gpus").IsDefined();
@@ -430,6 +431,13 @@ class Loader {
                            p.rollout_gpus, p.train_gpus, p.rollout_gpus + p.train_gpus, gpus));
         return;
       }
+    }
+    if (p.train_shard_gpus > 0 && (p.mode == PlacementMode::kColocated || p.stated.split) &&
+        (p.train_shard_gpus > p.train_gpus || p.train_gpus % p.train_shard_gpus != 0)) {
+      r_.Add(Reader::Child(n, "train_shard_gpus"), "placement.train_shard_gpus",
+             fmt::format("train_shard_gpus {} does not divide the {} training GPUs; expected a divisor of {} (the "
+                         "state is sharded over groups of that many GPUs and copied across the groups)",
+                         p.train_shard_gpus, p.train_gpus, p.train_gpus));
     }
     if (p.rollout_gpus >= 1 && p.rollout_tp > p.rollout_gpus) {
       r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",

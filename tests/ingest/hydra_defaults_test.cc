@@ -122,6 +122,11 @@ TEST(HydraDefaults, ImportCarriesRemovePadding) {
   EXPECT_EQ(with({"actor_rollout_ref.model.use_remove_padding=False", "actor_rollout_ref.actor.strategy=megatron"})
                 .find("train_padding"),
             std::string::npos);
+  // fsdp_size: a group smaller than the trainer's 8 GPUs is written; -1 (all)
+  // and the whole world are ZeRO-3 over all (veRL create_device_mesh).
+  EXPECT_NE(with({"actor_rollout_ref.actor.fsdp_config.fsdp_size=2"}).find("train_shard_gpus: 2"), std::string::npos);
+  EXPECT_EQ(with({"actor_rollout_ref.actor.fsdp_config.fsdp_size=8"}).find("train_shard_gpus"), std::string::npos);
+  EXPECT_EQ(with({}).find("train_shard_gpus"), std::string::npos);  // the group file's fsdp_size -1
 }
 
 }  // namespace
