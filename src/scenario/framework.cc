@@ -11,12 +11,13 @@
 namespace rlcost::scenario_internal {
 namespace {
 
-// Names a user may write; each has catalog/frameworks/<name>.yaml compiled in.
-// The other frameworks (openrlhf, slime, skyrl, prime-rl, trl) are
-// refused as "not yet in the catalog" until their defaults are read from
-// their own config files.
-constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal"};
-constexpr const char* kNotYet[] = {"openrlhf", "slime", "skyrl", "prime-rl", "trl"};
+// Names a user may write; each has catalog/frameworks/<name>.yaml compiled in
+// (slime, skyrl, prime-rl: read from their own config files, docs/model.md
+// "Frameworks"). The other frameworks (openrlhf, trl) are refused as
+// "not yet in the catalog" until their defaults are read from their own
+// config files.
+constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal", "slime", "skyrl", "prime-rl"};
+constexpr const char* kNotYet[] = {"openrlhf", "trl"};
 
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
