@@ -52,6 +52,15 @@ TEST(CatalogModels, RlBasesResolveWithTheirConfigNumbers) {
     EXPECT_EQ(m->vocab, c.vocab) << c.name;
     EXPECT_FALSE(m->is_moe()) << c.name;
   }
+  // DeepSeek-R1's config.json has DeepSeek-V3's numbers (MLA, 256 routed + 1 shared).
+  const ModelSpec* r1 = Cat().FindModel("deepseek-ai/DeepSeek-R1");
+  ASSERT_NE(r1, nullptr);
+  EXPECT_EQ(r1->id, "deepseek-v3");
+  EXPECT_EQ(r1->layers, 61);
+  EXPECT_EQ(r1->kv_lora_rank, 512);
+  EXPECT_EQ(r1->experts, 256);
+  EXPECT_EQ(r1->vocab, 129280);
+  EXPECT_EQ(Cat().FindModel("deepseek-ai/DeepSeek-R1-0528"), nullptr);  // not checked: not in the catalog
 }
 
 // A scenario naming the model by its Hugging Face id gets the entry.
