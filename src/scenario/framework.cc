@@ -12,11 +12,11 @@ namespace rlcost::scenario_internal {
 namespace {
 
 // Names a user may write; each has catalog/frameworks/<name>.yaml compiled in.
-// The issue's other frameworks (openrlhf, slime, skyrl, prime-rl, trl) are
-// refused as "not yet in the catalog" until their defaults are read from
-// their own config files.
-constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal"};
-constexpr const char* kNotYet[] = {"openrlhf", "slime", "skyrl", "prime-rl", "trl"};
+// The issue's other frameworks (slime, skyrl, prime-rl) are refused as "not
+// yet in the catalog" until their defaults are read from their own config
+// files.
+constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal", "openrlhf", "trl"};
+constexpr const char* kNotYet[] = {"slime", "skyrl", "prime-rl"};
 
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
