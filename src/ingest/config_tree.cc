@@ -60,7 +60,7 @@ struct Composer {
     return e;
   }
 
-  // Composes `path` (in config group `group`, relative to root_dir) at
+  // Composes `path` (in config group `group`, a folder under the roots) at
   // `package`: its defaults first, in their order, with the file's own keys
   // where `_self_` stands (at the end when it is not listed: Hydra 1.1's
   // order, the file overriding what it lists).

@@ -13,42 +13,17 @@
 #include "report/report.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
+#include "framework_support.h"
 #include "scenario/overrides.h"
 
 namespace rlcost {
 namespace {
 
-const std::string kData = RLCOST_SOURCE_DIR "/tests/data/spec";
-
-const Catalog& Cat() {
-  static const Catalog cat = [] {
-    auto c = Catalog::Builtin();
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().ToString());
-    return c ? *c : Catalog();
-  }();
-  return cat;
-}
-
-const std::string kBase = R"(name: t
-model: qwen3-8b
-hardware: {gpu: h100-sxm, gpus: 8}
-)";
-
-Result<Scenario> Load(const std::string& text, std::vector<Override> ov = {}) {
-  return LoadScenarioText(text, Cat(), "fw.yaml", kData, ov);
-}
-
-std::vector<std::string> Paths(const Scenario& s) {
-  std::vector<std::string> out;
-  for (const auto& d : s.framework_defaults) out.push_back(d.path);
-  return out;
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto s = Load(text);
-  EXPECT_FALSE(s) << text;
-  return s ? std::string() : s.error().ToString();
-}
+using fwtest::ErrorOf;
+using fwtest::kBase;
+using fwtest::Load;
+using fwtest::Paths;
+using fwtest::ExpectSourcesName;
 
 const std::vector<std::string> kOpenRlhfFields = {
     "placement.engine",         "engine.enforce_eager",         "placement.gpu_memory_utilization",
@@ -79,9 +54,7 @@ TEST(FrameworkOpenRlhf, NewestReleaseSuppliesItsLauncherDefaults) {
   EXPECT_TRUE(s->algorithm.recompute_logprobs);
   EXPECT_TRUE(s->algorithm.reference_model);
   EXPECT_EQ(Paths(*s), kOpenRlhfFields);
-  for (const auto& d : s->framework_defaults) {
-    EXPECT_NE(d.source.find("v0.11.0 (3c3be6234)"), std::string::npos) << d.path << ": " << d.source;
-  }
+  ExpectSourcesName(*s, "v0.11.0 (3c3be6234)");
 }
 
 TEST(FrameworkOpenRlhf, OlderReleaseGaveTheEngineLessMemory) {
@@ -98,9 +71,7 @@ TEST(FrameworkOpenRlhf, OlderReleaseGaveTheEngineLessMemory) {
   EXPECT_FALSE(s->placement.gradient_checkpointing);
   EXPECT_TRUE(s->algorithm.reference_model);
   EXPECT_EQ(Paths(*s), kOpenRlhfFields);
-  for (const auto& d : s->framework_defaults) {
-    EXPECT_NE(d.source.find("v0.6.3 (cc8dca367)"), std::string::npos) << d.path << ": " << d.source;
-  }
+  ExpectSourcesName(*s, "v0.6.3 (cc8dca367)");
 }
 
 TEST(FrameworkOpenRlhf, ExplicitFieldsWin) {
@@ -148,9 +119,7 @@ TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
                                                  "placement.offload", "placement.refit_offload",
                                                  "placement.gradient_checkpointing", "placement.weight_sync",
                                                  "algorithm.recompute_logprobs", "algorithm.reference_model"}));
-  for (const auto& d : s->framework_defaults) {
-    EXPECT_NE(d.source.find("v1.9.0 (35def3ee0)"), std::string::npos) << d.path << ": " << d.source;
-  }
+  ExpectSourcesName(*s, "v1.9.0 (35def3ee0)");
   // The engine default says it holds only with use_vllm=True.
   EXPECT_NE(s->framework_defaults.front().source.find("use_vllm default=False"), std::string::npos);
 }
@@ -175,9 +144,7 @@ TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
                                                  "placement.refit_offload", "placement.gradient_checkpointing",
                                                  "placement.weight_sync", "algorithm.recompute_logprobs",
                                                  "algorithm.reference_model"}));
-  for (const auto& d : s->framework_defaults) {
-    EXPECT_NE(d.source.find("v0.21.0 (46d09bd24)"), std::string::npos) << d.path << ": " << d.source;
-  }
+  ExpectSourcesName(*s, "v0.21.0 (46d09bd24)");
   // --set and the file win over the framework.
   auto set = Load(kBase + "framework: trl@0.21\nalgorithm: {recompute_logprobs: true}\n",
                   {{"placement.gradient_checkpointing", "true"}});

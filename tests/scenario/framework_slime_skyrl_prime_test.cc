@@ -12,48 +12,17 @@
 #include "report/report.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
+#include "framework_support.h"
 #include "scenario/overrides.h"
 
 namespace rlcost {
 namespace {
 
-const std::string kData = RLCOST_SOURCE_DIR "/tests/data/spec";
-
-const Catalog& Cat() {
-  static const Catalog cat = [] {
-    auto c = Catalog::Builtin();
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().ToString());
-    return c ? *c : Catalog();
-  }();
-  return cat;
-}
-
-const std::string kBase = R"(name: t
-model: qwen3-8b
-hardware: {gpu: h100-sxm, gpus: 8}
-)";
-
-Result<Scenario> Load(const std::string& text, std::vector<Override> ov = {}) {
-  return LoadScenarioText(text, Cat(), "fw.yaml", kData, ov);
-}
-
-std::vector<std::string> Paths(const Scenario& s) {
-  std::vector<std::string> out;
-  for (const auto& d : s.framework_defaults) out.push_back(d.path);
-  return out;
-}
-
-// Every supplied default names the tag's commit it was read from.
-void ExpectSourcesName(const Scenario& s, const std::string& commit) {
-  for (const auto& d : s.framework_defaults)
-    EXPECT_NE(d.source.find(commit), std::string::npos) << d.path << ": " << d.source;
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto s = Load(text);
-  EXPECT_FALSE(s) << text;
-  return s ? std::string() : s.error().ToString();
-}
+using fwtest::ErrorOf;
+using fwtest::kBase;
+using fwtest::Load;
+using fwtest::Paths;
+using fwtest::ExpectSourcesName;
 
 TEST(FrameworkSlime, OlderReleaseSuppliesItsDefaults) {
   // slime v0.2.4 (bd217a63f): SGLang with CUDA graphs, 512 MiB buckets
