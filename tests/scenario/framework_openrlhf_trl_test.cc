@@ -41,7 +41,9 @@ TEST(FrameworkOpenRlhf, NewestReleaseSuppliesItsLauncherDefaults) {
   auto s = Load(kBase + "framework: openrlhf\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "openrlhf@0.11");
-  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  // vLLM 0.27.1 (setup.py:77) through the uni executor (tp 1): async
+  // scheduling is on by default.
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllmAsync);
   EXPECT_FALSE(s->engine.enforce_eager);
   ASSERT_TRUE(s->placement.gpu_memory_utilization);
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.95);
@@ -63,6 +65,7 @@ TEST(FrameworkOpenRlhf, OlderReleaseGaveTheEngineLessMemory) {
   auto s = Load(kBase + "framework: openrlhf@0.6\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "openrlhf@0.6");
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);  // vLLM 0.8.1: no async scheduling
   ASSERT_TRUE(s->placement.gpu_memory_utilization);
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.9);
   EXPECT_FALSE(s->engine.enforce_eager);
@@ -102,7 +105,9 @@ TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
   auto s = Load(kBase + "framework: trl\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "trl@1.9");
-  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  // LLM(distributed_executor_backend="external_launcher") on vLLM 0.17-0.25.1:
+  // async scheduling on by default.
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllmAsync);
   EXPECT_FALSE(s->engine.enforce_eager);
   ASSERT_TRUE(s->placement.gpu_memory_utilization);
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.3);
@@ -133,6 +138,7 @@ TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
   auto s = Load(kBase + "framework: trl@0.21\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "trl@0.21");
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);  // vLLM >= 0.10.0 of 2025-08: no async scheduling
   EXPECT_FALSE(s->placement.gradient_checkpointing);
   EXPECT_FALSE(s->algorithm.recompute_logprobs);
   EXPECT_FALSE(s->algorithm.reference_model);
@@ -201,6 +207,48 @@ TEST(FrameworkOpenRlhfTrl, EstimateJsonListsTheSuppliedDefaults) {
   EXPECT_NE(d[2]["source"].get<std::string>().find("train_ppo_ray.py:247-249"), std::string::npos);
   EXPECT_EQ(d[4]["field"], "placement.offload");
   EXPECT_EQ(d[4]["value"], "{params: false, optimizer: false}");
+}
+
+TEST(FrameworkEngine, AsyncSchedulingFollowsTheVllmEachReleasePins) {
+  // vLLM turns async scheduling on by default from v0.14.0 (PR #27614) unless
+  // the executor lacks it (ray's compiled-graph executor at 0.17.1); rlcost
+  // prices that engine as vllm-async (160 us per decode iteration, not 4 ms).
+  // Each release's engine follows the vLLM it pins and how it starts it
+  // (docs/model.md, "Frameworks", async scheduling table). A release flipped
+  // to the wrong engine, or a source that stops saying why, fails here.
+  struct Case {
+    std::string framework;
+    InferenceEngine engine;
+  };
+  const std::vector<Case> cases = {
+      {"verl@0.4", InferenceEngine::kVllm},           {"verl@0.5", InferenceEngine::kVllm},
+      {"verl@0.6", InferenceEngine::kVllm},           {"verl@0.7", InferenceEngine::kVllm},
+      {"nemo-rl@0.6", InferenceEngine::kVllmAsync},   {"openrlhf@0.6", InferenceEngine::kVllm},
+      {"openrlhf@0.11", InferenceEngine::kVllmAsync}, {"trl@0.21", InferenceEngine::kVllm},
+      {"trl@1.9", InferenceEngine::kVllmAsync},       {"skyrl@train-0.4", InferenceEngine::kVllm},
+      {"skyrl@0.3", InferenceEngine::kVllm},          {"prime-rl@0.6", InferenceEngine::kVllmAsync},
+      {"prime-rl@0.8", InferenceEngine::kVllmAsync},
+  };
+  for (const auto& c : cases) {
+    auto s = Load(kBase + "framework: " + c.framework + "\n");
+    ASSERT_TRUE(s) << c.framework << ": " << s.error().ToString();
+    EXPECT_EQ(s->placement.engine, c.engine) << c.framework;
+    const auto* d = [&]() -> const FrameworkDefault* {
+      for (const auto& x : s->framework_defaults)
+        if (x.path == "placement.engine") return &x;
+      return nullptr;
+    }();
+    ASSERT_NE(d, nullptr) << c.framework;
+    // Every vLLM release says where async scheduling stands: on (the PR that
+    // made it the default) or off / not determined (why).
+    EXPECT_NE(d->source.find(c.engine == InferenceEngine::kVllmAsync ? "PR #27614" : "ync scheduling"),
+              std::string::npos)
+        << c.framework << ": " << d->source;
+  }
+  // The scenario's own engine still wins.
+  auto own = Load(kBase + "framework: prime-rl\nplacement: {engine: vllm}\n");
+  ASSERT_TRUE(own) << own.error().ToString();
+  EXPECT_EQ(own->placement.engine, InferenceEngine::kVllm);
 }
 
 }  // namespace

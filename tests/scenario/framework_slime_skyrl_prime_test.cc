@@ -126,7 +126,8 @@ TEST(FrameworkPrimeRl, OlderReleaseKeepsTheOptimizerOnTheGpu) {
   auto s = Load(kBase + "framework: prime-rl@0.6\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "prime-rl@0.6");
-  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  // vLLM 0.22.0's OpenAI server, uni/mp executor: async scheduling on.
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllmAsync);
   EXPECT_FALSE(s->engine.enforce_eager);
   ASSERT_TRUE(s->placement.gpu_memory_utilization);
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.9);
@@ -178,7 +179,8 @@ TEST(FrameworkSlimeSkyrlPrimeRl, EstimateJsonListsTheDefaultsSupplied) {
   const std::vector<Case> cases = {
       {"framework: slime\nplacement: {mode: disaggregated}\n", "slime@0.3", "placement.engine", "sglang", 6},
       {"framework: skyrl@train-0.4\n", "skyrl@train-0.4", "placement.engine", "vllm", 9},
-      {"framework: prime-rl\nplacement: {mode: disaggregated}\n", "prime-rl@0.8", "placement.engine", "vllm", 7},
+      {"framework: prime-rl\nplacement: {mode: disaggregated}\n", "prime-rl@0.8", "placement.engine", "vllm-async",
+       7},
   };
   for (const auto& c : cases) {
     auto s = Load(kBase + c.line);
