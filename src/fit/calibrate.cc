@@ -54,7 +54,10 @@ Distribution WithMean(const Distribution& d, double mean) {
   std::optional<double> lo, hi;
   if (d.min() > 0) lo = d.min();
   if (std::isfinite(d.max())) hi = d.max();
-  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi)) return *m;
+  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi, d.clipped())) return *m;
+  if (d.clipped() > 0) {  // the share at max cannot fit the logged mean: keep the clip, drop the share
+    if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi)) return *m;
+  }
   // The logged mean lies outside what the clip allows: keep the shape, drop the clip.
   if (auto m = Distribution::Make(d.kind(), mean, d.cv(), std::nullopt, std::nullopt)) return *m;
   return Distribution::Fixed(mean);
