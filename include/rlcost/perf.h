@@ -316,6 +316,14 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // token and F one forward's (2N + A); 4/3 for full fine-tuning. 1 without it.
 // docs/model.md, "Gradient checkpointing".
 double RecomputeFactor(const Scenario& s, double update_flops_per_token, double attention_flops_per_token);
+// GPUs the training state is sharded over: placement.train_shard_gpus when
+// set (at most the training GPUs), else all the training GPUs.
+// docs/model.md, "Sharding groups".
+int ShardGpus(const Scenario& s);
+// Tokens the trainer's linear layers run on per real token: 1 when packed;
+// under placement.train_padding: max-length, (max prompt + max response) /
+// the mean trajectory length. docs/model.md, "Training on padded sequences".
+double PaddedTokenFactor(const Scenario& s, double mean_seq_len);
 // Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // --- Weight sync (weight_sync.cc) ---------------------------------------

@@ -123,6 +123,18 @@ struct PlacementSpec {
   // 8N + 4A instead of 6N + 3A FLOPs per token. docs/model.md, "Gradient
   // checkpointing".
   bool gradient_checkpointing = false;
+  // The trainer's log-prob, reference, critic and update passes run on every
+  // sequence padded to max prompt + max response (veRL with
+  // use_remove_padding: false, its default up to v0.6) instead of the
+  // trajectories' own tokens (packed, the default). docs/model.md, "Training
+  // on padded sequences".
+  TrainPadding train_padding = TrainPadding::kPacked;
+  // The training state is sharded over groups of this many GPUs and
+  // replicated across the groups (FSDP2 hybrid sharding: veRL
+  // actor.fsdp_config.fsdp_size); 0 = over all the training GPUs (ZeRO-3).
+  // Each GPU holds 1/train_shard_gpus of it, and moves that much when it is
+  // offloaded. docs/model.md, "Sharding groups".
+  int train_shard_gpus = 0;
   // Which layout choices the scenario states (its file or a --set); the
   // planner (src/plan) chooses the rest. A Scenario built in code states
   // none, and is read literally unless a caller plans it.

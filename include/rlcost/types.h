@@ -30,6 +30,12 @@ enum class WeightSyncMethod { kBucketed, kPerTensor, kPipelined };
 // the update) by per-tensor copies into pageable memory (NeMo RL) or into
 // pinned memory, or kept on the GPU. docs/model.md, "Refit offload".
 enum class RefitOffload { kPageable, kPinned, kNone };
+// What the trainer's passes compute on: the trajectories' own tokens (packed:
+// sequence packing, veRL use_remove_padding, NeMo RL sequence_packing) or
+// every sequence padded to the configured maximum prompt + response length
+// (veRL without use_remove_padding). docs/model.md, "Training on padded
+// sequences".
+enum class TrainPadding { kPacked, kMaxLength };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
@@ -49,6 +55,7 @@ std::string_view ToString(DistKind v);
 std::string_view ToString(InferenceEngine v);
 std::string_view ToString(WeightSyncMethod v);
 std::string_view ToString(RefitOffload v);
+std::string_view ToString(TrainPadding v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -61,6 +68,7 @@ std::optional<DistKind> DistKindFromString(std::string_view s);
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s);
+std::optional<TrainPadding> TrainPaddingFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

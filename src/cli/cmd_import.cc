@@ -123,7 +123,10 @@ using Importer = Result<ingest::ImportedScenario> (*)(const std::string&, const 
 void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, const char* tool, Importer importer) {
   auto args = std::make_shared<ImportConfigArgs>();
   auto* sub = parent->add_subcommand(name, std::string("a scenario from a ") + tool + " config and key=value overrides");
-  sub->add_option("config", args->config, std::string(tool) + " YAML config")->required();
+  sub->add_option("config", args->config,
+                  std::string(tool) + " YAML config (its defaults are followed: the files and config groups it lists "
+                                      "are read from beside it)")
+      ->required();
   sub->add_option("overrides", args->overrides, "key=value overrides, as the launch script passes them");
   sub->add_option("--gpu", args->gpu, "the GPU the run uses (the config does not say; default: an assumed h100-sxm)");
   sub->add_option("-o,--output", args->out, "write the scenario here (only when the import succeeds)");
@@ -154,6 +157,7 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
                 << " keys of the config have no counterpart in the scenario format; they are listed at the end of "
                    "the scenario\n";
     }
+    for (const auto& n : imported->not_read) std::cerr << "note: " << n << "\n";
     exit_code = 0;
   });
 }

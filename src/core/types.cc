@@ -28,6 +28,8 @@ constexpr Names<WeightSyncMethod, 3> kWeightSync{{{WeightSyncMethod::kBucketed, 
 constexpr Names<RefitOffload, 3> kRefitOffload{{{RefitOffload::kPageable, "pageable"},
                                                 {RefitOffload::kPinned, "pinned"},
                                                 {RefitOffload::kNone, "none"}}};
+constexpr Names<TrainPadding, 2> kTrainPadding{{{TrainPadding::kPacked, "packed"},
+                                                {TrainPadding::kMaxLength, "max-length"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -62,6 +64,7 @@ std::string_view ToString(DistKind v) { return Lookup(kDist, v); }
 std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
 std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
 std::string_view ToString(RefitOffload v) { return Lookup(kRefitOffload, v); }
+std::string_view ToString(TrainPadding v) { return Lookup(kTrainPadding, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -74,6 +77,7 @@ std::optional<DistKind> DistKindFromString(std::string_view s) { return Parse(kD
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { return Parse(kEngine, s); }
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) { return Parse(kWeightSync, s); }
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s) { return Parse(kRefitOffload, s); }
+std::optional<TrainPadding> TrainPaddingFromString(std::string_view s) { return Parse(kTrainPadding, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -86,6 +90,7 @@ template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 template <> std::string AcceptedNames<RefitOffload>() { return Join(kRefitOffload); }
+template <> std::string AcceptedNames<TrainPadding>() { return Join(kTrainPadding); }
 
 constexpr Names<VerifierKind, 5> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
                                             {VerifierKind::kLlmJudge, "llm-judge"},

@@ -23,7 +23,10 @@ namespace rlcost::ingest {
 class ConfigTree {
  public:
   // Reads `path` (following NeMo RL's `defaults: other.yaml`, relative to the
-  // file, the file's own keys winning), then applies `overrides` in order.
+  // file, and Hydra's defaults lists as veRL's configs use them: each listed
+  // config group's file from the config's folder, placed at its package, the
+  // file's own keys where `_self_` stands or last), then applies `overrides`
+  // in order. docs/model.md, "Importing veRL and NeMo RL configs".
   static Result<ConfigTree> Load(const std::string& path, const std::vector<std::string>& overrides);
   static Result<ConfigTree> FromText(const std::string& text, const std::string& origin,
                                      const std::vector<std::string>& overrides);
@@ -37,6 +40,9 @@ class ConfigTree {
 
   // Problems met while reading typed values (a non-number where one is expected).
   std::vector<Problem>& problems() { return problems_; }
+  // Defaults-list entries whose file was not found ("file:line: defaults
+  // entry 'ppo_trainer' not read (...)"): their values are not in the tree.
+  const std::vector<std::string>& NotRead() const { return not_read_; }
   // "key = value" for every leaf never read, in key order.
   std::vector<std::string> Unread() const;
   // Where a key's value came from: "file:line" or "command line".
@@ -48,13 +54,18 @@ class ConfigTree {
  private:
   static Result<ConfigTree> FromNode(const YAML::Node& root, const std::string& origin,
                                      const std::vector<std::string>& overrides);
-  void Flatten(const YAML::Node& n, const std::string& prefix);
+  void Flatten(const YAML::Node& n, const std::string& prefix, const std::string& file);
+  void Apply(const YAML::Node& node, const std::string& package, const std::string& file);
+  Result<ConfigTree> Finish(const std::vector<std::string>& overrides);
+  std::string FileOf(const std::string& key) const;
   void Bad(const std::string& key, const std::string& expected);
 
   std::string origin_;
   std::map<std::string, std::string> leaves_;  // dotted key -> scalar text ("[...]" for lists)
-  std::map<std::string, int> lines_;           // dotted key -> line in origin_ (0 = command line)
+  std::map<std::string, int> lines_;           // dotted key -> line in its file (0 = command line)
+  std::map<std::string, std::string> files_;   // dotted key -> the file it came from (a defaults list's)
   std::set<std::string> read_;
+  std::vector<std::string> not_read_;
   std::vector<Problem> problems_;
 };
 

@@ -22,6 +22,7 @@ struct ImportOptions {
 struct ImportedScenario {
   std::string yaml;                   // the scenario, with comments
   std::vector<std::string> unmapped;  // "key = value" read but with no counterpart
+  std::vector<std::string> not_read;  // defaults-list entries whose config file was not found
 };
 
 // veRL: a Hydra config (ppo_trainer.yaml, the fully_async / one_step_off

@@ -96,6 +96,13 @@ Result<ImportedScenario> Finish(ConfigTree& tree, ScenarioText& out) {
     out.Footer("Read from the config but with no counterpart in the scenario format (not used):");
     for (const auto& k : r.unmapped) out.Footer("  " + k);
   }
+  if (!tree.NotRead().empty()) {
+    out.Footer("");
+    out.Footer("Configs the config lists as defaults but that are not beside it (their values are not read; the "
+               "framework's defaults stand in):");
+    for (const auto& k : tree.NotRead()) out.Footer("  " + k);
+  }
+  r.not_read = tree.NotRead();
   r.yaml = out.Render();
   return r;
 }

@@ -91,6 +91,24 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
     out.Set("placement", "gradient_checkpointing", *g == "full" ? "true" : "false",
             "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity");
   }
+  // FSDP actor without remove-padding: every sequence padded to max prompt +
+  // max response in the trainer's passes (docs/model.md, "Training on padded
+  // sequences"). The Megatron actor's padding is not priced: left unread.
+  {
+    const std::string strategy = t.String("actor_rollout_ref.actor.strategy").value_or("fsdp");
+    if (strategy == "fsdp" || strategy == "fsdp2") {
+      if (auto rm = t.Bool("actor_rollout_ref.model.use_remove_padding")) {
+        out.Set("placement", "train_padding", *rm ? "packed" : "max-length",
+                "actor_rollout_ref.model.use_remove_padding");
+      }
+    }
+  }
+  // FSDP hybrid sharding: the actor's state sharded over fsdp_size GPUs and
+  // copied across the groups; -1, or at least the trainer's world, is one
+  // group of all (verl/workers/fsdp_workers.py create_device_mesh).
+  if (auto fs = t.Int("actor_rollout_ref.actor.fsdp_config.fsdp_size"); fs && *fs > 0 && *fs < train) {
+    out.Set("placement", "train_shard_gpus", std::to_string(*fs), "actor_rollout_ref.actor.fsdp_config.fsdp_size");
+  }
   if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");
   }

@@ -37,7 +37,7 @@ double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
   // shards them (Megatron: over data parallel within each model-parallel
   // shard, so N / world per GPU in all).
   const double models = 1.0 + (s.algorithm.critic ? 1.0 : 0.0);
-  return kOptimizerBytes * TrainableParams(s) * models / std::max(1, s.placement.train_gpus) / kGB;
+  return kOptimizerBytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
 }
 
 double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan) {
@@ -53,7 +53,7 @@ double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
   // optimizer states are the refit offload's, priced above at their own rate.
   if (plan.train_state_offloaded) return t - 2.0 * std::min(refit_gb, plan.host_transfer_gb) / kHostLinkGbPerS;
   const auto& off = s.placement.offload;
-  const double train_gpus = std::max(1, s.placement.train_gpus);
+  const double shard = ShardGpus(s);  // each GPU moves its own shard (docs/model.md, "Sharding groups")
   const double trainable = TrainableParams(s);
   double gb = 0;
   if (off.params) {
@@ -63,10 +63,10 @@ double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
     double trips = 1.0 + (s.algorithm.recompute_logprobs ? 1.0 : 0.0) +
                    (s.placement.mode == PlacementMode::kColocated ? 1.0 : 0.0);
     double base = s.algorithm.lora ? WeightBytes(s.model, Precision::kBf16) : 0.0;  // frozen base, bf16
-    gb += trips * (base + kParamBytes * trainable) / train_gpus / kGB;
+    gb += trips * (base + kParamBytes * trainable) / shard / kGB;
   }
   // ZeRO-Offload (PlanMemory) already keeps the optimizer states on the host.
-  if (off.optimizer && !plan.optimizer_offloaded) gb += kOptimizerBytes * trainable / train_gpus / kGB;
+  if (off.optimizer && !plan.optimizer_offloaded) gb += kOptimizerBytes * trainable / shard / kGB;
   return t + 2.0 * gb / kHostLinkGbPerS;
 }
 

@@ -247,9 +247,10 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   // base in bf16 plus 16 bytes per adapter parameter.
   double trainable = TrainableParams(s);
   double base_bytes = s.algorithm.lora ? WeightBytes(m, Precision::kBf16) : 0.0;
-  int train_gpus = std::max(1, s.placement.train_gpus);
+  const int train_gpus = std::max(1, s.placement.train_gpus);
+  const int shard = ShardGpus(s);  // ZeRO-3: all the training GPUs; hybrid sharding: a group
   p.activation_reserve_gb = kActivationReserveFraction * g.memory_gb;
-  p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / train_gpus / kGB;
+  p.train_state_gb = (base_bytes + kAdamBytesPerTrainableParam * trainable) / shard / kGB;
   // PPO's critic: a second model of the policy's size, trained the same way
   // (its own FSDP weights, gradients and Adam state: veRL CriticWorker). The
   // reference: the frozen initial policy in bf16, sharded; with LoRA it is
@@ -258,7 +259,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   const double critic_fraction = s.algorithm.critic ? 1.0 : 0.0;
   p.critic_state_gb = critic_fraction * p.train_state_gb;
   p.reference_gb =
-      s.algorithm.reference_model && !s.algorithm.lora ? WeightBytes(m, Precision::kBf16) / train_gpus / kGB : 0.0;
+      s.algorithm.reference_model && !s.algorithm.lora ? WeightBytes(m, Precision::kBf16) / shard / kGB : 0.0;
   Error err(ErrorCode::kDoesNotFit, "", "");
   err.problems.clear();
   auto fits = [&](double gb) { return gb + p.activation_reserve_gb <= g.memory_gb; };
@@ -266,7 +267,7 @@ Result<MemoryPlan> PlanMemory(const Scenario& s, std::optional<int> rollout_tp) 
   if (!fits(full_gb)) {
     // 1. The optimizer states of the policy (and the critic) move to host
     //    memory (ZeRO-Offload).
-    double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / train_gpus / kGB;
+    double offloaded_gb = (base_bytes + kOffloadedAdamGpuBytes * trainable) / shard / kGB;
     p.optimizer_offloaded = true;
     p.host_transfer_gb += (1.0 + critic_fraction) * (p.train_state_gb - offloaded_gb);
     p.train_state_gb = offloaded_gb;
@@ -367,15 +368,34 @@ double TrainLinearFlopsPerToken(const Scenario& s, bool forward_only) {
   return 6.0 * n_active;
 }
 
+int ShardGpus(const Scenario& s) {
+  const int train_gpus = std::max(1, s.placement.train_gpus);
+  const int shard = s.placement.train_shard_gpus;
+  return shard > 0 ? std::min(shard, train_gpus) : train_gpus;
+}
+
+double PaddedTokenFactor(const Scenario& s, double mean_seq_len) {
+  if (s.placement.train_padding != TrainPadding::kMaxLength || mean_seq_len <= 0) return 1.0;
+  const auto& env = s.environment;
+  const double padded = env.prompt_tokens.max() + env.response_tokens.max();
+  if (!std::isfinite(padded)) return 1.0;  // refused at load; code-built scenarios read as packed
+  return std::max(1.0, padded / mean_seq_len);
+}
+
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
+  const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
-  per_token += 3.0 * attention;
+  const double per_token = linear + 3.0 * attention;
   w.flops = tokens * per_token / gpus;
-  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/false) *
+  // Padded sequences: the linear layers run on the padding too; attention
+  // (FlashAttention's variable-length path) on the real tokens only. The
+  // model FLOPs (w.flops, MFU) stay the real tokens'.
+  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
+  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
              RecomputeFactor(s, per_token, attention);
   w.compute_bound = true;
   return w;
@@ -396,10 +416,12 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
   const ModelSpec& m = s.model;
-  double per_token = TrainLinearFlopsPerToken(s, /*forward_only=*/true) +
-                     TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
-  w.flops = tokens * per_token / gpus;
-  w.time_s = TrainEngineTime(s, tokens, mean_seq_len, gpus, w.flops, /*forward_only=*/true);
+  const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/true);
+  const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
+  w.flops = tokens * (linear + attention) / gpus;
+  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  const double executed = tokens * (linear * pad + attention) / gpus;
+  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
 }

@@ -107,13 +107,17 @@ MemoryReport MemoryOf(const Scenario& s) {
   RoleMemory tr;
   tr.role = colocated ? "every GPU, training" : "training GPU";
   tr.capacity_gb = g.memory_gb;
-  const double per = 1.0 / train_gpus / kGB;
+  const int shard = perf::ShardGpus(s);
+  const double per = 1.0 / shard / kGB;
+  const std::string over = shard == train_gpus ? fmt::format("sharded over {} GPUs", shard)
+                                               : fmt::format("sharded over groups of {} GPUs, {} copies", shard,
+                                                             train_gpus / shard);
   if (lora) {
     tr.parts.push_back({"frozen base weights", perf::WeightBytes(s.model, Precision::kBf16) * per,
-                        fmt::format("bf16, ZeRO-3 sharded over {} GPUs", train_gpus)});
+                        fmt::format("bf16, ZeRO-3 {}", over)});
   }
   tr.parts.push_back({"parameters", kParamBytes * trainable * per,
-                      fmt::format("bf16, {:.3g}B trainable, sharded over {} GPUs", trainable / 1e9, train_gpus)});
+                      fmt::format("bf16, {:.3g}B trainable, {}", trainable / 1e9, over)});
   tr.parts.push_back({"gradients", kGradBytes * trainable * per, "bf16, sharded"});
   tr.parts.push_back({"optimizer states", mem->optimizer_offloaded ? 0.0 : kOptimizerBytes * trainable * per,
                       mem->optimizer_offloaded ? "in host memory (ZeRO-Offload): they do not fit"
@@ -124,7 +128,7 @@ MemoryReport MemoryOf(const Scenario& s) {
                       fmt::format("the longest micro-batch, {:.0f} tokens; {:.1f} GB without recompute",
                                   r.activations.tokens, r.activations.no_recompute_gb)});
   tr.parts.push_back({"logits (fp32)", r.activations.logits_gb,
-                      s.model.vocab > 0 ? fmt::format("{} tokens x {} vocabulary x 4 bytes", r.activations.tokens,
+                      s.model.vocab > 0 ? fmt::format("{:.0f} tokens x {} vocabulary x 4 bytes", r.activations.tokens,
                                                       s.model.vocab)
                                         : "the catalog states no vocabulary: not counted"});
   for (const auto& p : tr.parts) tr.total_gb += p.gb;

@@ -11,12 +11,10 @@
 namespace rlcost::scenario_internal {
 namespace {
 
-// Names a user may write; each has catalog/frameworks/<name>.yaml compiled in.
-// The other frameworks (openrlhf, slime, skyrl, prime-rl, trl) are
-// refused as "not yet in the catalog" until their defaults are read from
-// their own config files.
-constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal"};
-constexpr const char* kNotYet[] = {"openrlhf", "slime", "skyrl", "prime-rl", "trl"};
+// Names a user may write; each has catalog/frameworks/<name>.yaml compiled in,
+// every default read from the framework's own config files (docs/model.md,
+// "Frameworks").
+constexpr const char* kKnown[] = {"verl", "nemo-rl", "areal", "slime", "skyrl", "prime-rl", "openrlhf", "trl"};
 
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
@@ -62,14 +60,6 @@ void ApplyFramework(YAML::Node& root, const std::string& origin, std::string& re
   bool known = false;
   for (const char* k : kKnown) known = known || name == k;
   if (!known) {
-    for (const char* k : kNotYet) {
-      if (name == k) {
-        fail(fmt::format("'{}': not yet in the catalog (no defaults read from its config files yet); known: {}; "
-                         "leave framework out and set the fields yourself",
-                         name, Join(KnownFrameworks())));
-        return;
-      }
-    }
     fail(fmt::format("'{}' is not a known framework; expected one of {} (optionally @VERSION)", name,
                      Join(KnownFrameworks())));
     return;

@@ -183,6 +183,7 @@ class Loader {
     bool gpu_ok = ReadHardware(root, s);
     ReadPlacement(root, s);
     ReadEnvironment(root, s.environment);
+    CheckTrainPadding(root, s);
     ReadAlgorithm(root, s.algorithm);
     ReadResponseSchedule(root, s);  // needs algorithm.steps
     ReadRun(root, s);               // evaluation defaults to the environment's lengths
@@ -196,6 +197,24 @@ class Loader {
   }
 
  private:
+  // Padding to the maximum length needs the maxima it pads to; a multi-turn
+  // trajectory's padded shape (veRL's agent loop pads its whole response span)
+  // is not priced yet.
+  void CheckTrainPadding(const YAML::Node& root, const Scenario& s) {
+    if (s.placement.train_padding != TrainPadding::kMaxLength) return;
+    YAML::Node at = Reader::Child(Reader::Child(root, "placement"), "train_padding");
+    const auto& env = s.environment;
+    if (!std::isfinite(env.prompt_tokens.max()) || !std::isfinite(env.response_tokens.max())) {
+      r_.Add(at, "placement.train_padding",
+             "max-length pads every sequence to the maximum prompt + response length; expected "
+             "environment.prompt_tokens.max and environment.response_tokens.max (veRL's data.max_prompt_length and "
+             "data.max_response_length)");
+    } else if (env.turns.max() > 1.0) {
+      r_.Add(at, "placement.train_padding",
+             "max-length is not yet priced for multi-turn trajectories (environment.turns above 1); use packed");
+    }
+  }
+
   std::string Resolve(const std::string& rel) const {
     std::filesystem::path p(rel);
     if (p.is_absolute() || base_dir_.empty()) return p.lexically_normal().string();
@@ -347,7 +366,7 @@ class Loader {
                                   "gpu_memory_utilization",
                                   "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
                                   "weight_sync", "offload", "engine_sleep_level", "refit_offload",
-                                  "gradient_checkpointing", "resplit"});
+                                  "gradient_checkpointing", "resplit", "train_padding", "train_shard_gpus"});
     r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
     r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
     r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -356,6 +375,8 @@ class Loader {
     r_.Int(n, "engine_sleep_level", "placement", p.engine_sleep_level, 1, 2,
            "vLLM's sleep levels are 1 (weights to host memory) and 2 (weights discarded)");
     r_.Bool(n, "gradient_checkpointing", "placement", p.gradient_checkpointing);  // docs/model.md, "Gradient checkpointing"
+    r_.Enum(n, "train_padding", "placement", p.train_padding, &TrainPaddingFromString,
+            AcceptedNames<TrainPadding>());  // docs/model.md, "Training on padded sequences"
     if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {
       if (r_.CheckKeys(off, "placement.offload", {"params", "optimizer"})) {
         r_.Bool(off, "params", "placement.offload", p.offload.params);
@@ -368,6 +389,7 @@ class Loader {
       s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
     }
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
+    r_.Int(n, "train_shard_gpus", "placement", p.train_shard_gpus, 1);  // docs/model.md, "Sharding groups"
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
     p.stated.mode = Reader::Child(n, "mode").IsDefined();
     p.stated.split = Reader::Child(n, "rollout_gpus").IsDefined() || Reader::Child(n, "train_gpus").IsDefined();
@@ -409,6 +431,13 @@ class Loader {
                            p.rollout_gpus, p.train_gpus, p.rollout_gpus + p.train_gpus, gpus));
         return;
       }
+    }
+    if (p.train_shard_gpus > 0 && (p.mode == PlacementMode::kColocated || p.stated.split) &&
+        (p.train_shard_gpus > p.train_gpus || p.train_gpus % p.train_shard_gpus != 0)) {
+      r_.Add(Reader::Child(n, "train_shard_gpus"), "placement.train_shard_gpus",
+             fmt::format("train_shard_gpus {} does not divide the {} training GPUs; expected a divisor of {} (the "
+                         "state is sharded over groups of that many GPUs and copied across the groups)",
+                         p.train_shard_gpus, p.train_gpus, p.train_gpus));
     }
     if (p.rollout_gpus >= 1 && p.rollout_tp > p.rollout_gpus) {
       r_.Add(Reader::Child(n, "rollout_tp"), "placement.rollout_tp",

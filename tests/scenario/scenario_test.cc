@@ -353,8 +353,6 @@ TEST(Scenario, UnknownFrameworkOrVersionIsAnErrorAtTheField) {
   std::string m = msg("framework: verl@0.1\n");
   EXPECT_NE(m.find("framework"), std::string::npos) << m;
   EXPECT_NE(m.find("0.4, 0.5, 0.6, 0.7"), std::string::npos) << m;
-  m = msg("framework: openrlhf\n");
-  EXPECT_NE(m.find("not yet in the catalog"), std::string::npos) << m;
   m = msg("framework: megatron-rl\n");
   EXPECT_NE(m.find("verl, nemo-rl, areal"), std::string::npos) << m;
   m = msg("engine: {enforce_eager: maybe}\n");

@@ -1,0 +1,207 @@
+// `framework: openrlhf[@VERSION]` and `framework: trl[@VERSION]`: the defaults
+// of catalog/frameworks/openrlhf.yaml and trl.yaml fill the fields a scenario
+// leaves out, an explicit field (file or --set) wins, and `estimate --json`
+// lists what was supplied under framework.defaults_supplied. Every expected
+// value below is the one read from the framework's own files at the tag named
+// (docs/model.md, "Frameworks").
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+#include "rlcost/estimate.h"
+#include "rlcost/scenario.h"
+#include "framework_support.h"
+#include "scenario/overrides.h"
+
+namespace rlcost {
+namespace {
+
+using fwtest::ErrorOf;
+using fwtest::kBase;
+using fwtest::Load;
+using fwtest::Paths;
+using fwtest::ExpectSourcesName;
+
+const std::vector<std::string> kOpenRlhfFields = {
+    "placement.engine",         "engine.enforce_eager",         "placement.gpu_memory_utilization",
+    "placement.engine_sleep_level", "placement.offload",        "placement.refit_offload",
+    "placement.gradient_checkpointing", "placement.weight_sync", "algorithm.recompute_logprobs",
+    "algorithm.reference_model"};
+
+TEST(FrameworkOpenRlhf, NewestReleaseSuppliesItsLauncherDefaults) {
+  // OpenRLHF v0.11.0 (3c3be6234), openrlhf/cli/train_ppo_ray.py: vLLM with
+  // CUDA graphs (--vllm.enforce_eager False), the engine's share 0.95, sleep
+  // level 1 (vllm_engine.py:138), no Adam offload, DeepSpeed states kept on
+  // the GPU (--ds.enable_sleep False), no gradient checkpointing, one
+  // broadcast per tensor, old log-probs from the actor, a reference model
+  // (--algo.kl.init_coef 0.01 > 0).
+  auto s = Load(kBase + "framework: openrlhf\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "openrlhf@0.11");
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  EXPECT_FALSE(s->engine.enforce_eager);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.95);
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);
+  EXPECT_FALSE(s->placement.offload.params);
+  EXPECT_FALSE(s->placement.offload.optimizer);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kNone);  // rlcost's own default is pageable
+  EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);  // rlcost's own default is pipelined
+  EXPECT_TRUE(s->algorithm.recompute_logprobs);
+  EXPECT_TRUE(s->algorithm.reference_model);
+  EXPECT_EQ(Paths(*s), kOpenRlhfFields);
+  ExpectSourcesName(*s, "v0.11.0 (3c3be6234)");
+}
+
+TEST(FrameworkOpenRlhf, OlderReleaseGaveTheEngineLessMemory) {
+  // v0.6.3 (cc8dca367): --vllm_gpu_memory_utilization default 0.9 (0.95 from
+  // 8ff73978); every other field as in 0.11.
+  auto s = Load(kBase + "framework: openrlhf@0.6\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "openrlhf@0.6");
+  ASSERT_TRUE(s->placement.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.9);
+  EXPECT_FALSE(s->engine.enforce_eager);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kNone);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
+  EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_TRUE(s->algorithm.reference_model);
+  EXPECT_EQ(Paths(*s), kOpenRlhfFields);
+  ExpectSourcesName(*s, "v0.6.3 (cc8dca367)");
+}
+
+TEST(FrameworkOpenRlhf, ExplicitFieldsWin) {
+  // The file sets the engine's share, an optimizer offload and no reference
+  // model: those stand and are not listed as supplied; --set wins the same way.
+  auto s = Load(kBase + "framework: openrlhf\n"
+                        "placement: {gpu_memory_utilization: 0.6, offload: {optimizer: true}}\n"
+                        "algorithm: {reference_model: false}\n",
+                {{"engine.enforce_eager", "true"}});
+  ASSERT_TRUE(s) << s.error().ToString();
+  ASSERT_TRUE(s->placement.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.6);
+  EXPECT_TRUE(s->placement.offload.optimizer);
+  EXPECT_FALSE(s->placement.offload.params);
+  EXPECT_FALSE(s->algorithm.reference_model);
+  EXPECT_TRUE(s->engine.enforce_eager);
+  EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "placement.engine_sleep_level",
+                                                 "placement.refit_offload", "placement.gradient_checkpointing",
+                                                 "placement.weight_sync", "algorithm.recompute_logprobs"}));
+}
+
+TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
+  // TRL v1.9.0 (35def3ee0) with use_vllm=True: colocated vLLM at 0.3 of the
+  // GPU (grpo_config.py:646), sleep level 2 when sleeping
+  // (vllm_generation.py:370), gradient checkpointing on (base_config.py:61),
+  // one load_weights per tensor, old log-probs recomputed for vLLM's
+  // importance-sampling correction, no reference model (beta 0.0).
+  auto s = Load(kBase + "framework: trl\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "trl@1.9");
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  EXPECT_FALSE(s->engine.enforce_eager);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.3);
+  EXPECT_EQ(s->placement.engine_sleep_level, 2);
+  EXPECT_FALSE(s->placement.offload.params);
+  EXPECT_FALSE(s->placement.offload.optimizer);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kNone);
+  EXPECT_TRUE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
+  EXPECT_TRUE(s->algorithm.recompute_logprobs);
+  EXPECT_FALSE(s->algorithm.reference_model);  // rlcost's own GRPO default keeps it
+  EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager",
+                                                 "placement.gpu_memory_utilization", "placement.engine_sleep_level",
+                                                 "placement.offload", "placement.refit_offload",
+                                                 "placement.gradient_checkpointing", "placement.weight_sync",
+                                                 "algorithm.recompute_logprobs", "algorithm.reference_model"}));
+  ExpectSourcesName(*s, "v1.9.0 (35def3ee0)");
+  // The engine default says it holds only with use_vllm=True.
+  EXPECT_NE(s->framework_defaults.front().source.find("use_vllm default=False"), std::string::npos);
+}
+
+TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
+  // v0.21.0 (46d09bd24): gradient checkpointing off (on from a222aeb46),
+  // old log-probs not recomputed when generation and optimizer steps align
+  // (the default), no sleep mode, and no engine share: the default mode was
+  // server, whose share is set on `trl vllm-serve`. The fields it does not
+  // set keep rlcost's own defaults (sleep level 1, share unset).
+  auto s = Load(kBase + "framework: trl@0.21\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "trl@0.21");
+  EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_FALSE(s->algorithm.recompute_logprobs);
+  EXPECT_FALSE(s->algorithm.reference_model);
+  EXPECT_FALSE(s->placement.gpu_memory_utilization.has_value());
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kNone);
+  EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
+  EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.offload",
+                                                 "placement.refit_offload", "placement.gradient_checkpointing",
+                                                 "placement.weight_sync", "algorithm.recompute_logprobs",
+                                                 "algorithm.reference_model"}));
+  ExpectSourcesName(*s, "v0.21.0 (46d09bd24)");
+  // --set and the file win over the framework.
+  auto set = Load(kBase + "framework: trl@0.21\nalgorithm: {recompute_logprobs: true}\n",
+                  {{"placement.gradient_checkpointing", "true"}});
+  ASSERT_TRUE(set) << set.error().ToString();
+  EXPECT_TRUE(set->placement.gradient_checkpointing);
+  EXPECT_TRUE(set->algorithm.recompute_logprobs);
+  for (const auto& d : set->framework_defaults) {
+    EXPECT_NE(d.path, "placement.gradient_checkpointing");
+    EXPECT_NE(d.path, "algorithm.recompute_logprobs");
+  }
+}
+
+TEST(FrameworkOpenRlhfTrl, UnknownVersionNamesTheListedOnes) {
+  std::string m = ErrorOf(kBase + "framework: openrlhf@0.9\n");
+  EXPECT_NE(m.find("framework: 'openrlhf' has no version '0.9' in the catalog; expected one of 0.6, 0.11"),
+            std::string::npos)
+      << m;
+  m = ErrorOf(kBase + "framework: trl@2.0\n");
+  EXPECT_NE(m.find("'trl' has no version '2.0' in the catalog; expected one of 0.21, 1.9"), std::string::npos) << m;
+  // Both are now among the known names an unknown one is told about.
+  m = ErrorOf(kBase + "framework: trlx\n");
+  EXPECT_NE(m.find("is not a known framework"), std::string::npos) << m;
+  EXPECT_NE(m.find("openrlhf"), std::string::npos) << m;
+  EXPECT_NE(m.find(", trl"), std::string::npos) << m;
+}
+
+TEST(FrameworkOpenRlhfTrl, EstimateJsonListsTheSuppliedDefaults) {
+  // `rlcost estimate FILE --json` writes report::EstimateToJson: the name
+  // with its resolved version and each supplied default with its value and
+  // source.
+  for (const char* fw : {"openrlhf@0.6", "trl@0.21"}) {
+    auto s = Load(kBase + "framework: " + fw + "\n");
+    ASSERT_TRUE(s) << s.error().ToString();
+    auto e = EstimateAnalytic(*s);
+    ASSERT_TRUE(e) << e.error().ToString();
+    const nlohmann::json j = report::EstimateToJson(*s, *e);
+    ASSERT_TRUE(j.contains("framework")) << fw;
+    EXPECT_EQ(j["framework"]["name"], fw);
+    const auto& d = j["framework"]["defaults_supplied"];
+    ASSERT_EQ(d.size(), s->framework_defaults.size()) << fw;
+    for (size_t i = 0; i < d.size(); ++i) {
+      EXPECT_EQ(d[i]["field"], s->framework_defaults[i].path);
+      EXPECT_FALSE(d[i]["source"].get<std::string>().empty());
+    }
+  }
+  auto s = Load(kBase + "framework: openrlhf@0.6\n");
+  ASSERT_TRUE(s);
+  auto e = EstimateAnalytic(*s);
+  ASSERT_TRUE(e);
+  const nlohmann::json j = report::EstimateToJson(*s, *e);
+  const auto& d = j["framework"]["defaults_supplied"];
+  EXPECT_EQ(d[2]["field"], "placement.gpu_memory_utilization");
+  EXPECT_EQ(d[2]["value"], "0.9");
+  EXPECT_NE(d[2]["source"].get<std::string>().find("train_ppo_ray.py:247-249"), std::string::npos);
+  EXPECT_EQ(d[4]["field"], "placement.offload");
+  EXPECT_EQ(d[4]["value"], "{params: false, optimizer: false}");
+}
+
+}  // namespace
+}  // namespace rlcost
