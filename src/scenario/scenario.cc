@@ -566,7 +566,7 @@ class Loader {
       return;
     }
     if (!n.IsMap()) {
-      r_.Add(n, path, "expected a number or a distribution mapping {mean, cv, max, min, dist}, got " + Describe(n));
+      r_.Add(n, path, "expected a number or a distribution mapping {mean, cv, max, min, dist, clipped}, got " + Describe(n));
       return;
     }
     r_.CheckKeys(n, path, {"mean", "cv", "min", "max", "dist", "samples", "file", "clipped"});
@@ -1273,6 +1273,9 @@ class Loader {
                           "generation limit)", Num(v), Num(*sched.max));
       } else if (sched.min && v < *sched.min) {
         msg = fmt::format("{} is below environment.response_tokens.min {}", Num(v), Num(*sched.min));
+      } else if (sched.max && sched.clipped > 0 && sched.clipped < 1) {
+        // Each step's mean must leave room for the share at max (`clipped`).
+        if (auto d = sched.At(v); !d) msg = d.error();
       }
       if (msg.empty()) return true;
       if (line > 0) r_.AddAtLine(line, where, msg, file); else r_.Add(at, where, msg);
