@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ struct Calibration {
   std::map<std::string, double> phase_error_before;  // relative RMS per phase
   std::map<std::string, double> phase_error_after;
   std::vector<std::string> notes;  // bounds hit, fields left unfitted and why
+  // Mean over the logged steps of the share of responses that stopped at the
+  // maximum length (veRL response_length/clip_ratio); nullopt when the log
+  // has none. Measured, not fitted.
+  std::optional<double> response_clip_ratio;
 };
 
 Result<Calibration> LoadCalibrationFile(const std::string& path);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -29,17 +30,25 @@ class Distribution {
   static Distribution Fixed(double value);
   // Errors (a plain message, the caller adds the field path) when the mean
   // cannot be reached inside [min, max], cv < 0, etc.
+  // `clipped` = s in [0, 1) (needs max): a share s of draws sit exactly at max,
+  // the rest follow the kind and cv clipped to [min, max]; the location is
+  // solved so that s max + (1 - s) E[clip(X)] = mean (docs/model.md,
+  // "Responses clipped at the maximum length").
   static tl::expected<Distribution, std::string> Make(DistKind kind, double mean, double cv,
                                                       std::optional<double> min,
-                                                      std::optional<double> max);
+                                                      std::optional<double> max, double clipped = 0);
   static tl::expected<Distribution, std::string> Empirical(std::vector<double> samples);
 
   DistKind kind() const { return kind_; }
-  bool is_fixed() const { return kind_ == DistKind::kFixed; }
+  bool is_fixed() const { return kind_ == DistKind::kFixed && clip_ == 0; }
   double mean() const { return mean_; }        // of the clipped distribution
   double cv() const { return cv_; }            // as requested (of the unclipped shape)
   double min() const { return lo_; }           // smallest value that can be drawn
   double max() const { return hi_; }           // largest value that can be drawn (inf if none)
+  double clipped() const { return clip_; }     // the share set at max by `clipped` (0 if none)
+  // P(draw = the declared max): s + (1 - s) P(X >= max); 0 without a declared
+  // max (a fixed value or samples have none).
+  double ShareAtMax() const;
   // Inverse CDF of the clipped distribution, u in [0, 1].
   double Quantile(double u) const;
   // P(X <= x).
@@ -58,6 +67,8 @@ class Distribution {
   double p1_ = 0;  // underlying location (lognormal mu, normal mean, exponential mean, uniform lo)
   double p2_ = 0;  // underlying scale (lognormal sigma, normal sd, -, uniform hi)
   double m2_ = 0;  // E[clip(X)^2] of the parametric kinds, computed once by Make
+  double clip_ = 0;  // share of draws set exactly at the declared max (`clipped`)
+  double limit_ = std::numeric_limits<double>::infinity();  // the declared max
   std::vector<double> samples_;  // empirical, sorted
   double UnclippedQuantile(double u) const;
   double UnclippedCdf(double x) const;

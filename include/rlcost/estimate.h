@@ -134,6 +134,13 @@ struct Estimate {
   double mfu_train = 0;
   double tokens_per_s_per_gpu = 0;
   double output_tokens_per_s_per_gpu = 0;
+  // Share of generated responses that stop at the maximum length
+  // (environment.response_tokens): P(Y = max) = s + (1 - s) P(X >= max);
+  // `clipped_share_set` when the scenario set s (`clipped`), otherwise it is
+  // implied by the length distribution (docs/model.md, "Responses clipped at
+  // the maximum length").
+  double clipped_share = 0;
+  bool clipped_share_set = false;
 
   double usd_gpu_per_step = 0;
   double usd_sandbox_per_step = 0;

@@ -243,6 +243,7 @@ struct LengthSchedule {
   DistKind kind = DistKind::kFixed;    // shape of environment.response_tokens
   double cv = 0;
   std::optional<double> min, max;
+  double clipped = 0;                  // response_tokens.clipped: share stopped at max
   // The response-length distribution of a step whose mean is `mean`.
   tl::expected<Distribution, std::string> At(double mean) const;
   double RunMean() const;              // mean over the steps

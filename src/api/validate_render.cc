@@ -335,6 +335,8 @@ nlohmann::json CalibrationFitToJson(const calib::FitResult& f, const calib::Trai
             {"predicted_step_mean_s", f.predicted_step_mean_after_s},
             {"fitted", c.fitted},
             {"notes", c.notes}};
+  // Measured: the log's mean share of responses at the maximum length (null when not logged).
+  j["response_clip_ratio"] = c.response_clip_ratio ? json(*c.response_clip_ratio) : json(nullptr);
   for (const auto& fld : calib::EfficiencyFields()) {
     j["efficiency_before"][fld.name] = f.before.*(fld.member);
     j["efficiency"][fld.name] = c.efficiency.*(fld.member);

@@ -313,6 +313,8 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
                     : 0;
   e.tokens_per_s_per_gpu = SafeDiv(t.trained_tokens, gpu_s);
   e.output_tokens_per_s_per_gpu = SafeDiv(t.generated_tokens, t.rollout_busy_s * t.rollout_gpus);
+  e.clipped_share = s.environment.response_tokens.ShareAtMax();
+  e.clipped_share_set = s.environment.response_tokens.clipped() > 0;
 
   // Dollars per hour of all the run's GPUs: the policy's (spot roles at their
   // price, docs/model.md "Spot GPUs") and a dedicated judge's at the list price.

@@ -50,6 +50,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"rollout.output_tokens_per_s_per_gpu", "tok/s", "generated tokens per second of rollout time per rollout GPU", true, [](const Estimate& e) -> Opt { return e.output_tokens_per_s_per_gpu; }},
     {"rollout.generated_tokens_per_step", "tok", "tokens decoded per step, all turns", false, [](const Estimate& e) -> Opt { return e.step.generated_tokens; }},
     {"rollout.mean_batch", "seq", "mean running sequences per engine while generating", false, [](const Estimate& e) -> Opt { return e.step.mean_batch; }},
+    {"rollout.clipped_share", "", "share of generated responses that stop at the maximum length (environment.response_tokens: its clipped share, or the tail its distribution puts beyond max)", false, [](const Estimate& e) -> Opt { return e.clipped_share; }},
     {"rollout.kv_capacity_sequences", "seq", "sequences of mean length one engine's KV cache holds", false, [](const Estimate& e) -> Opt { return e.step.kv_capacity_sequences; }},
     {"gpu_time.rollout_s", "GPU-s", "GPU-seconds per step generating", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_rollout; }},
     {"gpu_time.train_s", "GPU-s", "GPU-seconds per step in the policy update", false, [](const Estimate& e) -> Opt { return e.step.gpu_s_train; }},

@@ -52,12 +52,43 @@ Distribution WithMean(const Distribution& d, double mean) {
     return Distribution::Fixed(mean);
   }
   std::optional<double> lo, hi;
-  if (d.min() > 0) lo = d.min();
+  // A fixed kind's min() is its value (or, with a share at max, the rest's
+  // value), not a declared bound.
+  if (d.min() > 0 && d.kind() != DistKind::kFixed) lo = d.min();
   if (std::isfinite(d.max())) hi = d.max();
-  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi)) return *m;
+  if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi, d.clipped())) return *m;
+  if (d.clipped() > 0) {  // the share at max cannot fit the logged mean: keep the clip, drop the share
+    if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi)) return *m;
+  }
   // The logged mean lies outside what the clip allows: keep the shape, drop the clip.
   if (auto m = Distribution::Make(d.kind(), mean, d.cv(), std::nullopt, std::nullopt)) return *m;
   return Distribution::Fixed(mean);
+}
+
+// The response-length distribution with the same kind, cv, bounds and mean
+// whose share at max, s + (1 - s) P(X >= max), is `ratio` (a log's mean
+// response_length/clip_ratio): s solved by bisection on [0, ratio] (the share
+// grows with s; docs/model.md, "Responses clipped at the maximum length").
+// nullopt when the distribution has no max or is samples, or when the shape's
+// own tail beyond max already exceeds `ratio` (s = 0 is then the closest).
+std::optional<Distribution> WithShareAtMax(const Distribution& d, double ratio) {
+  if (d.kind() == DistKind::kEmpirical || !std::isfinite(d.max()) || !(ratio >= 0 && ratio < 1)) return std::nullopt;
+  std::optional<double> lo;
+  if (d.min() > 0 && d.kind() != DistKind::kFixed) lo = d.min();
+  const double hi = d.max(), mean = d.mean();
+  const DistKind kind = d.is_fixed() && d.clipped() == 0 ? DistKind::kFixed : d.kind();
+  auto at = [&](double s) { return Distribution::Make(kind, mean, d.cv(), lo, hi, s); };
+  auto none = at(0);
+  if (!none || none->ShareAtMax() > ratio) return std::nullopt;
+  double a = 0, b = ratio;
+  for (int i = 0; i < 60; ++i) {
+    const double m = 0.5 * (a + b);
+    auto x = at(m);
+    if (x && x->ShareAtMax() < ratio) a = m; else b = m;
+  }
+  auto best = at(a);
+  if (!best) return std::nullopt;
+  return *best;
 }
 
 double Phase(const PhasePrediction& p, int which) {
@@ -347,7 +378,39 @@ Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, co
 Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep>& steps,
                                  const std::string& source, size_t exact_up_to) {
   if (steps.empty()) return Fail(ErrorCode::kInvalidInput, source, "no logged steps to fit");
-  Fitter fit(s, steps, exact_up_to);
+  // The log's share of responses at the maximum length (veRL
+  // response_length/clip_ratio): its mean over the steps that log it is
+  // reported, and the fit prices every step with that share at max (the
+  // scenario's response_tokens `clipped`, kept by WithMean at each step's mean).
+  double clip_sum = 0;
+  int clip_n = 0;
+  for (const auto& st : steps) {
+    if (st.clip_ratio >= 0) {
+      clip_sum += st.clip_ratio;
+      ++clip_n;
+    }
+  }
+  Scenario with_clip = s;
+  std::string clip_note;
+  if (clip_n > 0) {
+    const double ratio = clip_sum / clip_n;
+    const Distribution& resp = s.environment.response_tokens;
+    clip_note = fmt::format("the log's response_length/clip_ratio averages {:.4g} over {} steps", ratio, clip_n);
+    if (auto d = WithShareAtMax(resp, ratio)) {
+      with_clip.environment.response_tokens = *d;
+      clip_note += fmt::format(": every step was priced with that share of responses at the maximum length {} "
+                               "(environment.response_tokens.clipped = {:.4g})",
+                               Num(d->max()), d->clipped());
+    } else if (!std::isfinite(resp.max()) || resp.kind() == DistKind::kEmpirical) {
+      clip_note += ": reported only; environment.response_tokens has no max (or is samples), so the share cannot "
+                   "be placed at the maximum length";
+    } else {
+      clip_note += fmt::format(": reported only; the scenario's response lengths already put {:.4g} at the maximum "
+                               "length {} (environment.response_tokens)",
+                               resp.ShareAtMax(), Num(resp.max()));
+    }
+  }
+  Fitter fit(with_clip, steps, exact_up_to);
   FitResult out;
   out.before = s.hardware.gpu.efficiency;
   Calibration& cal = out.calibration;
@@ -355,11 +418,13 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   cal.source = source;
   cal.scenario = s.source_path;
   cal.steps = static_cast<int>(steps.size());
+  if (clip_n > 0) cal.response_clip_ratio = clip_sum / clip_n;
 
   auto before = fit.Eval(out.before);
   if (fit.failed) return Fail(fit.first_error);
   Efficiency eff = out.before;
   auto& notes = cal.notes;
+  if (!clip_note.empty()) notes.push_back(clip_note);
   if (s.pipeline.mode != PipelineMode::kSync) {
     notes.push_back("async pipeline: phase times are compared with each side's busy time; the step time with the overlapped critical path");
   }

@@ -58,6 +58,10 @@ std::string CalibrationToYaml(const Calibration& cal) {
   y += fmt::format("  steps: {}\n", cal.steps);
   y += fmt::format("  error_before: {:.6g}   # relative RMS of step time, catalog factors\n", cal.error_before);
   y += fmt::format("  error_after: {:.6g}    # the same with the fitted factors\n", cal.error_after);
+  if (cal.response_clip_ratio) {
+    y += fmt::format("  response_clip_ratio: {:.6g}   # mean share of responses at the maximum length, as logged\n",
+                     *cal.response_clip_ratio);
+  }
   y += "  fitted: [";
   for (size_t i = 0; i < cal.fitted.size(); ++i) y += (i ? ", " : "") + cal.fitted[i];
   y += "]\n";
@@ -96,7 +100,8 @@ Result<Calibration> ParseCalibrationText(std::string_view text, const std::strin
     return Fail(err);
   }
   static const std::set<std::string> kKeys = {"gpu", "source", "scenario", "steps", "error_before", "error_after",
-                                              "fitted", "efficiency", "phase_error_before", "phase_error_after", "notes"};
+                                              "fitted", "efficiency", "phase_error_before", "phase_error_after", "notes",
+                                              "response_clip_ratio"};
   for (auto it = c.begin(); it != c.end(); ++it) {
     std::string key = it->first.as<std::string>();
     if (!kKeys.count(key)) bad(it->first, "calibration." + key, "unknown key");
@@ -115,6 +120,17 @@ Result<Calibration> ParseCalibrationText(std::string_view text, const std::strin
   }
   if (c["error_before"]) cal.error_before = AsDouble(c["error_before"]).value_or(0);
   if (c["error_after"]) cal.error_after = AsDouble(c["error_after"]).value_or(0);
+  if (c["response_clip_ratio"]) {
+    auto v = AsDouble(c["response_clip_ratio"]);
+    if (v && *v >= 0 && *v <= 1) {
+      cal.response_clip_ratio = *v;
+    } else {
+      bad(c["response_clip_ratio"], "calibration.response_clip_ratio",
+          "expected the share of responses at the maximum length, in [0, 1], got '" +
+              (c["response_clip_ratio"].IsScalar() ? c["response_clip_ratio"].Scalar() : std::string("(not a number)")) +
+              "'");
+    }
+  }
   std::vector<std::string> listed;
   YAML::Node e = c["efficiency"];
   if (!e || !e.IsMap()) {

@@ -43,7 +43,7 @@ inline std::string NotAStep(std::string_view key, std::string_view shown) {
 // other keys of a console line (strings, lists) are skipped.
 inline bool IsUsedKey(std::string_view key) {
   return key == "step" || key.substr(0, 9) == "timing_s/" || key.substr(0, 7) == "timing/" ||
-         key == "prompt_length/mean" || key == "response_length/mean" ||
+         key == "prompt_length/mean" || key == "response_length/mean" || key == "response_length/clip_ratio" ||
          key == "train/mean_prompt_length" || key == "train/mean_gen_tokens_per_sample";
 }
 

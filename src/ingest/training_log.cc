@@ -87,6 +87,12 @@ Result<std::vector<LoggedStep>> ExtractPhases(const TrainingLog& log) {
     // for one phase of one step, and 1e7 tokens (the longest context
     // window announced) bound what a real log holds.
     for (const auto& [key, v] : r.values) {
+      if (key == "response_length/clip_ratio" && !(v >= 0 && v <= 1)) {
+        return Fail(LineError(log.path, r.line,
+                              fmt::format("step {}: {} is {:g}; expected the share of responses at the maximum "
+                                          "length, in [0, 1]",
+                                          r.step, key, v)));
+      }
       const bool time = key.rfind("timing", 0) == 0;
       const bool length = key == "prompt_length/mean" || key == "response_length/mean" ||
                           key == "train/mean_prompt_length" || key == "train/mean_gen_tokens_per_sample";
@@ -118,6 +124,7 @@ Result<std::vector<LoggedStep>> ExtractPhases(const TrainingLog& log) {
                        "timing/train/prepare_for_generation", "timing/train/weight_sync"});
     s.prompt_mean = Get(r, {"prompt_length/mean", "train/mean_prompt_length"});
     s.response_mean = Get(r, {"response_length/mean", "train/mean_gen_tokens_per_sample"});
+    s.clip_ratio = Get(r, {"response_length/clip_ratio"});
     double step = Get(r, {"timing_s/step", "timing/train/total_step_time"});
     if (step >= 0) {
       s.step_s = step;

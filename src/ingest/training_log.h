@@ -56,6 +56,11 @@ struct LoggedStep {
   double sync_s = -1;        // weight sync (timing_s/update_weights, .../prepare_for_generation/total)
   double prompt_mean = -1;   // mean prompt tokens this step
   double response_mean = -1; // mean response tokens this step
+  // Share of this step's responses that stopped at the maximum length, in
+  // [0, 1]: veRL's response_length/clip_ratio, the mean of
+  // (response_length == max_response_length) over the batch
+  // (verl/trainer/ppo/metric_utils.py, compute_data_metrics). -1 when not logged.
+  double clip_ratio = -1;
 };
 
 // Maps the log's keys to phases. Fails (naming file:line) when a step has no

@@ -174,6 +174,10 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                        s.environment.failures.retry ? "retried" : "dropped", FormatValue(e.usd_wasted_per_step, "USD"),
                        e.wasted_gpu_s, s.environment.sandbox ? " and their sandboxes" : "");
   }
+  if (e.clipped_share > 0.001) {
+    out += fmt::format("  responses clipped at the max length: {:.1f}% ({})\n", 100 * e.clipped_share,
+                       e.clipped_share_set ? "set" : "implied by the length distribution");
+  }
   std::string group;
   for (const auto& m : Metrics()) {
     auto v = m.get(e);

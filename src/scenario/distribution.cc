@@ -142,8 +142,34 @@ Distribution Distribution::Fixed(double value) {
 
 tl::expected<Distribution, std::string> Distribution::Make(DistKind kind, double mean, double cv,
                                                            std::optional<double> min,
-                                                           std::optional<double> max) {
+                                                           std::optional<double> max, double clipped) {
   if (kind == DistKind::kEmpirical) return tl::unexpected(std::string("an empirical distribution needs samples"));
+  if (clipped != 0) {
+    // The mixture Y = max with probability s, else clip(X, L, H):
+    //   E[Y] = s H + (1 - s) E[clip(X)]  =>  E[clip(X)] = (mean - s H) / (1 - s).
+    const double s = clipped;
+    if (!std::isfinite(s) || s < 0 || s >= 1)
+      return tl::unexpected(fmt::format("clipped {} is out of range; expected a share in [0, 1)", Num(s)));
+    if (!max)
+      return tl::unexpected(std::string("clipped needs max (the length the clipped responses stop at)"));
+    if (!std::isfinite(mean)) return tl::unexpected(std::string("mean must be a finite number"));
+    const double h = *max, l = std::max(min.value_or(0.0), 0.0);
+    const double rest = (mean - s * h) / (1 - s);
+    if (!(rest >= l && rest < h))
+      return tl::unexpected(fmt::format(
+          "mean {} cannot be reached with a share {} at max {}: the unclipped responses would need a mean of {}; "
+          "expected one in [{}, {}) (lower clipped or change mean)",
+          Num(mean), Num(s), Num(h), Num(rest), Num(l), Num(h)));
+    auto base = Make(kind, rest, cv, min, max, 0);
+    if (!base) return base;
+    Distribution d = *base;
+    d.m2_ = s * h * h + (1 - s) * base->SecondMoment();
+    d.clip_ = s;
+    d.limit_ = h;
+    d.hi_ = h;
+    d.mean_ = mean;
+    return d;
+  }
   if (!std::isfinite(mean)) return tl::unexpected(std::string("mean must be a finite number"));
   if (mean < 0) return tl::unexpected(fmt::format("mean {} is negative; expected a mean >= 0", Num(mean)));
   if (!std::isfinite(cv) || cv < 0) return tl::unexpected(fmt::format("cv {} is invalid; expected cv >= 0", Num(cv)));
@@ -168,10 +194,12 @@ tl::expected<Distribution, std::string> Distribution::Make(DistKind kind, double
   if (kind == DistKind::kFixed || cv == 0 || mean == lo || mean == hi) {
     Distribution d = Fixed(mean);
     d.cv_ = kind == DistKind::kFixed ? 0 : cv;
+    d.limit_ = hi;
     return d;
   }
 
   Distribution d;
+  d.limit_ = hi;
   d.kind_ = kind;
   d.cv_ = cv;
   d.lo_ = lo;
@@ -275,7 +303,7 @@ double Distribution::UnclippedCdf(double x) const {
     case DistKind::kNormal: return NormalCdf((x - p1_) / p2_);
     case DistKind::kUniform: return std::clamp((x - p1_) / (p2_ - p1_), 0.0, 1.0);
     case DistKind::kExponential: return x <= 0 ? 0.0 : -std::expm1(-x / p1_);
-    default: return x >= mean_ ? 1.0 : 0.0;
+    default: return x >= p1_ ? 1.0 : 0.0;  // fixed at p1_
   }
 }
 
@@ -300,8 +328,12 @@ std::pair<double, double> Distribution::ClippedMoments() const {
 
 double Distribution::Quantile(double u) const {
   u = std::clamp(u, 0.0, 1.0);
+  if (clip_ > 0) {  // the top share s sits at max; the rest spreads over u / (1 - s)
+    if (u >= 1 - clip_) return limit_;
+    u /= 1 - clip_;
+  }
   switch (kind_) {
-    case DistKind::kFixed: return mean_;
+    case DistKind::kFixed: return p1_;
     case DistKind::kEmpirical: {
       // Inverse of the empirical step CDF: each sample has probability 1/n.
       size_t n = samples_.size();
@@ -319,14 +351,25 @@ double Distribution::Cdf(double x) const {
   }
   if (x < lo_) return 0.0;
   if (x >= hi_) return 1.0;
-  return UnclippedCdf(x);
+  return (1 - clip_) * UnclippedCdf(x);
+}
+
+double Distribution::ShareAtMax() const {
+  if (!std::isfinite(limit_)) return 0.0;
+  double rest = 0;  // P(clip(X) = H) = P(X >= H)
+  switch (kind_) {
+    case DistKind::kFixed: rest = p1_ >= limit_ ? 1.0 : 0.0; break;
+    case DistKind::kEmpirical: rest = 0; break;
+    default: rest = 1.0 - UnclippedCdf(limit_); break;
+  }
+  return clip_ + (1 - clip_) * rest;
 }
 
 double Distribution::Sample(std::mt19937_64& rng) const { return Quantile(UniformDouble(rng)); }
 
 double Distribution::SecondMoment() const {
   switch (kind_) {
-    case DistKind::kFixed: return mean_ * mean_;
+    case DistKind::kFixed: return clip_ > 0 ? m2_ : mean_ * mean_;
     case DistKind::kEmpirical: {
       double s = 0;
       for (double x : samples_) s += x * x;

@@ -54,10 +54,10 @@ double PassRateSpec::mean() const {
 }
 
 tl::expected<Distribution, std::string> LengthSchedule::At(double mean) const {
-  if (kind == DistKind::kFixed) return Distribution::Fixed(mean);
+  if (kind == DistKind::kFixed && clipped == 0) return Distribution::Fixed(mean);
   std::optional<double> lo = min;
   if (lo && *lo > mean) lo = mean;
-  return Distribution::Make(kind, mean, cv, lo, max);
+  return Distribution::Make(kind, mean, cv, lo, max, clipped);
 }
 
 double LengthSchedule::RunMean() const {
@@ -566,10 +566,10 @@ class Loader {
       return;
     }
     if (!n.IsMap()) {
-      r_.Add(n, path, "expected a number or a distribution mapping {mean, cv, max, min, dist}, got " + Describe(n));
+      r_.Add(n, path, "expected a number or a distribution mapping {mean, cv, max, min, dist, clipped}, got " + Describe(n));
       return;
     }
-    r_.CheckKeys(n, path, {"mean", "cv", "min", "max", "dist", "samples", "file"});
+    r_.CheckKeys(n, path, {"mean", "cv", "min", "max", "dist", "samples", "file", "clipped"});
     YAML::Node samples_n = Reader::Child(n, "samples"), file_n = Reader::Child(n, "file");
     if (samples_n.IsDefined() || file_n.IsDefined()) {
       ReadEmpirical(n, path, samples_n, file_n, out, rules);
@@ -603,6 +603,26 @@ class Loader {
     if (has_min) ok = r_.Double(n, "min", path, min_v, {.min = 0.0}) && ok;
     if (has_max) ok = r_.Double(n, "max", path, max_v, {.min = 0.0}) && ok;
     if (has_max && ok) ok = CheckDistMax(Reader::Child(n, "max"), Join(path, "max"), max_v, rules);
+    // `clipped`: the share of draws that stop exactly at max (docs/model.md,
+    // "Responses clipped at the maximum length").
+    double clipped = 0;
+    const YAML::Node clipped_n = Reader::Child(n, "clipped");
+    if (clipped_n.IsDefined()) {
+      auto v = r_.AsNumber(clipped_n, Join(path, "clipped"));
+      if (!v) {
+        ok = false;
+      } else if (!(*v >= 0 && *v < 1)) {
+        r_.Add(clipped_n, Join(path, "clipped"),
+               fmt::format("{} is out of range; expected the share of draws at max, in [0, 1)", Num(*v)));
+        ok = false;
+      } else if (!has_max) {
+        r_.Add(clipped_n, Join(path, "clipped"),
+               fmt::format("{} needs 'max' (the length the clipped draws stop at); add max", Num(*v)));
+        ok = false;
+      } else {
+        clipped = *v;
+      }
+    }
     if (!ok) return;
     // `cv` would be dropped without a word: a fixed value has none, an
     // exponential's is 1 by definition.
@@ -636,9 +656,10 @@ class Loader {
     std::optional<double> min_opt = has_min ? std::optional<double>(min_v) : rules.default_min;
     if (min_opt && has_max && *min_opt > max_v) min_opt = max_v;
     if (min_opt && *min_opt > mean) min_opt = mean;
-    auto d = Distribution::Make(kind, mean, cv, min_opt, has_max ? std::optional<double>(max_v) : std::nullopt);
+    auto d = Distribution::Make(kind, mean, cv, min_opt, has_max ? std::optional<double>(max_v) : std::nullopt,
+                                clipped);
     if (!d) {
-      r_.Add(n, path, d.error());
+      r_.Add(clipped > 0 ? clipped_n : n, clipped > 0 ? Join(path, "clipped") : path, d.error());
       return;
     }
     out = *d;
@@ -650,6 +671,9 @@ class Loader {
       if (Reader::Child(n, k).IsDefined())
         r_.Add(Reader::Child(n, k), Join(path, k), "not used with 'samples' or 'file' (the data set the distribution)");
     }
+    if (Reader::Child(n, "clipped").IsDefined())
+      r_.Add(Reader::Child(n, "clipped"), Join(path, "clipped"),
+             "not used with 'samples' or 'file': the share at the maximum length is already in the data");
     if (samples_n.IsDefined() && file_n.IsDefined()) {
       r_.Add(n, path, "give either 'samples' or 'file', not both");
       return;
@@ -1233,6 +1257,7 @@ class Loader {
         if (YAML::Node c = Reader::Child(rt, "cv"); c.IsDefined()) sched.cv = c.as<double>();
         if (YAML::Node c = Reader::Child(rt, "min"); c.IsDefined()) sched.min = c.as<double>();
         if (YAML::Node c = Reader::Child(rt, "max"); c.IsDefined()) sched.max = c.as<double>();
+        if (YAML::Node c = Reader::Child(rt, "clipped"); c.IsDefined()) sched.clipped = c.as<double>();
       } catch (const YAML::Exception&) {
         return;  // response_tokens itself is malformed; ReadDist has reported it
       }
@@ -1248,6 +1273,9 @@ class Loader {
                           "generation limit)", Num(v), Num(*sched.max));
       } else if (sched.min && v < *sched.min) {
         msg = fmt::format("{} is below environment.response_tokens.min {}", Num(v), Num(*sched.min));
+      } else if (sched.max && sched.clipped > 0 && sched.clipped < 1) {
+        // Each step's mean must leave room for the share at max (`clipped`).
+        if (auto d = sched.At(v); !d) msg = d.error();
       }
       if (msg.empty()) return true;
       if (line > 0) r_.AddAtLine(line, where, msg, file); else r_.Add(at, where, msg);

@@ -440,4 +440,31 @@ TEST(Cli, SimulateWritesATrace) {
   std::filesystem::remove(trace);
 }
 
+// rollout.clipped_share: P(response = max) = s + (1 - s) P(X >= max), from the
+// scenario's response lengths whether `clipped` is set or not.
+TEST(Cli, ClippedShareIsReportedInJsonAndTable) {
+  // Uniform mean 600, cv 0.2, max 1000, 20% at max: the rest is uniform on
+  // 500 +- 173.2, never at 1000, so the share is exactly 0.2.
+  const std::string set = " --set 'environment.response_tokens={mean: 600, cv: 0.2, max: 1000, dist: uniform, clipped: 0.2}'";
+  CmdResult r = Rlcost("estimate --json" + set);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_NE(At(j, "rollout.clipped_share"), nullptr);
+  EXPECT_NEAR(At(j, "rollout.clipped_share")->get<double>(), 0.2, 1e-12);
+  CmdResult t = Rlcost("estimate --full" + set);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("responses clipped at the max length: 20.0% (set)"), std::string::npos) << t.out;
+  // Without `clipped`: the lognormal's own tail beyond 8192 (mean 2000, cv
+  // 0.8): about 1 - Phi(2.356) = 0.0092 before the clip moves the location.
+  CmdResult d = Rlcost("estimate --json");
+  ASSERT_EQ(d.code, 0);
+  auto dj = nlohmann::json::parse(d.out);
+  EXPECT_GT(At(dj, "rollout.clipped_share")->get<double>(), 0.009);
+  EXPECT_LT(At(dj, "rollout.clipped_share")->get<double>(), 0.0105);
+  // A fixed length below max never stops there.
+  CmdResult f = Rlcost("estimate --json --set environment.response_tokens=700");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(At(nlohmann::json::parse(f.out), "rollout.clipped_share")->get<double>(), 0.0);
+}
+
 }  // namespace

@@ -153,5 +153,60 @@ TEST(TrainingLog, MalformedLinesNameFileAndLine) {
   fs::remove_all(dir);
 }
 
+// veRL's response_length/clip_ratio (verl/trainer/ppo/metric_utils.py,
+// compute_data_metrics): kept per step, its mean reported by the fit, and the
+// fit prices the steps with that share of responses at the maximum length.
+TEST(TrainingLog, ClipRatioIsKeptReportedAndPriced) {
+  const auto steps = Phases(kIngest + "verl_clip_ratio.log");
+  ASSERT_EQ(steps.size(), 4u);
+  const double want[] = {0.0312, 0.0469, 0.0391, 0.0625};
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(steps[i].clip_ratio, want[i]) << i;
+  // A log without the key: -1 (not logged).
+  EXPECT_EQ(Phases(kLogs + "verl_qwen25_7b_8xh100.log").front().clip_ratio, -1);
+
+  // The scenario: lognormal responses mean 1000, cv 0.8, max 4096, whose own
+  // tail beyond 4096 is 1 - Phi((ln 4096 - mu) / sigma) with sigma^2 =
+  // ln(1.64), mu = ln 1000 - sigma^2 / 2: z = 2.357, 0.92% < 4.49% logged.
+  Scenario s = test::LoadFile(kLogs + "verl_qwen25_7b_8xh100.scenario.yaml");
+  auto fit = FitCalibration(s, steps, "clip");
+  ASSERT_TRUE(fit) << fit.error().ToString();
+  ASSERT_TRUE(fit->calibration.response_clip_ratio.has_value());
+  EXPECT_NEAR(*fit->calibration.response_clip_ratio, 0.1797 / 4, 1e-12);  // (0.0312 + 0.0469 + 0.0391 + 0.0625) / 4
+  std::string notes;
+  for (const auto& n : fit->calibration.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("response_length/clip_ratio averages 0.04492 over 4 steps"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("environment.response_tokens.clipped = 0.03"), std::string::npos) << notes;
+  // Priced with the share at max, the predicted generation is longer than without.
+  std::vector<LoggedStep> no_ratio = steps;
+  for (auto& st : no_ratio) st.clip_ratio = -1;
+  auto plain = FitCalibration(s, no_ratio, "plain");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->calibration.response_clip_ratio.has_value());
+  auto gen = [](const FitResult& f) {
+    for (const auto& p : f.phases) {
+      if (p.phase == "generation") return p.predicted_before_mean_s;
+    }
+    return -1.0;
+  };
+  EXPECT_GT(gen(*fit), gen(*plain));
+  EXPECT_GT(gen(*plain), 0);
+  // The calibration file keeps it.
+  auto back = ParseCalibrationText(CalibrationToYaml(fit->calibration), "cal.yaml");
+  ASSERT_TRUE(back) << back.error().ToString();
+  ASSERT_TRUE(back->response_clip_ratio.has_value());
+  EXPECT_NEAR(*back->response_clip_ratio, 0.044925, 1e-6);
+
+  // Out of [0, 1]: an error naming file:line, the value and what was expected.
+  auto bad = ParseTrainingLogText("step:1 - timing_s/gen:5 - timing_s/step:9 - response_length/clip_ratio:1.5\n", "x.log");
+  ASSERT_TRUE(bad);
+  auto err = ExtractPhases(*bad);
+  ASSERT_FALSE(err);
+  EXPECT_NE(err.error().ToString().find("x.log:1"), std::string::npos) << err.error().ToString();
+  EXPECT_NE(err.error().ToString().find("response_length/clip_ratio is 1.5; expected the share of responses at the "
+                                        "maximum length, in [0, 1]"),
+            std::string::npos)
+      << err.error().ToString();
+}
+
 }  // namespace
 }  // namespace rlcost::calib

@@ -179,5 +179,109 @@ TEST(Distribution, Empirical) {
   EXPECT_FALSE(Distribution::Empirical({1, -2}));
 }
 
+// `clipped: s` (docs/model.md, "Responses clipped at the maximum length"):
+// Y = max with probability s, else clip(X, min, max), X's location solved so
+// that s max + (1 - s) E[clip(X)] = mean.
+TEST(ClippedShare, UniformMixtureByHand) {
+  // mean 600, cv 0.2, max 1000, s 0.2: the rest has mean (600 - 0.2 * 1000) /
+  // 0.8 = 500; uniform of mean 500, sd 0.2 * 500 = 100, half-width sqrt(3) *
+  // 100 = 173.205 -> [326.795, 673.205], inside [0, 1000] so not clipped.
+  // E[X^2] = 500^2 + 100^2 = 260000; E[Y^2] = 0.2 * 1000^2 + 0.8 * 260000 = 408000.
+  auto d = Distribution::Make(DistKind::kUniform, 600, 0.2, std::nullopt, 1000.0, 0.2);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_DOUBLE_EQ(d->mean(), 600);
+  EXPECT_DOUBLE_EQ(d->clipped(), 0.2);
+  EXPECT_NEAR(d->SecondMoment(), 408000, 1e-6);
+  EXPECT_EQ(d->max(), 1000);
+  EXPECT_FALSE(d->is_fixed());
+  // u >= 1 - s = 0.8 -> max; below, the rest's quantile at u / 0.8:
+  // Q(0.4) = X's median 500; Q(0.2) = X's 0.25 quantile = 326.795 + 0.25 * 346.410 = 413.397.
+  EXPECT_EQ(d->Quantile(0.8), 1000);
+  EXPECT_EQ(d->Quantile(0.95), 1000);
+  EXPECT_NEAR(d->Quantile(0.4), 500, 1e-6);
+  EXPECT_NEAR(d->Quantile(0.2), 500 - 0.5 * std::sqrt(3.0) * 100, 1e-6);
+  // CDF: 0.8 F_X(x) below max, 1 at max.
+  EXPECT_NEAR(d->Cdf(500), 0.4, 1e-12);
+  EXPECT_NEAR(d->Cdf(999), 0.8, 1e-12);
+  EXPECT_EQ(d->Cdf(1000), 1);
+  // Share at max: s + (1 - s) P(X >= 1000) = 0.2 + 0.8 * 0.
+  EXPECT_DOUBLE_EQ(d->ShareAtMax(), 0.2);
+}
+
+TEST(ClippedShare, FixedMixtureByHand) {
+  // Fixed rest: (600 - 0.2 * 1000) / 0.8 = 500; E[Y^2] = 0.2 * 1e6 + 0.8 * 500^2 = 400000.
+  auto d = Distribution::Make(DistKind::kFixed, 600, 0, std::nullopt, 1000.0, 0.2);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_FALSE(d->is_fixed());  // two values: the simulator and the step must see the spread
+  EXPECT_DOUBLE_EQ(d->mean(), 600);
+  EXPECT_DOUBLE_EQ(d->SecondMoment(), 400000);
+  EXPECT_EQ(d->Quantile(0.5), 500);
+  EXPECT_EQ(d->Quantile(0.79), 500);
+  EXPECT_EQ(d->Quantile(0.9), 1000);
+  EXPECT_EQ(d->Cdf(499), 0);
+  EXPECT_DOUBLE_EQ(d->Cdf(500), 0.8);
+  EXPECT_EQ(d->Cdf(1000), 1);
+  EXPECT_DOUBLE_EQ(d->ShareAtMax(), 0.2);
+}
+
+TEST(ClippedShare, LognormalMixtureMomentsByIntegration) {
+  // default.yaml's responses (mean 2000, cv 0.8, max 8192) with 3% at max.
+  auto d = Distribution::Make(DistKind::kLognormal, 2000, 0.8, std::nullopt, 8192.0, 0.03);
+  ASSERT_TRUE(d) << d.error();
+  auto [m1, m2] = MomentsByIntegration(*d);
+  EXPECT_NEAR(m1 / 2000, 1.0, 1e-6);
+  EXPECT_NEAR(m2 / d->SecondMoment(), 1.0, 1e-6);
+  // The mass at max is the CDF's jump there: 1 - Cdf(just below max).
+  EXPECT_NEAR(d->ShareAtMax(), 1.0 - d->Cdf(std::nextafter(8192.0, 0.0)), 1e-12);
+  EXPECT_GT(d->ShareAtMax(), 0.03);  // plus the lognormal's own tail beyond 8192
+  // The lognormal's own tail (no `clipped`): P(X >= 8192) of the solved X.
+  auto plain = Distribution::Make(DistKind::kLognormal, 2000, 0.8, std::nullopt, 8192.0);
+  ASSERT_TRUE(plain);
+  EXPECT_NEAR(plain->ShareAtMax(), 1.0 - plain->Cdf(std::nextafter(8192.0, 0.0)), 1e-12);
+  EXPECT_GT(plain->ShareAtMax(), 0.0);
+  // Draws: the share at max within 4 standard errors of 100000 draws.
+  std::mt19937_64 rng(7);
+  const int n = 100000;
+  int at_max = 0;
+  for (int i = 0; i < n; ++i) at_max += d->Sample(rng) == 8192.0;
+  const double p = d->ShareAtMax(), se = std::sqrt(p * (1 - p) / n);
+  EXPECT_NEAR(static_cast<double>(at_max) / n, p, 4 * se);
+  // Without a max there is nothing to stop at.
+  auto open = Distribution::Make(DistKind::kLognormal, 2000, 0.8, std::nullopt, std::nullopt);
+  ASSERT_TRUE(open);
+  EXPECT_EQ(open->ShareAtMax(), 0);
+}
+
+TEST(ClippedShare, TheLongestOfNDrawsIsMaxOnceNsReachesOne) {
+  // The synchronous step prices the longest of n draws at the n / (n + 1)
+  // quantile (sim/analytic.cc LengthSlices, perf/tail.cc). A fixed rest
+  // (mean 600, max 1000, s = 0.03: rest (600 - 30) / 0.97 = 587.629) puts
+  // nothing else at max, so that quantile is max once n / (n + 1) >= 0.97,
+  // i.e. n >= 0.97 / 0.03 = 32.33: 33 responses (33 / 34 = 0.97059) reach
+  // max, 32 (32 / 33 = 0.96970) do not.
+  auto d = Distribution::Make(DistKind::kFixed, 600, 0, std::nullopt, 1000.0, 0.03);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->Quantile(33.0 / 34.0), 1000);
+  EXPECT_NEAR(d->Quantile(32.0 / 33.0), 570.0 / 0.97, 1e-9);
+}
+
+TEST(ClippedShare, ErrorsNameTheProblem) {
+  auto one = Distribution::Make(DistKind::kLognormal, 600, 0.5, std::nullopt, 1000.0, 1.0);
+  ASSERT_FALSE(one);
+  EXPECT_NE(one.error().find("clipped 1 is out of range; expected a share in [0, 1)"), std::string::npos) << one.error();
+  auto neg = Distribution::Make(DistKind::kLognormal, 600, 0.5, std::nullopt, 1000.0, -0.1);
+  ASSERT_FALSE(neg);
+  EXPECT_NE(neg.error().find("clipped -0.1 is out of range"), std::string::npos) << neg.error();
+  auto no_max = Distribution::Make(DistKind::kLognormal, 600, 0.5, std::nullopt, std::nullopt, 0.1);
+  ASSERT_FALSE(no_max);
+  EXPECT_NE(no_max.error().find("clipped needs max"), std::string::npos) << no_max.error();
+  // 70% at 1000 already makes 700 > 600: the rest would need (600 - 700) / 0.3 = -333.333.
+  auto high = Distribution::Make(DistKind::kLognormal, 600, 0.5, std::nullopt, 1000.0, 0.7);
+  ASSERT_FALSE(high);
+  EXPECT_NE(high.error().find("mean 600 cannot be reached with a share 0.7 at max 1000"), std::string::npos)
+      << high.error();
+  EXPECT_NE(high.error().find("-333.333"), std::string::npos) << high.error();
+}
+
 }  // namespace
 }  // namespace rlcost

@@ -480,5 +480,46 @@ expect:
   EXPECT_NE(bad.error().ToString().find("model.params_b"), std::string::npos);
 }
 
+// `clipped` on a distribution: each mistake names the field, the value and
+// what was expected (docs/model.md, "Responses clipped at the maximum length").
+TEST(Scenario, ClippedShareErrorsNameTheField) {
+  auto err = [](const std::string& rt) {
+    auto s = Load(kBase + "environment:\n  response_tokens: " + rt + "\n");
+    EXPECT_FALSE(s.has_value()) << rt;
+    return s ? std::string() : s.error().ToString();
+  };
+  std::string e = err("{mean: 2000, cv: 0.8, max: 8192, clipped: 1}");
+  EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
+  EXPECT_NE(e.find("1 is out of range; expected the share of draws at max, in [0, 1)"), std::string::npos) << e;
+  e = err("{mean: 2000, cv: 0.8, max: 8192, clipped: -0.2}");
+  EXPECT_NE(e.find("-0.2 is out of range"), std::string::npos) << e;
+  e = err("{mean: 2000, cv: 0.8, clipped: 0.05}");
+  EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
+  EXPECT_NE(e.find("needs 'max'"), std::string::npos) << e;
+  // 30% at 8192 is 2457.6 > 2000: the rest would need (2000 - 2457.6) / 0.7 = -653.714.
+  e = err("{mean: 2000, cv: 0.8, max: 8192, clipped: 0.3}");
+  EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
+  EXPECT_NE(e.find("mean 2000 cannot be reached with a share 0.3 at max 8192"), std::string::npos) << e;
+  e = err("{samples: [100, 200, 8192], clipped: 0.1}");
+  EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
+  EXPECT_NE(e.find("not used with 'samples' or 'file'"), std::string::npos) << e;
+  e = err("{mean: 2000, max: 8192, clipped: many}");
+  EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
+  // A schedule's step means must each be reachable with the share at max:
+  // 1500 - 0.3 * 8192 < 0.
+  auto sched = Load(kBase +
+                    "algorithm: {steps: 10}\nenvironment:\n  response_tokens: {mean: 3000, cv: 0.8, max: 8192, clipped: 0.3}\n"
+                    "  response_tokens_schedule: {start_mean: 1500, end_mean: 3000}\n");
+  ASSERT_FALSE(sched.has_value());
+  e = sched.error().ToString();
+  EXPECT_NE(e.find("environment.response_tokens_schedule.start_mean"), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot be reached with a share 0.3"), std::string::npos) << e;
+  // A valid one loads with the share kept.
+  auto ok = Load(kBase + "environment:\n  response_tokens: {mean: 2000, cv: 0.8, max: 8192, clipped: 0.03}\n");
+  ASSERT_TRUE(ok) << ok.error().ToString();
+  EXPECT_DOUBLE_EQ(ok->environment.response_tokens.clipped(), 0.03);
+  EXPECT_DOUBLE_EQ(ok->environment.response_tokens.mean(), 2000);
+}
+
 }  // namespace
 }  // namespace rlcost
