@@ -316,12 +316,13 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // of HBM traffic per parameter at the GPU's peak bandwidth.
 // docs/model.md, "Optimizer steps per RL step".
 double OptimizerStepTime(const Scenario& s);
-// What algorithm.minibatches adds to TrainStep's time: the N - 1 optimizer
-// steps beyond the one the measured train MFU holds, and the pipeline
-// drained and refilled once per mini-batch instead of once (train_pp > 1).
+// What algorithm.minibatches (N) and ppo_epochs (E) add to TrainStep's time
+// besides the E passes themselves: the N E - 1 optimizer steps beyond the
+// one the measured train MFU holds, and the pipeline drained and refilled
+// once per mini-batch instead of once per pass (train_pp > 1).
 struct OptimizerStepsCost {
-  int steps = 1;            // algorithm.minibatches
-  double flush_s = 0;       // extra pipeline bubble
+  int steps = 1;            // minibatches x ppo_epochs
+  double flush_s = 0;       // extra pipeline bubble, all passes
   double optimizer_s = 0;   // (steps - 1) * OptimizerStepTime
 };
 OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, double mean_seq_len, int gpus);

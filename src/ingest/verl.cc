@@ -192,6 +192,18 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
                              *prompts));
     }
   }
+  // Passes over the batch (dp_actor.py:393 @ v0.6.0: `for _ in
+  // range(self.config.ppo_epochs)` around the mini-batches); veRL's default 1
+  // (verl/trainer/config/actor/actor.yaml:91) is rlcost's.
+  if (auto e = t.Int("actor_rollout_ref.actor.ppo_epochs"); e && *e != 1) {
+    if (*e < 1) {
+      t.problems().push_back(t.ProblemAt("actor_rollout_ref.actor.ppo_epochs",
+                                         fmt::format("ppo_epochs {} is below 1; expected 1 or more passes", *e)));
+    } else {
+      out.Set("algorithm", "ppo_epochs", std::to_string(*e),
+              fmt::format("actor_rollout_ref.actor.ppo_epochs ({})", t.Where("actor_rollout_ref.actor.ppo_epochs")));
+    }
+  }
   if (auto steps = t.Int("trainer.total_training_steps")) {
     out.Set("algorithm", "steps", std::to_string(*steps), "trainer.total_training_steps");
   } else if (auto total = t.Int("rollout.total_rollout_steps"); total && prompts && *prompts > 0) {

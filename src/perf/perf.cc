@@ -399,15 +399,19 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   const double per_token = linear + 3.0 * attention;
-  w.flops = tokens * per_token / gpus;
+  // algorithm.ppo_epochs: the update passes over the batch that many times
+  // (docs/model.md, "Optimizer steps per RL step").
+  const int epochs = std::max(1, s.algorithm.ppo_epochs);
+  const int optimizer_steps = epochs * std::max(1, s.algorithm.minibatches);
+  w.flops = epochs * tokens * per_token / gpus;
   // Padded sequences: the linear layers run on the padding too; attention
   // (FlashAttention's variable-length path) on the real tokens only. The
   // model FLOPs (w.flops, MFU) stay the real tokens'.
   const double pad = PaddedTokenFactor(s, mean_seq_len);
   const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
-  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
+  w.time_s = epochs * TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
                  RecomputeFactor(s, per_token, attention) +
-             (std::max(1, s.algorithm.minibatches) - 1) * OptimizerStepTime(s);
+             (optimizer_steps - 1) * OptimizerStepTime(s);
   w.compute_bound = true;
   return w;
 }
@@ -420,13 +424,17 @@ double OptimizerStepTime(const Scenario& s) {
 
 OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   OptimizerStepsCost c;
-  c.steps = std::max(1, s.algorithm.minibatches);
+  const int epochs = std::max(1, s.algorithm.ppo_epochs);
+  c.steps = epochs * std::max(1, s.algorithm.minibatches);
   if (c.steps == 1 || tokens <= 0 || gpus <= 0) return c;
-  c.optimizer_s = (c.steps - 1) * OptimizerStepTime(s);
+  const double adam_s = OptimizerStepTime(s);
+  c.optimizer_s = (c.steps - 1) * adam_s;
+  // The same passes with one mini-batch each: their bubble is the one the
+  // measured MFU's single optimizer step per pass already has.
   Scenario one = s;
   one.algorithm.minibatches = 1;
-  c.flush_s = TrainStep(s, tokens, mean_seq_len, gpus).time_s - c.optimizer_s -
-              TrainStep(one, tokens, mean_seq_len, gpus).time_s;
+  c.flush_s = (TrainStep(s, tokens, mean_seq_len, gpus).time_s - c.optimizer_s) -
+              (TrainStep(one, tokens, mean_seq_len, gpus).time_s - (epochs - 1) * adam_s);
   return c;
 }
 

@@ -1433,7 +1433,7 @@ class Loader {
     YAML::Node n = Reader::Child(root, "algorithm");
     if (!r_.CheckKeys(n, path, {"name", "group_size", "prompts_per_step", "steps", "dynamic_sampling",
                                 "reference_model", "recompute_logprobs", "critic", "lora", "gen_batch_prompts",
-                                "max_gen_batches", "minibatches"}))
+                                "max_gen_batches", "minibatches", "ppo_epochs"}))
       return;
     r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
     r_.Int(n, "group_size", path, a.group_size, fields::kGroupSize.min, fields::kGroupSize.max);
@@ -1468,6 +1468,7 @@ class Loader {
                            a.minibatches, samples, a.prompts_per_step, a.group_size, samples));
       }
     }
+    r_.Int(n, "ppo_epochs", path, a.ppo_epochs, 1);
     a.critic = a.name == Algorithm::kPpo;
     r_.Bool(n, "critic", path, a.critic);
     if (a.critic && a.name != Algorithm::kPpo) {

@@ -65,6 +65,24 @@ TEST(ImportMinibatches, VerlDefaultIsAnAssumptionAndOnlyWhereItFits) {
   EXPECT_EQ(small->yaml.find("minibatches"), std::string::npos) << small->yaml;
 }
 
+TEST(ImportMinibatches, VerlPpoEpochsAreCarried) {
+  // Not in one_step_off_4_12.yaml: veRL's default 1, nothing written.
+  auto dflt = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "h20"});
+  ASSERT_TRUE(dflt);
+  EXPECT_EQ(dflt->yaml.find("ppo_epochs"), std::string::npos);
+  auto two = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {"actor_rollout_ref.actor.ppo_epochs=2"},
+                                test::Cat(), {.gpu = "h20"});
+  EXPECT_EQ(Load(two).algorithm.ppo_epochs, 2);
+  ASSERT_TRUE(two);
+  EXPECT_NE(two->yaml.find("ppo_epochs: 2"), std::string::npos) << two->yaml;
+  auto zero = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {"actor_rollout_ref.actor.ppo_epochs=0"},
+                                 test::Cat(), {.gpu = "h20"});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().ToString().find("actor_rollout_ref.actor.ppo_epochs: ppo_epochs 0 is below 1"),
+            std::string::npos)
+      << zero.error().ToString();
+}
+
 TEST(ImportMinibatches, VerlMiniBatchThatDoesNotDivideIsRefused) {
   auto r = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {"actor_rollout_ref.actor.ppo_mini_batch_size=48"},
                               test::Cat(), {.gpu = "h20"});

@@ -86,18 +86,53 @@ TEST(Minibatches, EstimateSaysWhatTheExtraStepsCost) {
   ASSERT_TRUE(four && one);
   auto said = [](const Estimate& e) {
     for (const auto& a : e.assumptions) {
-      if (a.find("optimizer steps (algorithm.minibatches)") != std::string::npos) return a;
+      if (a.find("optimizer steps (algorithm.minibatches") != std::string::npos) return a;
     }
     return std::string();
   };
   const std::string line = said(*four);
-  EXPECT_NE(line.find("the update runs 4 optimizer steps (algorithm.minibatches), each draining the 2-stage "
+  EXPECT_NE(line.find("the update runs 4 optimizer steps (algorithm.minibatches 4), each draining the 2-stage "
                       "pipeline: +"),
             std::string::npos)
       << line;
   EXPECT_NE(line.find("3 more Adam steps over each GPU's shard of the weights: +0.027 s"), std::string::npos) << line;
   EXPECT_EQ(said(*one), "");
   EXPECT_GT(four->step.train_s, one->step.train_s);
+}
+
+// ppo_epochs E: the update passes over the batch E times, each pass through
+// all N mini-batches: E x the pass (bubble included), E x the model FLOPs,
+// N E - 1 extra Adam steps. E = 2, N = 4, PP 2: 2 x 4/3 x the one-step pass
+// + 7 x 8.99 ms.
+TEST(Minibatches, EpochsRepeatThePassAndItsOptimizerSteps) {
+  Scenario one = test::Load(Text(", train_pp: 2", ""));
+  Scenario both = test::Load(Text(", train_pp: 2", ", minibatches: 4, ppo_epochs: 2"));
+  const double tokens = 32768, len = 1024;
+  const perf::Work w1 = perf::TrainStep(one, tokens, len, 8);
+  const perf::Work w = perf::TrainStep(both, tokens, len, 8);
+  const double adam = perf::OptimizerStepTime(both);
+  EXPECT_NEAR((w.time_s - 7 * adam) / w1.time_s, 2 * 4.0 / 3.0, 1e-12);
+  EXPECT_NEAR(w.flops / w1.flops, 2.0, 1e-12);
+  const perf::OptimizerStepsCost c = perf::OptimizerStepsOverhead(both, tokens, len, 8);
+  EXPECT_EQ(c.steps, 8);
+  EXPECT_NEAR(c.optimizer_s, 7 * adam, 1e-15);
+  EXPECT_NEAR(c.flush_s, 2 * w1.time_s / 3.0, 1e-12);  // 2 passes x (4/3 - 1)
+  // Epochs alone, no pipeline: two passes and one more Adam step.
+  Scenario e2 = test::Load(Text("", ", ppo_epochs: 2"));
+  Scenario e1 = test::Load(Text("", ""));
+  EXPECT_NEAR(perf::TrainStep(e2, tokens, len, 8).time_s,
+              2 * perf::TrainStep(e1, tokens, len, 8).time_s + perf::OptimizerStepTime(e1), 1e-12);
+  auto est = EstimateAnalytic(e2);
+  ASSERT_TRUE(est);
+  bool said = false;
+  for (const auto& a : est->assumptions) {
+    said |= a.find("the update runs 2 optimizer steps (algorithm.minibatches 1) over 2 passes of the batch "
+                   "(algorithm.ppo_epochs: 2 x the update's compute); 1 more Adam steps") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  auto bad = LoadScenarioText(Text("", ", ppo_epochs: 0"), test::Cat(), "t.yaml", ".");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().ToString().find("algorithm.ppo_epochs"), std::string::npos) << bad.error().ToString();
 }
 
 TEST(Minibatches, TheCountDividesTheStepsSamples) {
