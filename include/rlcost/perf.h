@@ -321,7 +321,7 @@ double OptimizerStepTime(const Scenario& s);
 // one the measured train MFU holds, and the pipeline drained and refilled
 // once per mini-batch instead of once per pass (train_pp > 1).
 struct OptimizerStepsCost {
-  int steps = 1;            // minibatches x ppo_epochs
+  double steps = 1;         // minibatches x ppo_epochs (each up to 1e9)
   double flush_s = 0;       // extra pipeline bubble, all passes
   double optimizer_s = 0;   // (steps - 1) * OptimizerStepTime
 };

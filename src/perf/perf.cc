@@ -401,8 +401,9 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   const double per_token = linear + 3.0 * attention;
   // algorithm.ppo_epochs: the update passes over the batch that many times
   // (docs/model.md, "Optimizer steps per RL step").
-  const int epochs = std::max(1, s.algorithm.ppo_epochs);
-  const int optimizer_steps = epochs * std::max(1, s.algorithm.minibatches);
+  // (In doubles: both counts may be up to 1e9 each.)
+  const double epochs = std::max(1, s.algorithm.ppo_epochs);
+  const double optimizer_steps = epochs * std::max(1, s.algorithm.minibatches);
   w.flops = epochs * tokens * per_token / gpus;
   // Padded sequences: the linear layers run on the padding too; attention
   // (FlashAttention's variable-length path) on the real tokens only. The
@@ -424,7 +425,7 @@ double OptimizerStepTime(const Scenario& s) {
 
 OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   OptimizerStepsCost c;
-  const int epochs = std::max(1, s.algorithm.ppo_epochs);
+  const double epochs = std::max(1, s.algorithm.ppo_epochs);
   c.steps = epochs * std::max(1, s.algorithm.minibatches);
   if (c.steps == 1 || tokens <= 0 || gpus <= 0) return c;
   const double adam_s = OptimizerStepTime(s);
