@@ -110,7 +110,10 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
     const auto prompts = t.Int("grpo.num_prompts_per_step");
     const auto group = t.Int("grpo.num_generations_per_prompt");
     const std::string key = "policy.train_global_batch_size";
-    if (const auto gbs = t.Int(key); gbs && prompts && group) {
+    // Counts the scenario can hold (each at most 1e9, so the product fits);
+    // the loader refuses the others under their own names.
+    auto count = [](const std::optional<long long>& v) { return v && *v >= 1 && *v <= 1'000'000'000; };
+    if (const auto gbs = t.Int(key); gbs && count(prompts) && count(group)) {
       const long long samples = *prompts * *group;
       if (*gbs < 1 || *gbs > samples || samples % *gbs != 0) {
         t.problems().push_back(t.ProblemAt(
