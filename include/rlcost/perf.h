@@ -311,6 +311,21 @@ double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);
 // full fine-tuning, 4 * N_active + 6 * N_adapter for LoRA, plus attention (x3),
 // at the train MFU.
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
+// One optimizer step on one training GPU: mixed-precision Adam over its
+// shard of the trainable parameters (TrainableParams / ShardGpus), 30 bytes
+// of HBM traffic per parameter at the GPU's peak bandwidth.
+// docs/model.md, "Optimizer steps per RL step".
+double OptimizerStepTime(const Scenario& s);
+// What algorithm.minibatches (N) and ppo_epochs (E) add to TrainStep's time
+// besides the E passes themselves: the N E - 1 optimizer steps beyond the
+// one the measured train MFU holds, and the pipeline drained and refilled
+// once per mini-batch instead of once per pass (train_pp > 1).
+struct OptimizerStepsCost {
+  double steps = 1;         // minibatches x ppo_epochs (each up to 1e9)
+  double flush_s = 0;       // extra pipeline bubble, all passes
+  double optimizer_s = 0;   // (steps - 1) * OptimizerStepTime
+};
+OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // Wall time over model-FLOP time of the update under
 // placement.gradient_checkpointing: (U + F) / U with U the update's FLOPs per
 // token and F one forward's (2N + A); 4/3 for full fine-tuning. 1 without it.

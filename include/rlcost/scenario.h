@@ -285,6 +285,16 @@ struct AlgorithmSpec {
   int max_gen_batches = 0;
   bool reference_model = true;
   bool recompute_logprobs = true;
+  // Optimizer steps per RL step: the update splits the step's samples into
+  // this many mini-batches and steps the optimizer after each (veRL
+  // data.train_batch_size / actor.ppo_mini_batch_size; NeMo RL samples per
+  // step / policy.train_global_batch_size). 1 = one optimizer step over the
+  // whole batch. docs/model.md, "Optimizer steps per RL step".
+  int minibatches = 1;
+  // Passes of the update over the step's batch, each through all the
+  // mini-batches (veRL actor.ppo_epochs, default 1): the update's FLOPs and
+  // optimizer steps times this.
+  int ppo_epochs = 1;
   // A value model of the policy's size, trained beside it (PPO with GAE).
   // Default: true for ppo, false otherwise; `critic: false` is PPO with a
   // group-mean baseline instead (AReaL/ReaL-HF `disable_value: true`).

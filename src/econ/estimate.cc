@@ -21,6 +21,30 @@ double SafeDiv(double a, double b) {
   return b > 0 ? a / b : std::numeric_limits<double>::infinity();
 }
 
+// algorithm.minibatches > 1: what the update's extra optimizer steps cost
+// (docs/model.md, "Optimizer steps per RL step"). The critic, when there is
+// one, takes as many steps again.
+void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
+  if (s.algorithm.minibatches <= 1 && s.algorithm.ppo_epochs <= 1) return;
+  const int train_gpus = s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
+  const perf::OptimizerStepsCost c =
+      perf::OptimizerStepsOverhead(s, t.trained_tokens, perf::MeanTrajectoryTokens(s), train_gpus);
+  std::string flush;
+  if (s.placement.train_pp > 1) {
+    flush = fmt::format(", each draining the {}-stage pipeline: +{:.2f} s of bubble", s.placement.train_pp, c.flush_s);
+  }
+  const int epochs = std::max(1, s.algorithm.ppo_epochs);
+  const std::string passes =
+      epochs > 1 ? fmt::format(" over {} passes of the batch (algorithm.ppo_epochs: {} x the update's compute)", epochs,
+                               epochs)
+                 : "";
+  a.push_back(fmt::format("the update runs {} optimizer steps (algorithm.minibatches {}){}{}; {} more Adam steps over "
+                          "each GPU's shard of the weights: +{:.3f} s at the GPU's peak memory bandwidth (ASSUMED: "
+                          "the measured train MFU holds one){}",
+                          c.steps, std::max(1, s.algorithm.minibatches), passes, flush, c.steps - 1, c.optimizer_s,
+                          s.algorithm.critic ? "; the critic's update takes as many" : ""));
+}
+
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
@@ -374,6 +398,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   e.energy = econ_internal::BuildEnergy(s, e);  // docs/model.md, "Energy"
   if (text) {
     e.assumptions = Assumptions(s);
+    MinibatchAssumption(s, t, e.assumptions);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   }
   if (s.goal.target_pass_rate) {

@@ -100,6 +100,34 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
     out.Set("algorithm", "prompts_per_step", std::to_string(*p), "grpo.num_prompts_per_step");
   }
   if (auto s = t.Int("grpo.max_num_steps")) out.Set("algorithm", "steps", std::to_string(*s), "grpo.max_num_steps");
+  // Optimizer steps per step: the policy worker trains on the step's samples
+  // in global batches of train_global_batch_size samples, one optimizer.step()
+  // each: num_global_batches = samples // gbs
+  // (nemo_rl/models/policy/workers/megatron_policy_worker.py:273,287,357 and
+  // dtensor_policy_worker.py:578,603,927 @ v0.6.0 5fb58893). docs/model.md,
+  // "Optimizer steps per RL step".
+  {
+    const auto prompts = t.Int("grpo.num_prompts_per_step");
+    const auto group = t.Int("grpo.num_generations_per_prompt");
+    const std::string key = "policy.train_global_batch_size";
+    // Counts the scenario can hold (each at most 1e9, so the product fits);
+    // the loader refuses the others under their own names.
+    auto count = [](const std::optional<long long>& v) { return v && *v >= 1 && *v <= 1'000'000'000; };
+    if (const auto gbs = t.Int(key); gbs && count(prompts) && count(group)) {
+      const long long samples = *prompts * *group;
+      if (*gbs < 1 || *gbs > samples || samples % *gbs != 0) {
+        t.problems().push_back(t.ProblemAt(
+            key, fmt::format("train_global_batch_size {} does not divide the {} samples of a step "
+                             "(num_prompts_per_step {} x num_generations_per_prompt {}); expected a divisor of {}, "
+                             "so that every optimizer step takes an equal share",
+                             *gbs, samples, *prompts, *group, samples)));
+      } else {
+        out.Set("algorithm", "minibatches", std::to_string(samples / *gbs),
+                fmt::format("optimizer steps per step: {} x {} samples / train_global_batch_size {} ({})", *prompts,
+                            *group, *gbs, t.Where(key)));
+      }
+    }
+  }
   if (auto kl = t.Number("loss_fn.reference_policy_kl_penalty")) {
     out.Set("algorithm", "reference_model", *kl > 0 ? "true" : "false", "loss_fn.reference_policy_kl_penalty " + Fmt(*kl));
   }

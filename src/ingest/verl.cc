@@ -160,6 +160,50 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   out.Set("algorithm", "name", algo, algo_from);
   if (group) out.Set("algorithm", "group_size", std::to_string(*group), "actor_rollout_ref.rollout.n");
   if (prompts && *prompts > 0) out.Set("algorithm", "prompts_per_step", std::to_string(*prompts), prompts_from);
+  // Optimizer steps per step: the actor splits the batch into mini-batches of
+  // ppo_mini_batch_size prompts (verl/workers/actor/dp_actor.py:388 @ v0.6.0
+  // ddd86f527, data.split; one _optimizer_step each, :499). Both sizes count
+  // prompts: the worker multiplies the mini-batch by rollout.n
+  // (verl/workers/fsdp_workers.py:234, megatron_workers.py:266) so that it
+  // counts samples, as the batch does. Not in the config: veRL's default 256
+  // (verl/trainer/config/actor/actor.yaml:15). docs/model.md, "Optimizer steps
+  // per RL step".
+  if (prompts && *prompts > 0) {
+    const std::string key = "actor_rollout_ref.actor.ppo_mini_batch_size";
+    const std::optional<long long> stated = t.Int(key);
+    const long long mini = stated.value_or(256);
+    const bool fits = mini >= 1 && mini <= *prompts && *prompts % mini == 0;
+    if (stated && !fits) {
+      t.problems().push_back(t.ProblemAt(
+          key, fmt::format("ppo_mini_batch_size {} does not divide the {} prompts of a step ({}); expected a "
+                           "divisor of {}, so that every optimizer step takes an equal share",
+                           mini, *prompts, prompts_from, *prompts)));
+    } else if (stated) {
+      out.Set("algorithm", "minibatches", std::to_string(*prompts / mini),
+              fmt::format("optimizer steps per step: {} prompts / ppo_mini_batch_size {} ({})", *prompts, mini,
+                          t.Where(key)));
+    } else if (fits) {
+      // veRL itself refuses a batch smaller than its default mini-batch; a
+      // config that reads its base from elsewhere may set another, so a
+      // default that does not fit is left out rather than refused.
+      out.Assume("algorithm", "minibatches", std::to_string(*prompts / mini),
+                 fmt::format("{} prompts / veRL's default ppo_mini_batch_size 256 (verl/trainer/config/actor/"
+                             "actor.yaml:15); the config does not set it",
+                             *prompts));
+    }
+  }
+  // Passes over the batch (dp_actor.py:393 @ v0.6.0: `for _ in
+  // range(self.config.ppo_epochs)` around the mini-batches); veRL's default 1
+  // (verl/trainer/config/actor/actor.yaml:91) is rlcost's.
+  if (auto e = t.Int("actor_rollout_ref.actor.ppo_epochs"); e && *e != 1) {
+    if (*e < 1) {
+      t.problems().push_back(t.ProblemAt("actor_rollout_ref.actor.ppo_epochs",
+                                         fmt::format("ppo_epochs {} is below 1; expected 1 or more passes", *e)));
+    } else {
+      out.Set("algorithm", "ppo_epochs", std::to_string(*e),
+              fmt::format("actor_rollout_ref.actor.ppo_epochs ({})", t.Where("actor_rollout_ref.actor.ppo_epochs")));
+    }
+  }
   if (auto steps = t.Int("trainer.total_training_steps")) {
     out.Set("algorithm", "steps", std::to_string(*steps), "trainer.total_training_steps");
   } else if (auto total = t.Int("rollout.total_rollout_steps"); total && prompts && *prompts > 0) {

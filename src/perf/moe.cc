@@ -176,8 +176,13 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
     // all-to-all longer than the compute sets the pace.
     t = std::max(t, ExpertAllToAllTime(s, tokens, gpus, forward_only ? kAllToAllsForward : kAllToAllsUpdate));
   }
-  double bubble =
-      PipelineBubbleFraction(s.placement.train_pp, TrainMicrobatches(s.placement, gpus, tokens, mean_seq_len));
+  // The update drains the pipeline once per optimizer step: each of the
+  // algorithm.minibatches mini-batches is its own 1F1B schedule over its own
+  // micro-batches (docs/model.md, "Optimizer steps per RL step"). The
+  // forward-only passes are not split into optimizer steps.
+  const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
+  double bubble = PipelineBubbleFraction(s.placement.train_pp,
+                                         TrainMicrobatches(s.placement, gpus, tokens / minibatches, mean_seq_len));
   return t / (1.0 - bubble);
 }
 

@@ -37,6 +37,16 @@ constexpr double kGB = 1e9;
 // (bf16 weights and gradients); the 12 bytes of fp32 master weights and Adam
 // moments live in host memory (Ren et al., 2021, "ZeRO-Offload").
 constexpr double kOffloadedAdamGpuBytes = 4.0;
+// HBM bytes one mixed-precision Adam(W) step moves per parameter of the
+// local shard: it reads the fp32 gradient (4), master weight (4) and both
+// moments (4 + 4) and writes the master weight and the moments back (12)
+// (torch.optim.AdamW's update: exp_avg.lerp_(grad), exp_avg_sq.mul_().
+// addcmul_(grad, grad), param.addcdiv_(exp_avg, denom); its fused kernel
+// touches each tensor once), then writes the bf16 weights the next forward
+// uses (2; Megatron's distributed optimizer copies its fp32 main params into
+// the bf16 model params after each step). 16 + 12 + 2 = 30. The 16 bytes of
+// state per parameter are ZeRO's (Rajbhandari et al. 2020, section 3.1).
+constexpr double kAdamStepBytesPerParam = 30.0;
 
 }  // namespace
 
@@ -389,16 +399,44 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/false);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   const double per_token = linear + 3.0 * attention;
-  w.flops = tokens * per_token / gpus;
+  // algorithm.ppo_epochs: the update passes over the batch that many times
+  // (docs/model.md, "Optimizer steps per RL step").
+  // (In doubles: both counts may be up to 1e9 each.)
+  const double epochs = std::max(1, s.algorithm.ppo_epochs);
+  const double optimizer_steps = epochs * std::max(1, s.algorithm.minibatches);
+  w.flops = epochs * tokens * per_token / gpus;
   // Padded sequences: the linear layers run on the padding too; attention
   // (FlashAttention's variable-length path) on the real tokens only. The
   // model FLOPs (w.flops, MFU) stay the real tokens'.
   const double pad = PaddedTokenFactor(s, mean_seq_len);
   const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
-  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
-             RecomputeFactor(s, per_token, attention);
+  w.time_s = epochs * TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
+                 RecomputeFactor(s, per_token, attention) +
+             (optimizer_steps - 1) * OptimizerStepTime(s);
   w.compute_bound = true;
   return w;
+}
+
+double OptimizerStepTime(const Scenario& s) {
+  const double bytes_per_s = s.hardware.gpu.hbm_tb_per_s * 1e12;
+  if (bytes_per_s <= 0) return 0;
+  return TrainableParams(s) / ShardGpus(s) * kAdamStepBytesPerParam / bytes_per_s;
+}
+
+OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
+  OptimizerStepsCost c;
+  const double epochs = std::max(1, s.algorithm.ppo_epochs);
+  c.steps = epochs * std::max(1, s.algorithm.minibatches);
+  if (c.steps == 1 || tokens <= 0 || gpus <= 0) return c;
+  const double adam_s = OptimizerStepTime(s);
+  c.optimizer_s = (c.steps - 1) * adam_s;
+  // The same passes with one mini-batch each: their bubble is the one the
+  // measured MFU's single optimizer step per pass already has.
+  Scenario one = s;
+  one.algorithm.minibatches = 1;
+  c.flush_s = (TrainStep(s, tokens, mean_seq_len, gpus).time_s - c.optimizer_s) -
+              (TrainStep(one, tokens, mean_seq_len, gpus).time_s - (epochs - 1) * adam_s);
+  return c;
 }
 
 double RecomputeFactor(const Scenario& s, double update_flops_per_token, double attention_flops_per_token) {

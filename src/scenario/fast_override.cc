@@ -68,12 +68,18 @@ bool MeanConcentrationForm(const YAML::Node& root) {
 
 bool Always(const YAML::Node&) { return true; }
 
+// algorithm.minibatches must divide prompts_per_step x group_size: the
+// loader checks the three together, so a file that states it takes that path.
+bool NoMinibatches(const YAML::Node& root) {
+  return !At(root, {"algorithm", "minibatches"}).IsDefined();
+}
+
 // Every field here is read by exactly one line of the loader (spec/scenario.cc),
 // with the rule named, and used nowhere else in it.
 const Field kFields[] = {
-    {"algorithm.group_size", Always,
+    {"algorithm.group_size", NoMinibatches,
      [](Scenario& s, FastOverrides::Working&, double v) { return SetInt(s.algorithm.group_size, v, fields::kGroupSize); }},
-    {"algorithm.prompts_per_step", Always,
+    {"algorithm.prompts_per_step", NoMinibatches,
      [](Scenario& s, FastOverrides::Working&, double v) {
        return SetInt(s.algorithm.prompts_per_step, v, fields::kPromptsPerStep);
      }},

@@ -1461,7 +1461,7 @@ class Loader {
     YAML::Node n = Reader::Child(root, "algorithm");
     if (!r_.CheckKeys(n, path, {"name", "group_size", "prompts_per_step", "steps", "dynamic_sampling",
                                 "reference_model", "recompute_logprobs", "critic", "lora", "gen_batch_prompts",
-                                "max_gen_batches"}))
+                                "max_gen_batches", "minibatches", "ppo_epochs"}))
       return;
     r_.Enum(n, "name", path, a.name, &AlgorithmFromString, AcceptedNames<Algorithm>());
     r_.Int(n, "group_size", path, a.group_size, fields::kGroupSize.min, fields::kGroupSize.max);
@@ -1484,6 +1484,19 @@ class Loader {
     a.reference_model = a.name != Algorithm::kDapo;
     r_.Bool(n, "reference_model", path, a.reference_model);
     r_.Bool(n, "recompute_logprobs", path, a.recompute_logprobs);
+    // Optimizer steps per RL step (docs/model.md, "Optimizer steps per RL
+    // step"): each mini-batch holds whole samples, as veRL's data.split and
+    // NeMo RL's global batches do.
+    if (r_.Int(n, "minibatches", path, a.minibatches, 1)) {
+      const long long samples = static_cast<long long>(a.prompts_per_step) * a.group_size;
+      if (samples > 0 && samples % a.minibatches != 0) {
+        r_.Add(Reader::Child(n, "minibatches"), Join(path, "minibatches"),
+               fmt::format("{} does not divide the step's {} samples (prompts_per_step {} x group_size {}); "
+                           "expected a divisor of {}, each optimizer step taking an equal share",
+                           a.minibatches, samples, a.prompts_per_step, a.group_size, samples));
+      }
+    }
+    r_.Int(n, "ppo_epochs", path, a.ppo_epochs, 1);
     a.critic = a.name == Algorithm::kPpo;
     r_.Bool(n, "critic", path, a.critic);
     if (a.critic && a.name != Algorithm::kPpo) {
