@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "core/slices.h"
+
 namespace rlcost::perf {
 namespace {
 
@@ -72,11 +74,7 @@ std::vector<double> EqualWeightSlices(std::vector<Weighted> v, int m, double n) 
   if (j < m) out[j] = filled > 0 ? out[j] / filled : v.back().x;
   const double top = WeightedQuantile(v, n / (n + 1.0));
   out[m - 1] = std::max(top, out[m - 2]);
-  double rest = 0;
-  for (int i = 0; i < m - 1; ++i) rest += out[i];
-  const double scale = rest > 0 ? std::max(0.0, m * mean - out[m - 1]) / rest : 1.0;
-  for (int i = 0; i < m - 1; ++i) out[i] = std::min(out[i] * scale, out[m - 1]);
-  std::sort(out.begin(), out.end());
+  KeepMeanWithTopPinned(out, mean);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "rlcost/sim.h"
 #include "rlcost/tail.h"
 #include "core/count.h"
+#include "core/slices.h"
 #include "sim/kv_cache.h"
 
 namespace rlcost::sim {
@@ -89,12 +90,9 @@ int LengthSlices(const Distribution& d, double n, double n_total, std::array<dou
   int m = CeilCount(n, 1, kMaxSlices);
   double top = n_total / (n_total + 1.0);
   for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
-  // Rescale so the slices' mean equals the distribution's mean (the grid
-  // under-samples the body when the tail point is pinned).
-  double sum = 0;
-  for (int j = 0; j < m; ++j) sum += out[j];
-  double scale = d.mean() * m / std::max(sum, 1e-12);
-  for (int j = 0; j < m - 1; ++j) out[j] *= scale;
+  // Rescale the body so the slices' mean equals the distribution's mean (the
+  // grid under-samples the body when the tail point is pinned).
+  KeepMeanWithTopPinned(std::span<double>(out.data(), m), d.mean());
   return m;
 }
 

@@ -11,6 +11,7 @@
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
+#include "sim_support.h"
 #include "support.h"
 
 namespace rlcost::sim {
@@ -25,19 +26,14 @@ TEST(ClippedShare, AnalyticRolloutAgreesWithSimulatedWithinFivePercent) {
   for (const char* share : {"0.03", "0.1"}) {
     Scenario s = test::LoadFile(kDefault, {{"environment.response_tokens.clipped", share}});
     ASSERT_DOUBLE_EQ(s.environment.response_tokens.clipped(), std::stod(share));
-    auto sig = signal::Analyze(s);
-    ASSERT_TRUE(sig.has_value());
-    auto a = AnalyticStep(s, *sig);
-    ASSERT_TRUE(a.has_value()) << a.error().ToString();
-    Options o;
-    o.seed = 1;
-    o.steps = test::kUnderSanitizers ? 5 : 30;
-    auto r = Simulate(s, *sig, o);
-    ASSERT_TRUE(r.has_value()) << r.error().ToString();
-    std::printf("clipped %s: analytic %.2f s, simulated %.2f s, ratio %.4f\n", share, a->rollout_s,
-                r->mean_step.rollout_s, a->rollout_s / r->mean_step.rollout_s);
-    EXPECT_NEAR(a->rollout_s / r->mean_step.rollout_s, 1.0, 0.05)
-        << "clipped " << share << ": analytic " << a->rollout_s << " s, simulated " << r->mean_step.rollout_s << " s";
+    auto both = test::AnalyticAndSimulated(s, test::kUnderSanitizers ? 5 : 30);
+    ASSERT_TRUE(both.ok);
+    const StepTiming& a = both.analytic;
+    const StepTiming& r = both.simulated.mean_step;
+    std::printf("clipped %s: analytic %.2f s, simulated %.2f s, ratio %.4f\n", share, a.rollout_s,
+                r.rollout_s, a.rollout_s / r.rollout_s);
+    EXPECT_NEAR(a.rollout_s / r.rollout_s, 1.0, 0.05)
+        << "clipped " << share << ": analytic " << a.rollout_s << " s, simulated " << r.rollout_s << " s";
   }
 }
 

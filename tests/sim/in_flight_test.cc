@@ -12,6 +12,7 @@
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
 #include "rlcost/timing.h"
+#include "sim_support.h"
 #include "support.h"
 
 namespace rlcost::sim {
@@ -78,18 +79,14 @@ TEST(InFlight, MoreInFlightDecodesTheSameTokensInFewerIterations) {
 TEST(InFlight, EightStepOffPolicyAnalyticAndSimulatedAgreeWithinAQuarter) {
   Scenario s = test::LoadFile(std::string(RLCOST_SOURCE_DIR) +
                               "/../shared/validation/nemo-v06-qwen3-30b-a3b-192xh100-8stepoff.yaml");
-  auto sig = signal::Analyze(s);
-  ASSERT_TRUE(sig.has_value());
-  auto a = AnalyticStep(s, *sig);
-  ASSERT_TRUE(a.has_value()) << a.error().ToString();
-  Options o;
-  o.seed = 1;
-  o.steps = 100;  // past the first steps' fill (20 steps: 33.6 s, 100: ~31)
-  auto r = Simulate(s, *sig, o);
-  ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  EXPECT_NEAR(a->time_s / r->mean_step.time_s, 1.0, 0.25)
-      << "analytic " << a->time_s << " s, simulated " << r->mean_step.time_s << " s";
-  EXPECT_GT(a->mean_batch, 200.0);  // the cache, not the step's 64 per engine
+  // past the first steps' fill (20 steps: 33.6 s, 100: ~31)
+  auto both = test::AnalyticAndSimulated(s, 100);
+  ASSERT_TRUE(both.ok);
+  const StepTiming& a = both.analytic;
+  const StepTiming& r = both.simulated.mean_step;
+  EXPECT_NEAR(a.time_s / r.time_s, 1.0, 0.25)
+      << "analytic " << a.time_s << " s, simulated " << r.time_s << " s";
+  EXPECT_GT(a.mean_batch, 200.0);  // the cache, not the step's 64 per engine
 }
 
 }  // namespace

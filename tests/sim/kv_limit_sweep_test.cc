@@ -26,6 +26,7 @@
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
+#include "sim_support.h"
 #include "support.h"
 
 namespace rlcost::sim {
@@ -43,18 +44,14 @@ TEST(KvLimitSweep, AnalyticRolloutAgreesWithSimulatedWithinFivePercentWithoutAJu
   for (int p : prompts) {
     Scenario s = test::LoadFile(std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/default.yaml",
                                 {{"algorithm.prompts_per_step", std::to_string(p)}});
-    auto sig = signal::Analyze(s);
-    ASSERT_TRUE(sig.has_value());
-    auto a = AnalyticStep(s, *sig);
-    ASSERT_TRUE(a.has_value()) << a.error().ToString();
-    Options o;
-    o.seed = 1;
-    o.steps = 100;  // seed 1; 20 steps left +-2% of sampling noise (152 prompts: 1.056 at 20 steps, 1.033 at 300)
-    auto r = Simulate(s, *sig, o);
-    ASSERT_TRUE(r.has_value()) << r.error().ToString();
-    ratio.push_back(a->rollout_s / r->mean_step.rollout_s);
-    EXPECT_NEAR(ratio.back(), 1.0, 0.05) << p << " prompts: analytic " << a->rollout_s << " s, simulated "
-                                         << r->mean_step.rollout_s << " s";
+    // seed 1; 20 steps left +-2% of sampling noise (152 prompts: 1.056 at 20 steps, 1.033 at 300)
+    auto both = test::AnalyticAndSimulated(s, 100);
+    ASSERT_TRUE(both.ok);
+    const StepTiming& a = both.analytic;
+    const StepTiming& r = both.simulated.mean_step;
+    ratio.push_back(a.rollout_s / r.rollout_s);
+    EXPECT_NEAR(ratio.back(), 1.0, 0.05) << p << " prompts: analytic " << a.rollout_s << " s, simulated "
+                                         << r.rollout_s << " s";
   }
   // No jump: between adjacent points of the sweep (at most 12% more prompts
   // near the limit) the ratio moves by at most 3 points.
