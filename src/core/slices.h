@@ -15,18 +15,14 @@ namespace rlcost {
 // body summing to 0, the points are left as they are.
 inline void KeepMeanWithTopPinned(std::span<double> out, double mean) {
   const std::size_t m = out.size();
-  if (m < 2)
-    return;
+  if (m < 2) return;
   const double top = out[m - 1];
   double body = 0;
-  for (std::size_t i = 0; i + 1 < m; ++i)
-    body += out[i];
-  if (!(body > 0))
-    return;
+  for (std::size_t i = 0; i + 1 < m; ++i) body += out[i];
+  if (!(body > 0)) return;
   const double scale = std::max(0.0, double(m) * mean - top) / body;
-  for (std::size_t i = 0; i + 1 < m; ++i)
-    out[i] = std::min(out[i] * scale, top);
+  for (std::size_t i = 0; i + 1 < m; ++i) out[i] = std::min(out[i] * scale, top);
   std::sort(out.begin(), out.end());
 }
 
-} // namespace rlcost
+}  // namespace rlcost

@@ -39,6 +39,14 @@ constexpr double kMaxCollinearity = 0.98;
 constexpr int kMinPointsForTwoParams = 6;
 constexpr double kMinFStatistic = 4.0;
 
+// The lower bound a parametric distribution was made with; a fixed kind's
+// min() is its value (or, with a share at max, the rest's value), not a
+// declared bound.
+std::optional<double> DeclaredMin(const Distribution& d) {
+  if (d.min() > 0 && d.kind() != DistKind::kFixed) return d.min();
+  return std::nullopt;
+}
+
 Distribution WithMean(const Distribution& d, double mean) {
   if (d.is_fixed()) return Distribution::Fixed(mean);
   if (d.kind() == DistKind::kEmpirical || d.mean() <= 0) {
@@ -51,10 +59,8 @@ Distribution WithMean(const Distribution& d, double mean) {
     if (auto e = Distribution::Empirical(std::move(q))) return *e;
     return Distribution::Fixed(mean);
   }
-  std::optional<double> lo, hi;
-  // A fixed kind's min() is its value (or, with a share at max, the rest's
-  // value), not a declared bound.
-  if (d.min() > 0 && d.kind() != DistKind::kFixed) lo = d.min();
+  const std::optional<double> lo = DeclaredMin(d);
+  std::optional<double> hi;
   if (std::isfinite(d.max())) hi = d.max();
   if (auto m = Distribution::Make(d.kind(), mean, d.cv(), lo, hi, d.clipped())) return *m;
   if (d.clipped() > 0) {  // the share at max cannot fit the logged mean: keep the clip, drop the share
@@ -73,11 +79,8 @@ Distribution WithMean(const Distribution& d, double mean) {
 // own tail beyond max already exceeds `ratio` (s = 0 is then the closest).
 std::optional<Distribution> WithShareAtMax(const Distribution& d, double ratio) {
   if (d.kind() == DistKind::kEmpirical || !std::isfinite(d.max()) || !(ratio >= 0 && ratio < 1)) return std::nullopt;
-  std::optional<double> lo;
-  if (d.min() > 0 && d.kind() != DistKind::kFixed) lo = d.min();
-  const double hi = d.max(), mean = d.mean();
-  const DistKind kind = d.is_fixed() && d.clipped() == 0 ? DistKind::kFixed : d.kind();
-  auto at = [&](double s) { return Distribution::Make(kind, mean, d.cv(), lo, hi, s); };
+  const std::optional<double> lo = DeclaredMin(d);
+  auto at = [&](double s) { return Distribution::Make(d.kind(), d.mean(), d.cv(), lo, d.max(), s); };
   auto none = at(0);
   if (!none || none->ShareAtMax() > ratio) return std::nullopt;
   double a = 0, b = ratio;
@@ -390,10 +393,11 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
       ++clip_n;
     }
   }
+  const std::optional<double> clip_mean = clip_n > 0 ? std::optional<double>(clip_sum / clip_n) : std::nullopt;
   Scenario with_clip = s;
   std::string clip_note;
-  if (clip_n > 0) {
-    const double ratio = clip_sum / clip_n;
+  if (clip_mean) {
+    const double ratio = *clip_mean;
     const Distribution& resp = s.environment.response_tokens;
     clip_note = fmt::format("the log's response_length/clip_ratio averages {:.4g} over {} steps", ratio, clip_n);
     if (auto d = WithShareAtMax(resp, ratio)) {
@@ -418,7 +422,7 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   cal.source = source;
   cal.scenario = s.source_path;
   cal.steps = static_cast<int>(steps.size());
-  if (clip_n > 0) cal.response_clip_ratio = clip_sum / clip_n;
+  cal.response_clip_ratio = clip_mean;
 
   auto before = fit.Eval(out.before);
   if (fit.failed) return Fail(fit.first_error);

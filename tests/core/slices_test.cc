@@ -10,8 +10,10 @@ namespace {
 
 // Worked by hand: points {100, 200, 300, 1000}, mean to keep 350.
 // m * mean - top = 4 * 350 - 1000 = 400; body 100 + 200 + 300 = 600;
-// scale 400 / 600 = 2/3: {66.67, 133.33, 200, 1000}, mean (400 + 1000) / 4 =
-// 350.
+// scale 400 / 600 = 2/3: {66.67, 133.33, 200, 1000}, mean (400 + 1000) / 4 = 350.
+// Scaling the whole sum by m * mean / sum and then applying it to the body
+// only (the analytic rollout's rule before this test) would give scale
+// 1400 / 1600 = 0.875: mean (0.875 * 600 + 1000) / 4 = 381.25, not 350.
 TEST(KeepMeanWithTopPinned, TheBodyAloneIsRescaledSoTheMeanHolds) {
   std::array<double, 4> v{100, 200, 300, 1000};
   KeepMeanWithTopPinned(v, 350.0);
@@ -22,9 +24,6 @@ TEST(KeepMeanWithTopPinned, TheBodyAloneIsRescaledSoTheMeanHolds) {
   EXPECT_NEAR((v[0] + v[1] + v[2] + v[3]) / 4.0, 350.0, 1e-9);
 }
 
-// Scaling the whole sum by m * mean / sum and then applying it to the body
-// only (the analytic rollout's rule before this test) would give scale
-// 1400 / 1600 = 0.875: mean (0.875 * 600 + 1000) / 4 = 381.25, not 350.
 TEST(KeepMeanWithTopPinned, ABodyScaledUpStaysAtMostTheTopAndSorted) {
   // mean 700: 4 * 700 - 1000 = 1800 over a body of 600: scale 3 ->
   // {300, 600, 900}, all under the top; mean (1800 + 1000) / 4 = 700.
@@ -32,8 +31,7 @@ TEST(KeepMeanWithTopPinned, ABodyScaledUpStaysAtMostTheTopAndSorted) {
   KeepMeanWithTopPinned(v, 700.0);
   EXPECT_NEAR(v[0], 300.0, 1e-9);
   EXPECT_NEAR(v[2], 900.0, 1e-9);
-  // mean 900: scale (3600 - 1000) / 600 = 4.33 -> {433.3, 866.7, 1300 -> 1000
-  // (the top)}, sorted.
+  // mean 900: scale (3600 - 1000) / 600 = 4.33 -> {433.3, 866.7, 1300 -> 1000 (the top)}, sorted.
   std::vector<double> w{100, 200, 300, 1000};
   KeepMeanWithTopPinned(w, 900.0);
   EXPECT_NEAR(w[0], 1300.0 / 3.0, 1e-9);
@@ -54,5 +52,5 @@ TEST(KeepMeanWithTopPinned, ATopAboveEveryPointsShareLeavesTheBodyAtZero) {
   EXPECT_DOUBLE_EQ(one[0], 7.0);
 }
 
-} // namespace
-} // namespace rlcost
+}  // namespace
+}  // namespace rlcost

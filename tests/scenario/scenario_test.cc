@@ -42,6 +42,13 @@ Result<Scenario> Load(const std::string& text, std::vector<Override> ov = {}) {
   return LoadScenarioText(text, Cat(), "bad.yaml", kData, ov);
 }
 
+// The error a scenario text must fail with ("" and a test failure when it loads).
+std::string ErrorOf(const std::string& text) {
+  auto s = Load(text);
+  EXPECT_FALSE(s) << text;
+  return s ? std::string() : s.error().ToString();
+}
+
 TEST(Scenario, SharedFilesLoadUnchanged) {
   int n = 0;
   for (const char* dir : {"/scenarios", "/validation"}) {
@@ -345,11 +352,7 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
 }
 
 TEST(Scenario, UnknownFrameworkOrVersionIsAnErrorAtTheField) {
-  auto msg = [](const std::string& extra) {
-    auto s = Load(kBase + extra);
-    EXPECT_FALSE(s) << extra;
-    return s ? std::string() : s.error().ToString();
-  };
+  auto msg = [](const std::string& extra) { return ErrorOf(kBase + extra); };
   std::string m = msg("framework: verl@0.1\n");
   EXPECT_NE(m.find("framework"), std::string::npos) << m;
   EXPECT_NE(m.find("0.4, 0.5, 0.6, 0.7"), std::string::npos) << m;
@@ -483,11 +486,7 @@ expect:
 // `clipped` on a distribution: each mistake names the field, the value and
 // what was expected (docs/model.md, "Responses clipped at the maximum length").
 TEST(Scenario, ClippedShareErrorsNameTheField) {
-  auto err = [](const std::string& rt) {
-    auto s = Load(kBase + "environment:\n  response_tokens: " + rt + "\n");
-    EXPECT_FALSE(s.has_value()) << rt;
-    return s ? std::string() : s.error().ToString();
-  };
+  auto err = [](const std::string& rt) { return ErrorOf(kBase + "environment:\n  response_tokens: " + rt + "\n"); };
   std::string e = err("{mean: 2000, cv: 0.8, max: 8192, clipped: 1}");
   EXPECT_NE(e.find("environment.response_tokens.clipped"), std::string::npos) << e;
   EXPECT_NE(e.find("1 is out of range; expected the share of draws at max, in [0, 1)"), std::string::npos) << e;
