@@ -285,10 +285,11 @@ TEST(ValidateCli, CommittedValidationMarkdownMatchesTheCode) {
   fs::remove(tmp);
 }
 
-// docs/validation-source-facts.md: the same with validation/source-facts.yaml.
+// docs/validation-source-facts.md: the same with the shared facts file
+// (../shared/validation/facts/source-facts.yaml, checked against its sources).
 TEST(ValidateCli, CommittedSourceFactsMarkdownMatchesTheCode) {
   std::string docs = std::string(RLCOST_SOURCE_DIR) + "/docs/validation-source-facts.md";
-  std::string facts = std::string(RLCOST_SOURCE_DIR) + "/validation/source-facts.yaml";
+  std::string facts = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation/facts/source-facts.yaml";
   std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation";
   if (!fs::exists(docs) || !fs::exists(dir)) GTEST_SKIP() << "docs/validation-source-facts.md or ../shared/validation absent";
   std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_facts_" + std::to_string(::getpid()) + ".md")).string();

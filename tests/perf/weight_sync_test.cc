@@ -100,7 +100,8 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
                                 "/../shared/validation/verl-onestepoff-qwen25math7b-16xh20-colocate.yaml",
                             Cat());
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
-  // veRL sleeps its engine at level 2 (weights discarded; validation/source-facts.yaml).
+  // At sleep level 2 the engine discards its weights (the mechanism under test;
+  // the run itself slept at level 1, ../shared/validation/README.md).
   s->placement.engine_sleep_level = 2;
   auto p = WeightSync(*s);
   EXPECT_NEAR(p.gather_s, 0.3480, 1e-3);
