@@ -103,21 +103,21 @@ class EngineTimers {
     for (int i = 0; i < size_; ++i) tree_[size_ + i] = Node{kNever, i};
     for (int i = size_ - 1; i >= 1; --i) tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
   }
-  // Walks the leaf's path carrying its subtree's winner, reading only the
-  // sibling at each level (the same winners as recomputing each node from
-  // both children), and stops where a node keeps its winner: the nodes
-  // above it cannot change.
+  // Walks the leaf's path carrying its subtree's winner and reads only the
+  // sibling at each level: the same winners as recomputing each node from
+  // both children, with half the loads and a select instead of a branch.
   void Set(int e, double t) {
     int i = size_ + e;
     Node cur{t, e};
     Node* tree = tree_.data();
     tree[i] = cur;
     while (i > 1) {
-      const Node& sib = tree[i ^ 1];
+      const Node sib = tree[i ^ 1];
       // The left child wins ties: coming from the right, the sibling wins them.
-      if ((i & 1) ? !(cur.t < sib.t) : sib.t < cur.t) cur = sib;
+      const bool take = (i & 1) ? !(cur.t < sib.t) : sib.t < cur.t;
+      cur.t = take ? sib.t : cur.t;
+      cur.e = take ? sib.e : cur.e;
       i >>= 1;
-      if (tree[i].t == cur.t && tree[i].e == cur.e) break;
       tree[i] = cur;
     }
   }
