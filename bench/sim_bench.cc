@@ -1,10 +1,14 @@
-// Event-simulator speed: full runs of the shipped scenarios, with events per
-// second of CPU time as a counter. Goals (2-core dev machine): >= 5 M events/s,
-// default.yaml (300 steps) < 1 s, swe-agent.yaml (200 steps) < 3 s.
+// Event-simulator speed: full runs of the shipped scenarios and issue 41's
+// 1,024-GPU agentic run, with events per second of CPU time as a counter and
+// the CPU time as a ratio to a reference measured in the same run
+// (bench/reference.h). Goals (issue 41, one core): >= 10 M events/s on the
+// 1,024-GPU run, >= 8 M on default.yaml.
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "reference.h"
 #include "rlcost/catalog.h"
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
@@ -12,9 +16,10 @@
 
 namespace {
 
-void RunScenario(benchmark::State& state, const std::string& file) {
+void RunScenario(benchmark::State& state, const std::string& file, const std::vector<rlcost::Override>& sets = {},
+                 int steps = 0) {
   auto cat = rlcost::Catalog::Builtin();
-  auto s = rlcost::LoadScenarioFile(file, *cat);
+  auto s = rlcost::LoadScenarioFile(file, *cat, sets);
   if (!s) {
     state.SkipWithError(s.error().ToString().c_str());
     return;
@@ -24,8 +29,10 @@ void RunScenario(benchmark::State& state, const std::string& file) {
     state.SkipWithError(sig.error().ToString().c_str());
     return;
   }
-  rlcost::sim::Options opt;  // the scenario's own steps
+  rlcost::sim::Options opt;  // the scenario's own steps unless given
+  opt.steps = steps;
   long long events = 0;
+  const double t0 = bench::CpuSeconds();
   for (auto _ : state) {
     auto r = rlcost::sim::Simulate(*s, *sig, opt);
     if (!r) {
@@ -35,18 +42,31 @@ void RunScenario(benchmark::State& state, const std::string& file) {
     events += r->events;
     benchmark::DoNotOptimize(r->mean_step.time_s);
   }
-  state.counters["events"] = benchmark::Counter(double(events) / double(state.iterations()));
+  const double cpu = bench::CpuSeconds() - t0;
+  const double per_iter = double(events) / double(state.iterations());
+  state.counters["events"] = per_iter;
   state.counters["events_per_s"] = benchmark::Counter(double(events), benchmark::Counter::kIsRate);
+  bench::ReportAgainstReference(state, cpu, per_iter);
 }
 
-void BM_SimulateDefault(benchmark::State& state) {
-  RunScenario(state, "/work/shared/scenarios/default.yaml");
+const std::string kShared = "/work/shared/scenarios/";
+
+void BM_SimulateDefault(benchmark::State& state) { RunScenario(state, std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml"); }
+void BM_SimulateSweAgent(benchmark::State& state) { RunScenario(state, kShared + "swe-agent.yaml"); }
+// Issue 41's run: swe-agent.yaml on 1,024 GPUs (512 engines), 4,096 prompts
+// x 8 rollouts x ~20 turns a step, 2 steps (about 4 M events).
+void BM_SimulateSweAgent1024Gpus(benchmark::State& state) {
+  RunScenario(state, kShared + "swe-agent.yaml",
+              {{"hardware.gpus", "1024"}, {"algorithm.prompts_per_step", "4096"}}, 2);
 }
-void BM_SimulateSweAgent(benchmark::State& state) {
-  RunScenario(state, "/work/shared/scenarios/swe-agent.yaml");
+// One GPU: 8,192 requests of 1,000 + 1,000 tokens on one A100 (bench/scenarios/one-a100.yaml).
+void BM_SimulateOneA100(benchmark::State& state) {
+  RunScenario(state, std::string(RLCOST_SOURCE_DIR) + "/bench/scenarios/one-a100.yaml");
 }
 
 }  // namespace
 
 BENCHMARK(BM_SimulateDefault)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_SimulateSweAgent)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_SimulateSweAgent1024Gpus)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_SimulateOneA100)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -12,6 +15,7 @@
 #include "core/yaml.h"
 #include "rlcost/embedded.h"
 #include "scenario/reader.h"
+#include "sim/cancel.h"
 
 namespace rlcost::validate {
 namespace {
@@ -74,6 +78,52 @@ class Runner {
       it = estimates_.emplace(k, p == Path::kAnalytic ? EstimateAnalytic(s) : EstimateSimulated(s, opt_.sim)).first;
     }
     return it->second;
+  }
+
+  // The estimates of `p` for these scenarios computed ahead of Get, in
+  // parallel over cases: each is one independent, deterministic computation
+  // (its own simulator and random streams, the catalog read-only), so the
+  // results are the same bits as computed one after another in Get's order.
+  // The most work first (steps x rollouts per step), so that a long case does
+  // not start last.
+  void Precompute(const std::vector<std::pair<std::string, const Scenario*>>& todo, Path p) {
+    std::vector<std::pair<std::string, const Scenario*>> work;
+    for (const auto& [path, s] : todo) {
+      std::string k = Key(path) + (p == Path::kAnalytic ? "#a" : "#s");
+      if (estimates_.count(k)) continue;
+      if (std::any_of(work.begin(), work.end(), [&](const auto& w) { return w.first == k; })) continue;
+      work.emplace_back(k, s);
+    }
+    auto weight = [&](const Scenario& s) {
+      const double steps = opt_.sim.steps > 0 ? opt_.sim.steps : std::max(1, s.algorithm.steps);
+      return steps * double(std::max(1, s.algorithm.prompts_per_step)) * std::max(1, s.algorithm.group_size) *
+             std::max(1.0, s.environment.turns.mean());
+    };
+    std::stable_sort(work.begin(), work.end(),
+                     [&](const auto& a, const auto& b) { return weight(*a.second) > weight(*b.second); });
+    std::vector<std::optional<Result<rlcost::Estimate>>> out(work.size());
+    std::atomic<size_t> next{0};
+    const std::atomic<bool>* cancel = sim::CancelFlag();
+    auto run = [&] {
+      sim::ScopedCancel scope(cancel);  // the caller's cancellation reaches every case
+      for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+        const Scenario& s = *work[i].second;
+        out[i].emplace(p == Path::kAnalytic ? EstimateAnalytic(s) : EstimateSimulated(s, opt_.sim));
+      }
+    };
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t threads = std::min(cores, work.size());
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(run);
+      } catch (const std::system_error&) {
+        break;  // under a thread limit: the cases run on the threads that started
+      }
+    }
+    run();
+    for (auto& th : pool) th.join();
+    for (size_t i = 0; i < work.size(); ++i) estimates_.emplace(work[i].first, std::move(*out[i]));
   }
 
  private:
@@ -222,6 +272,15 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
                             files.size()));
   }
 
+  if (opt.simulated) {
+    // Every simulation the checks below read, run ahead of them in parallel.
+    std::vector<std::pair<std::string, const Scenario*>> todo;
+    for (const auto& l : with_expect) {
+      todo.emplace_back(l.path, l.s);
+      if (!l.s->expect->relative_metrics.empty()) todo.emplace_back(l.other_path, l.other);
+    }
+    run.Precompute(todo, Path::kSimulated);
+  }
   std::vector<Path> paths;
   if (opt.analytic) paths.push_back(Path::kAnalytic);
   if (opt.simulated) paths.push_back(Path::kSimulated);

@@ -231,7 +231,7 @@ void Simulator::Plan(int e) {
       Traj& tr = T(id);
       int64_t piece = std::min(budget, tr.pf_left);
       if (piece > 0) {
-        perf::Work w = perf::Prefill(ec_, double(piece), double(tr.pf_ctx));
+        perf::Work w = PrefillChunk(piece, tr.pf_ctx);
         t += w.time_s;
         flops += w.flops;
         prefill_tokens_ += double(piece);

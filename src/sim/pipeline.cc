@@ -27,10 +27,7 @@ void Simulator::TryStart() {
     MaterializeBatch(b);
     if (too_long_) return;  // cut short (cancelled) or unschedulable: the run ends with it
     // Least-loaded engine (fewest trajectories in flight), lowest index on ties.
-    int best = 0;
-    for (int e = 1; e < n_engines_; ++e)
-      if (engines_[e].inflight < engines_[best].inflight) best = e;
-    StartTrajectory(b * g_ + i, best);
+    StartTrajectory(b * g_ + i, least_loaded_.top());
     ++started_;
     any = true;
   }

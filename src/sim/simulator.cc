@@ -149,6 +149,7 @@ Result<void> Simulator::Setup() {
 
   engines_.resize(n_engines_);
   timers_.Reset(n_engines_);
+  least_loaded_.Reset(n_engines_);
   for (int e = 0; e < n_engines_; ++e) engines_[e].id = e;
   // A staleness past the run's length never binds: cap it there before it
   // sizes the batch list (1e9 would ask for 1e9 batches).

@@ -119,6 +119,60 @@ struct FinishEntry {
 
 enum class SegKind : uint8_t { kNone, kDecode, kMixed };
 
+// An engine's queue of trajectory ids (waiting, prefilling): a growable ring
+// buffer, the operations of std::deque that the engines use without its
+// per-operation block bookkeeping.
+class IdRing {
+ public:
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+  int32_t front() const { return buf_[head_]; }
+  void push_back(int32_t id) {
+    if (n_ == buf_.size()) Grow();
+    buf_[(head_ + n_) & (buf_.size() - 1)] = id;
+    ++n_;
+  }
+  void push_front(int32_t id) {
+    if (n_ == buf_.size()) Grow();
+    head_ = (head_ + buf_.size() - 1) & (buf_.size() - 1);
+    buf_[head_] = id;
+    ++n_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --n_;
+  }
+  void clear() { head_ = n_ = 0; }
+  int32_t operator[](size_t k) const { return buf_[(head_ + k) & (buf_.size() - 1)]; }
+  // In queue order: for (int32_t id : ring).
+  class Iter {
+   public:
+    Iter(const IdRing* r, size_t k) : r_(r), k_(k) {}
+    int32_t operator*() const { return (*r_)[k_]; }
+    Iter& operator++() {
+      ++k_;
+      return *this;
+    }
+    bool operator!=(const Iter& o) const { return k_ != o.k_; }
+
+   private:
+    const IdRing* r_;
+    size_t k_;
+  };
+  Iter begin() const { return Iter(this, 0); }
+  Iter end() const { return Iter(this, n_); }
+
+ private:
+  void Grow() {
+    std::vector<int32_t> b(buf_.empty() ? 16 : 2 * buf_.size());
+    for (size_t k = 0; k < n_; ++k) b[k] = (*this)[k];
+    buf_.swap(b);
+    head_ = 0;
+  }
+  std::vector<int32_t> buf_;  // capacity a power of two
+  size_t head_ = 0, n_ = 0;
+};
+
 struct Engine {
   int id = 0;
   // Running set: context of sequence i is key_i + iter.
@@ -128,8 +182,8 @@ struct Engine {
   int64_t phase_cnt[kBlockTokens] = {};
   int32_t head = kNone, tail = kNone;   // admission order: tail = most recent
   std::vector<FinishEntry> finish_heap;
-  std::deque<int32_t> waiting;
-  std::deque<int32_t> prefill_q;
+  IdRing waiting;
+  IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
   std::deque<std::pair<int32_t, uint32_t>> parked_lru;
   int64_t static_blocks = 0;            // prefill + parked
@@ -227,6 +281,11 @@ class Simulator {
   void FreeBatchIfDone(int b);
 
   // Engines.
+  // Trajectories in flight on engine e change by delta (kept in least_loaded_).
+  void AddInflight(Engine& en, int delta) {
+    en.inflight += delta;
+    if (pipelined_) least_loaded_.Set(en.id, en.inflight);
+  }
   void Kick(int e);
   void Plan(int e);
   void EndSegment(int e);
@@ -285,6 +344,22 @@ class Simulator {
     }
     return arms_[batch];
   }
+  // A prefill chunk of `tokens` onto `context_before` tokens. A prompt's
+  // first chunk (no context before it) depends on its length only, and
+  // lengths repeat: computed once per length (the same perf::Prefill call,
+  // so the same bits).
+  perf::Work PrefillChunk(int64_t tokens, int64_t context_before) {
+    if (context_before != 0 || tokens > kChunkTokens) return perf::Prefill(ec_, double(tokens), double(context_before));
+    if (tokens >= int64_t(prefill0_.size())) {
+      prefill0_.resize(size_t(tokens) + 1);
+      prefill0_ok_.resize(size_t(tokens) + 1, 0);
+    }
+    if (!prefill0_ok_[tokens]) {
+      prefill0_[tokens] = perf::Prefill(ec_, double(tokens), 0.0);
+      prefill0_ok_[tokens] = 1;
+    }
+    return prefill0_[tokens];
+  }
   perf::Work Decode(int64_t batch, double ctx, double n) {
     if (n <= 0 || batch <= 0) return perf::Work{};
     return perf::DecodeIterations(Arms(batch), double(batch), ctx, n);
@@ -330,11 +405,14 @@ class Simulator {
   std::vector<std::string> notes_;
   std::vector<perf::DecodeArms> arms_;  // by batch size
   std::vector<uint8_t> arms_ok_;
+  std::vector<perf::Work> prefill0_;  // by chunk length, no context before it (PrefillChunk)
+  std::vector<uint8_t> prefill0_ok_;
 
   // State.
   double now_ = 0;
   EventQueue q_;
   EngineTimers timers_;
+  LeastLoaded least_loaded_;  // pipelined: by trajectories in flight (TryStart)
   std::vector<Engine> engines_;
   std::vector<Batch> batches_;
   std::vector<std::vector<Traj>> traj_pool_;

@@ -105,7 +105,7 @@ void Simulator::AbortEngine(int e) {
     }
     t.trained = false;
     t.state = TrajState::kDone;
-    --en.inflight;
+    AddInflight(en, -1);
     --inflight_total_;
     gen_tokens_ += double(t.gen);
     const int i = id - tail_batch_ * g_;

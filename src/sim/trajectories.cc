@@ -96,7 +96,7 @@ void Simulator::StartTrajectory(int32_t id, int e) {
   t.resp_left = bt.turns[t.turn_off].response;
   t.state = TrajState::kWaiting;
   Engine& en = engines_[e];
-  ++en.inflight;
+  AddInflight(en, +1);
   ++inflight_total_;
   if (hold_sandbox_) {
     // Its container starts first (or it queues for a free one); it decodes once it is up.
@@ -128,7 +128,7 @@ void Simulator::ToolOrReward(int32_t id) {
     return;
   }
   // Last turn decoded: the trajectory leaves generation.
-  --en.inflight;
+  AddInflight(en, -1);
   --inflight_total_;
   ++bt.gen_done;
   bt.t_last_gen_end = std::max(bt.t_last_gen_end, now_);
