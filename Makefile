@@ -38,7 +38,7 @@ bench: build
 	@$(BUILD_DIR)/bench/rlcost_bench
 
 docs: build
-	@$(BUILD_DIR)/rlcost validate ../shared/validation --markdown docs/validation.md --report-only >/dev/null
+	@$(BUILD_DIR)/rlcost validate ../shared/validation --learning validation/learning --markdown docs/validation.md --report-only >/dev/null
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts ../shared/validation/facts/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
 	@scripts/forecast-validation.sh $(BUILD_DIR)/rlcost > docs/forecast-validation.md
 	@echo "wrote docs/validation.md, docs/validation-source-facts.md and docs/forecast-validation.md"

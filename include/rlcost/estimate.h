@@ -42,6 +42,15 @@ struct GoalEstimate {
   double useful_samples_per_step = 0;  // B: this run's mean useful samples a step on the way
   double steps_noise_scale = -1;       // S_min (1 + B_noise / B); < 0 when not computed
   std::string noise_scale_reason;      // why not, when goal.b_noise is set but the view cannot be computed
+  // The learning model the steps rest on (docs/model.md, sec. 7d), an
+  // ASSUMPTION either way: "noise_scale" (the default, chosen by the
+  // published ablations of validation/learning/) or "useful_samples" (the
+  // count of sec. 7; where the noise-scale model does not apply, `learning_note` says why).
+  std::string learning_model = "useful_samples";
+  double learning_factor = 1;          // steps at this group size / steps at the curve's group size (same prompts)
+  int learning_group_ref = 0;          // the curve's group size
+  double learning_steps_ref = 0;       // the useful-sample count at that group size
+  std::string learning_note;
 };
 
 // The run beyond its steps (docs/model.md, "Run-level costs"). Hours of wall

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "forecast/backtest_report.h"
 #include "forecast/forecast.h"
 #include "forecast/render.h"
@@ -36,7 +37,27 @@ struct ForecastArgs {
   bool backtest = false;
   bool smoothed_truth = false;
   bool markdown = false;
+  std::string output;                       // -o: the fitted curve as a goal curve file
+  std::optional<double> useful_per_step;    // useful samples a step of the logged run
+  int group_size = 0;                       // its group size (0: the scenario's, else 16)
 };
+
+// The kept sigmoid, fitted on steps, as a goal curve in useful samples
+// (docs/model.md, sec. 7b.2): C_mid x useful samples a step of the logged run.
+std::string GoalCurveYaml(const forecast::ProgressSeries& s, const forecast::Outcome& r, double useful, int group,
+                          const std::string& log, const std::string& useful_from) {
+  const forecast::Curve& c = r.curve;
+  return fmt::format(
+      "# A goal curve fitted by `rlcost forecast {} --target {:g} -o ...` (docs/model.md, sec. 7b.2).\n"
+      "# R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) with C in useful samples = the log's steps x {:.6g} useful\n"
+      "# samples a step ({}). The fit's own start R0 = {:.4g}; rlcost starts the curve at the scenario's mean\n"
+      "# pass rate instead. Use it: rlcost estimate SCENARIO --set goal.curve=THIS_FILE\n"
+      "asymptote: {:.6g}\nexponent: {:.6g}\nmidpoint_useful_samples: {:.6g}\nbatch_useful_samples: {:.6g}\n"
+      "# group size of the logged run: {} (rlcost takes a curve's run at G = 16; docs/model.md sec. 7d)\n"
+      "source: \"fitted by rlcost forecast from {} ({}, {} points to step {})\"\n",
+      log, r.target, useful, useful_from, c.r0, c.a, c.b, c.c_mid * useful, useful, group, log, s.metric, r.points_used,
+      r.fit_until_step);
+}
 
 int Run(const ForecastArgs& a) {
   const bool json = a.common.json;
@@ -72,6 +93,18 @@ int Run(const ForecastArgs& a) {
   if (!a.target) return PrintError(Error::Invalid("--target", "required: the metric's value to forecast the steps to"), json);
   fo.target = *a.target;
   fo.fit_until = a.fit_until;
+  if (!a.output.empty()) {
+    // A goal curve is rlcost's sigmoid (docs/model.md, sec. 7): fit that one.
+    if (fo.only && *fo.only != forecast::CurveKind::kSigmoid) {
+      return PrintError(Error::Invalid("--curve", "power_law with -o: a goal curve is a sigmoid; leave --curve out"), json);
+    }
+    fo.only = forecast::CurveKind::kSigmoid;
+    if (a.scenario.empty() && !a.useful_per_step) {
+      return PrintError(Error::Invalid("-o", "needs the logged run's useful samples a step to put the curve in useful "
+                                             "samples: give --scenario FILE (the logged run) or --useful-per-step N"),
+                        json);
+    }
+  }
   auto s = forecast::ReadProgressFile(a.logs[0], ro);
   if (!s) return PrintError(s.error(), json);
   auto r = forecast::Forecast(*s, fo);
@@ -94,8 +127,40 @@ int Run(const ForecastArgs& a) {
   } else {
     cost = forecast::CostFromLog(*s, r->fit_until_step, a.usd_per_gpu_hour.value_or(nan));
   }
+  if (!a.output.empty()) {
+    if (!r->fitted || r->curve.kind != forecast::CurveKind::kSigmoid) {
+      return PrintError(Error::Invalid("-o", fmt::format("no sigmoid was fitted to the log ({}); no curve to write",
+                                                         r->ok ? "the points already reach the target" : r->reason)),
+                        json);
+    }
+    if (!(r->curve.a > 0 && r->curve.a <= 1)) {
+      return PrintError(Error::Invalid("-o", fmt::format("the fitted asymptote {:.4g} is not a pass rate in (0, 1]; a "
+                                                         "goal curve needs a pass-rate metric (--metric)", r->curve.a)),
+                        json);
+    }
+    double useful = a.useful_per_step.value_or(0);
+    int group = a.group_size > 0 ? a.group_size : 16;
+    std::string from = "--useful-per-step";
+    if (!a.useful_per_step) {
+      auto sc = LoadAll(a.scenario, a.common);
+      if (!sc) return PrintError(sc.error(), json);
+      auto e = EstimateAnalytic(*sc, TextDetail::kNumbers);
+      if (!e) return PrintError(e.error(), json);
+      useful = e->signal.useful_samples_per_step;
+      if (a.group_size <= 0) group = sc->algorithm.group_size;
+      from = "signal.useful_samples_per_step of " + a.scenario;
+    }
+    if (!(useful > 0)) return PrintError(Error::Invalid("--useful-per-step", "expected > 0 useful samples a step"), json);
+    if (auto ok = WriteFileAtomic(a.output, GoalCurveYaml(*s, *r, useful, group, a.logs[0], from), "-o"); !ok) {
+      return PrintError(ok.error(), json);
+    }
+  }
   if (json) std::cout << Dump(forecast::ToJson(*s, *r, cost)) << "\n";
   else std::cout << forecast::ToText(*s, *r, cost);
+  if (!a.output.empty() && !json) {
+    std::cout << fmt::format("\ngoal curve written to {}: rlcost estimate SCENARIO --set goal.curve={}\n", a.output,
+                             a.output);
+  }
   return 0;
 }
 
@@ -137,6 +202,14 @@ void RegisterForecast(CLI::App& app, int& exit_code) {
                 "with --backtest: the true step is where the average over 2.5% of the points either side reaches the "
                 "target (default: the first logged value that does)");
   sub->add_flag("--markdown", args->markdown, "with --backtest: the tables as Markdown (docs/forecast-validation.md)");
+  sub->add_option("-o,--output", args->output,
+                  "write the fitted sigmoid as a goal curve (YAML) that `estimate --set goal.curve=FILE` reads; needs "
+                  "--scenario (the logged run) or --useful-per-step");
+  sub->add_option("--useful-per-step", args->useful_per_step,
+                  "useful samples a step of the logged run (default: the --scenario's signal.useful_samples_per_step)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--group-size", args->group_size, "group size of the logged run (default: the --scenario's, else 16)")
+      ->check(CLI::Range(2, 4096));
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });
 }

@@ -1,6 +1,8 @@
 // `rlcost validate DIR`: every scenario with an `expect` block, predicted vs
 // measured, on the analytic and the simulated path (econ/validate.h).
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -8,6 +10,7 @@
 #include "core/file.h"
 #include "api/validate_render.h"
 #include "fit/interval.h"
+#include "fit/learning.h"
 #include "fit/validate.h"
 #include "rlcost/calibration.h"
 
@@ -24,6 +27,7 @@ struct ValidateArgs {
   uint64_t seed = 1;
   int sim_steps = 0;
   bool intervals = false;
+  std::string learning;
 };
 
 int Run(const ValidateArgs& a) {
@@ -60,15 +64,36 @@ int Run(const ValidateArgs& a) {
     std::cout << interval::BandsYaml(*rep, rep->dir_name);
     return 0;
   }
+  // The learning side (validation/learning/, docs/model.md sec. 7d): a section of its own after the time cases.
+  std::optional<learning::Report> learn;
+  if (!a.learning.empty()) {
+    auto cases = learning::LoadDir(a.learning);
+    if (!cases) return PrintError(cases.error(), json);
+    learn = learning::Validate(std::move(*cases), std::filesystem::path(a.learning).filename().string());
+  }
   if (!a.markdown.empty()) {
-    if (auto ok = WriteFileAtomic(a.markdown, api::ValidationToMarkdown(*rep), "--markdown"); !ok) {
+    std::string md = api::ValidationToMarkdown(*rep);
+    if (learn) md += learning::ToMarkdown(*learn);
+    if (auto ok = WriteFileAtomic(a.markdown, md, "--markdown"); !ok) {
       return PrintError(ok.error(), json);
     }
   }
   if (json) {
-    std::cout << Dump(api::ValidationToJson(*rep)) << "\n";
+    auto j = api::ValidationToJson(*rep);
+    if (learn) {
+      nlohmann::json l = nlohmann::json::object();
+      l["chosen"] = learn->chosen;
+      for (const auto& m : learn->models) {
+        l["models"].push_back({{"model", std::string(signal::ToString(m.model))}, {"rho", m.rho},
+                               {"in_sample_passed", m.in_passed}, {"oos_passed", m.oos_passed},
+                               {"cases", learn->cases.size()}, {"oos_median_abs_error", m.oos_median_abs_error}});
+      }
+      j["learning"] = l;
+    }
+    std::cout << Dump(j) << "\n";
   } else {
     std::cout << api::ValidationToText(*rep);
+    if (learn) std::cout << learning::ToText(*learn);
   }
   return rep->AllPass() || a.report_only ? 0 : 1;
 }
@@ -91,6 +116,9 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 1'000'000'000));
   sub->add_flag("--intervals", args->intervals,
                 "print the likely-range bands read off these runs (the text of catalog/intervals.yaml) instead of the report");
+  sub->add_option("--learning", args->learning,
+                  "also report the learning side: a folder of published ablations (validation/learning), each the "
+                  "steps two runs need to the same quality, predicted by each learning model (docs/model.md sec. 7d)");
   AddCommon(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });
 }

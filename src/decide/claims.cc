@@ -12,6 +12,8 @@
 #include "decide/levers.h"
 #include "fit/interval.h"
 #include "rlcost/estimate.h"
+#include "rlcost/signal.h"
+#include "signal/learning_model.h"
 
 namespace rlcost::claims {
 namespace {
@@ -88,6 +90,27 @@ Claim NotStated(Claim c, std::string why) {
 
 std::string PassRateSet(double p) { return fmt::format("environment.pass_rate={{histogram: {{{:g}: 1.0}}}}", p); }
 
+// The learning model's figure (docs/model.md, sec. 7d) for every task at pass
+// rate `lo` against every task at `hi`, same G and prompts a step: the steps
+// (so the rollouts) per unit of progress, lo over hi. The count at the curve's
+// G_ref = 16 (1 / P_inf(16)) times the noise factor F(G) at each pass rate.
+double LearningModelRatio(double lo, double hi, int g) {
+  PassRateSpec a, b;
+  a.kind = b.kind = PassRateSpec::Kind::kHistogram;
+  a.histogram = {{lo, 1.0}};
+  b.histogram = {{hi, 1.0}};
+  const int ref = signal::kCurveGroupSize;
+  const double count = signal::InformativeGroupProbability(b, ref) / signal::InformativeGroupProbability(a, ref);
+  return count * signal::GroupSizeStepsFactor(a, g, ref, signal::kLearningRho) /
+         signal::GroupSizeStepsFactor(b, g, ref, signal::kLearningRho);
+}
+
+std::string LearningModelText(double lo, double hi, int g) {
+  return fmt::format(". By rlcost's learning model (noise_scale, an ASSUMPTION: docs/model.md sec. 7d) a unit of "
+                     "progress costs {:.3g}x the rollouts at p = {:g} as at p = {:g} with G = {} and the same prompts a step",
+                     LearningModelRatio(lo, hi, g), lo, hi, g);
+}
+
 // Rollouts generated per useful sample (dynamic-sampling extra included).
 double RolloutsPerUseful(const Estimate& e) {
   return Ratio(Get(e, "signal.rollouts_per_step"), Get(e, "signal.useful_samples_per_step"));
@@ -126,6 +149,7 @@ Claim PassRate5vs50(const Scenario& s, const LoadVariant& load) {
       "gradient with probability 1 - p^G - (1-p)^G, so the ratio is at most 5.26x (G = 2) and falls with G; the 20 is "
       "1/0.05, the rollouts to a first success at 5%, not a ratio of signal",
       ra, rb, SetsText(lo), SetsText(hi), s.algorithm.group_size, ToString(s.algorithm.name));
+  c.why += LearningModelText(0.05, 0.5, s.algorithm.group_size);
   return c;
 }
 
@@ -150,6 +174,7 @@ Claim Capability30vs2(const Scenario& s, const LoadVariant& load) {
       "The direction holds (the weaker model pays more per useful sample); the size is 1/P(informative group) and "
       "reaches 10.7x only at G = 2 (2p(1-p): 0.0392 vs 0.42); 15 is the ratio of pass rates 0.3/0.02",
       ua, ub, SetsText(weak), SetsText(strong), s.algorithm.group_size);
+  c.why += LearningModelText(0.02, 0.3, s.algorithm.group_size);
   return c;
 }
 
@@ -600,7 +625,9 @@ Claim Grpo2(const Scenario& s, const levers::Waterfall& wf) {
   const auto& env = s.environment;
   const bool clean = env.turns.is_fixed() && env.turns.mean() == 1 && env.reward.type == RewardType::kOutcome &&
                      env.reward.noise.false_positive == 0 && env.reward.noise.false_negative == 0;
-  const bool model_agrees = Ok(useful) && useful >= 1;
+  // Like for like is the dollars to the goal, under the learning model (docs/model.md, sec. 7d); without a
+  // goal, the dollars per useful sample.
+  const bool model_agrees = Ok(goal) ? goal >= 1 : Ok(useful) && useful >= 1;
   if (!About(f, 8)) {
     c.verdict = JudgeAbout(f, 8);
   } else {
@@ -616,16 +643,22 @@ Claim Grpo2(const Scenario& s, const levers::Waterfall& wf) {
     on = "this task is outside the paper's setting (math, one turn, clean pass/fail rewards), so the quality claim may "
          "not carry over";
   } else if (!model_agrees) {
-    on = "the quality claim is the paper's, not rlcost's: by rlcost's signal model a group of 2 carries a gradient far "
-         "less often, so it holds only if the paper's result transfers to this task";
+    on = Ok(goal) ? "by rlcost's learning model G = 2 costs more to the goal on this task, so the paper's result "
+                    "does not carry over here"
+                  : "the quality claim is the paper's, not rlcost's: by rlcost's signal model a group of 2 carries a "
+                    "gradient far less often, so it holds only if the paper's result transfers to this task";
   }
   c.why = fmt::format(
       "signal.rollouts_per_step of {} over the same with G = 2 and the same prompts: {}. A group of 2 is informative "
       "with E[2p(1-p)] = {:.4f}, a group of 16 with {:.4f}: a useful sample costs {} as much at G = 2 as at G = 16{} "
-      "(rlcost's signal model and its illustrative learning curve). The matching quality is the claim of arXiv 2510.00977 (97.6% of 16-GRPO with "
-      "12.5% of the rollouts, math with clean rewards){}",
+      "(rlcost's signal model; the goal by its learning model {}, an ASSUMPTION, docs/model.md sec. 7d). The matching "
+      "quality is the claim of arXiv 2510.00977 (97.6% of 16-GRPO with 12.5% of the rollouts, math with clean "
+      "rewards), measured with 256 prompts a step at G = 2 against 32 at G = 16 (its Appendix C.1: the same rollouts a "
+      "step, 1/8 the steps, the same 10 epochs), not at equal steps as the essay reads it{}",
       BaselineText(wf), X(f), wf.grpo2.p_informative_small, wf.grpo2.p_informative_large, X(Ratio(1.0, useful)),
-      Ok(goal) ? fmt::format(", the goal {} as much", X(Ratio(1.0, goal))) : std::string(), on.empty() ? "" : "; " + on);
+      Ok(goal) ? fmt::format(", the goal {} as much", X(Ratio(1.0, goal))) : std::string(),
+      g->estimate.goal.requested ? g->estimate.goal.learning_model : std::string("(no goal set)"),
+      on.empty() ? "" : "; " + on);
   return c;
 }
 

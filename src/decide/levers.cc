@@ -1001,13 +1001,18 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
       "97.6% of 16-GRPO's performance with 12.5% of the rollouts (v2 says 98.1%) — the paper's CLAIM, on math "
       "with clean rewards, not a model result";
   wf.rules.push_back(fmt::format(
-      "2-GRPO: G {} -> {} keeping prompts per step, so a step has 1/{:g} of the rollouts (the paper's claim is "
-      "about rollouts at equal steps). A group of 2 is informative with E[2p(1-p)] = {:.4f}, a group of 16 with "
-      "E[1-p^16-(1-p)^16] = {:.4f}, over this scenario's pass-rate distribution. '$ to goal' uses rlcost's learning "
-      "curve (useful samples); '$ per run' at equal steps is the cost at {:.1f}% of 16-GRPO's quality only under "
-      "the paper's claim",
+      "2-GRPO: G {} -> {} keeping prompts per step, so a step has 1/{:g} of the rollouts (the paper ran G = 2 with "
+      "256 prompts a step against 32 at G = 16: the same rollouts a step, 1/8 the steps; its Appendix C.1). A group of 2 "
+      "is informative with E[2p(1-p)] = {:.4f}, a group of 16 with E[1-p^16-(1-p)^16] = {:.4f}, over this scenario's "
+      "pass-rate distribution. '$ to goal' uses rlcost's learning curve and its learning model ({}, an ASSUMPTION: "
+      "docs/model.md sec. 7d, chosen by the published ablations of validation/learning/); '$ per useful sample' "
+      "counts rollouts with a gradient whatever their group; '$ per run' at equal steps is the cost at {:.1f}% of "
+      "16-GRPO's quality only under the paper's claim",
       kBaselineGroup, opt.grpo2_group_size, double(kBaselineGroup) / opt.grpo2_group_size,
-      wf.grpo2.p_informative_small, wf.grpo2.p_informative_large, wf.grpo2.claim_quality * 100));
+      wf.grpo2.p_informative_small, wf.grpo2.p_informative_large,
+      wf.baseline.ok && wf.baseline.estimate.goal.requested ? wf.baseline.estimate.goal.learning_model
+                                                            : std::string("noise_scale where it applies"),
+      wf.grpo2.claim_quality * 100));
   if (opt.replan) {
     wf.rules.push_back(fmt::format(
         "layouts: every configuration gets its own best layout for {} (the layout planner: rollout_tp, "

@@ -12,6 +12,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "signal/goal.h"
+#include "signal/learning_model.h"
 #include "signal/noise_scale.h"
 
 namespace rlcost {
@@ -310,6 +311,50 @@ void SimSpotLoss(const Scenario& s, sim::SimResult& r) {
 
 }  // namespace
 
+// The goal's steps under the learning model (docs/model.md, sec. 7d): the
+// useful-sample count at the curve's own group size, times the noise-scale
+// factor F(G) = (1 + rho / ((G - 1) V)) / (1 + rho / ((G_ref - 1) V)).
+// Where the model does not apply, the count stands and `learning_note` says why.
+void LearningModelSteps(const Scenario& s, const LearningCurveSpec& curve, const signal::GoalProgress& counted,
+                        GoalEstimate& g) {
+  const AlgorithmSpec& alg = s.algorithm;
+  if (alg.critic) {
+    g.learning_note = "a critic's advantage is not a group's: the noise-scale model (derived for a group baseline) "
+                      "does not apply, so the steps count useful samples";
+    return;
+  }
+  if (s.environment.reward.type == RewardType::kProcess) {
+    g.learning_note = "a process reward: the noise-scale model is derived for one pass/fail reward a rollout, so the "
+                      "steps count useful samples";
+    return;
+  }
+  // The curve's run is taken at G = 16 (the essay's naive baseline, ScaleRL's runs): an ASSUMPTION, said in the note.
+  const int g_ref = signal::kCurveGroupSize;
+  g.learning_group_ref = g_ref;
+  g.learning_steps_ref = counted.steps;
+  g.learning_factor = 1;
+  if (alg.group_size != g_ref && counted.steps > 0) {
+    Scenario r = s;
+    r.algorithm.group_size = g_ref;
+    auto sig = signal::Analyze(r, TextDetail::kNumbers);
+    if (!sig) {
+      g.learning_note = "the curve's group size could not be analysed (" + sig.error().ToString() + "): useful samples counted";
+      return;
+    }
+    auto p = signal::StepsToTarget(r, curve, g.target_pass_rate, *sig, signal::GoalDetail::kStepsOnly);
+    const double f = signal::GroupSizeStepsFactor(s.environment.pass_rate, alg.group_size, g_ref, signal::kLearningRho);
+    if (!p || !p->reachable || !std::isfinite(f)) {
+      g.learning_note = fmt::format("the target is not reachable at the curve's G = {} or G = {} carries no signal: "
+                                    "useful samples counted", g_ref, alg.group_size);
+      return;
+    }
+    g.learning_steps_ref = p->steps;
+    g.learning_factor = f;
+    g.steps = std::ceil(p->steps * f);
+  }
+  g.learning_model = "noise_scale";
+}
+
 Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s,
                        TextDetail detail) {
   const bool text = detail == TextDetail::kFull;
@@ -422,6 +467,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
       g.steps = progress->steps;
       g.steps_useful_samples = progress->steps;
       if (progress->steps > 0) g.useful_samples_per_step = progress->useful_samples / progress->steps;
+      if (!s.goal.b_noise) LearningModelSteps(s, curve, *progress, g);  // docs/model.md, sec. 7d
       if (s.goal.b_noise) {  // the noise-scale view (docs/model.md, sec. 7c)
         if (!curve.batch_useful_samples) {
           g.noise_scale_reason =
@@ -431,6 +477,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
           g.steps_noise_scale = std::ceil(v->steps_noise_scale);
           g.steps = g.steps_noise_scale;
           g.steps_view = "noise_scale";
+          g.learning_model = "noise_scale_given";  // B_noise stated (goal.b_noise), sec. 7c
         } else {
           g.noise_scale_reason = v.error().ToString();
         }
@@ -449,6 +496,21 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
           "goal: published learning curve {} ({}), {}: A = {:.3f}, B = {:.2f}, C_mid = {:.4g} useful samples",
           curve.preset, curve.borrowed ? "BORROWED from another model's run" : "measured on this model",
           curve.preset_label, curve.asymptote, curve.exponent, curve.midpoint_useful_samples));
+    }
+    if (g.reachable && text) {
+      if (g.learning_model == "noise_scale") {
+        e.assumptions.push_back(fmt::format(
+            "goal: ASSUMPTION, learning model noise_scale (docs/model.md, sec. 7d): steps follow the gradient noise "
+            "scale with the group's own noise rho / ((G - 1) E[p(1-p)]) against the noise between prompts (rho = {:.3g}, "
+            "fitted to the published ablations of validation/learning/): {:.0f} steps = {:.0f} counted at the curve's "
+            "G = {} x {:.3f} for G = {}{}",
+            signal::kLearningRho, g.steps, g.learning_steps_ref, g.learning_group_ref, g.learning_factor,
+            s.algorithm.group_size, g.learning_note.empty() ? "" : "; " + g.learning_note));
+      } else if (g.learning_model == "useful_samples") {
+        e.assumptions.push_back(fmt::format("goal: ASSUMPTION, learning model useful_samples (docs/model.md, sec. 7): "
+                                            "steps = useful samples to the target / useful samples a step{}",
+                                            g.learning_note.empty() ? "" : "; " + g.learning_note));
+      }
     }
     if (g.steps_view == "noise_scale" && text) {
       e.assumptions.push_back(fmt::format(

@@ -65,7 +65,18 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     if (!e.goal.reachable) j["goal"]["reason"] = e.goal.reason;
     j["goal"]["curve_is_illustrative"] = e.goal.curve_is_illustrative;
     j["goal"]["curve"] = e.goal.curve;
-    if (e.goal.reachable) j["goal"]["steps_view"] = e.goal.steps_view;
+    if (e.goal.reachable) {
+      j["goal"]["steps_view"] = e.goal.steps_view;
+      // The learning model the steps rest on: an ASSUMPTION (docs/model.md, sec. 7d).
+      j["goal"]["learning_model"] = e.goal.learning_model;
+      j["goal"]["learning_model_is_assumption"] = true;
+      if (e.goal.learning_model == "noise_scale") {
+        j["goal"]["learning_factor"] = e.goal.learning_factor;
+        j["goal"]["learning_group_size_ref"] = e.goal.learning_group_ref;
+        j["goal"]["steps_at_group_size_ref"] = e.goal.learning_steps_ref;
+      }
+      if (!e.goal.learning_note.empty()) j["goal"]["learning_note"] = e.goal.learning_note;
+    }
     if (!e.goal.noise_scale_reason.empty()) j["goal"]["noise_scale_reason"] = e.goal.noise_scale_reason;
   }
   if (e.plan) {

@@ -108,8 +108,10 @@ std::string GoalLine(const Estimate& e) {
                        "rate is at or above it): no steps needed",
                        e.goal.target_pass_rate);
   }
-  return fmt::format("goal: target pass rate {:.2f} in about {:.0f} steps, {} and {:.0f} GPU-h{}",
-                     e.goal.target_pass_rate, e.goal.steps, FormatValue(e.goal.usd, "USD"), e.goal.gpu_hours, curve);
+  return fmt::format("goal: target pass rate {:.2f} in about {:.0f} steps, {} and {:.0f} GPU-h{} (learning model "
+                     "{}, an ASSUMPTION: docs/model.md sec. 7d)",
+                     e.goal.target_pass_rate, e.goal.steps, FormatValue(e.goal.usd, "USD"), e.goal.gpu_hours, curve,
+                     e.goal.learning_model);
 }
 
 // The layout lines of both tables: the planner's lines, or the layout as written.

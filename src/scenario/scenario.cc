@@ -1557,6 +1557,11 @@ class Loader {
     r_.Enum(n, "dispatch", path, p.dispatch, &DispatchFromString, AcceptedNames<Dispatch>());
   }
 
+  static bool IsCurveFile(const std::string& v) {
+    auto ends = [&](std::string_view e) { return v.size() > e.size() && v.compare(v.size() - e.size(), e.size(), e) == 0; };
+    return ends(".yaml") || ends(".yml");
+  }
+
   void ReadGoal(const YAML::Node& root, GoalSpec& g) {
     const std::string path = "goal";
     YAML::Node n = Reader::Child(root, "goal");
@@ -1566,6 +1571,21 @@ class Loader {
     double b_noise = 0;
     if (r_.Double(n, "b_noise", path, b_noise, {.min = 0.0, .min_exclusive = true})) g.b_noise = b_noise;
     YAML::Node c = Reader::Child(n, "curve");
+    if (c.IsDefined() && c.IsScalar() && IsCurveFile(c.Scalar())) {
+      // `goal.curve: FILE.yaml`: a curve written by `rlcost forecast LOG --target T -o FILE` (or by hand), the
+      // same keys as the mapping below.
+      try {
+        c = YAML::LoadFile(c.Scalar());
+      } catch (const YAML::Exception& e) {
+        r_.Add(c, "goal.curve", fmt::format("\"{}\": cannot read the curve file ({}); expected a YAML file of "
+                                            "asymptote, exponent, midpoint_useful_samples", c.Scalar(), e.what()));
+        return;
+      }
+      if (!c.IsMap()) {
+        r_.Add(n, "goal.curve", "the curve file is not a mapping; expected asymptote, exponent, midpoint_useful_samples");
+        return;
+      }
+    }
     if (c.IsDefined() && c.IsScalar()) {  // `goal.curve: NAME`: a published fit (catalog/curves.yaml)
       auto preset = scenario_internal::CurveFromPreset(c.Scalar(), model_id_, "goal.curve");
       if (preset) {
@@ -1575,7 +1595,8 @@ class Loader {
       }
       return;
     }
-    if (r_.CheckKeys(c, "goal.curve", {"asymptote", "exponent", "midpoint_useful_samples", "batch_useful_samples"})) {
+    if (r_.CheckKeys(c, "goal.curve",
+                     {"asymptote", "exponent", "midpoint_useful_samples", "batch_useful_samples", "source"})) {
       LearningCurveSpec curve;
       const std::string cp = "goal.curve";
       r_.Double(c, "asymptote", cp, curve.asymptote, {.min = 0.0, .min_exclusive = true, .max = 1.0});
@@ -1585,6 +1606,7 @@ class Loader {
       if (r_.Double(c, "batch_useful_samples", cp, batch, {.min = 0.0, .min_exclusive = true})) {
         curve.batch_useful_samples = batch;
       }
+      r_.String(c, "source", cp, curve.preset_label);
       g.curve = curve;
     }
   }

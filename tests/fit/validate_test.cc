@@ -280,7 +280,9 @@ TEST(ValidateCli, CommittedValidationMarkdownMatchesTheCode) {
   std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation";
   if (!fs::exists(docs) || !fs::exists(dir)) GTEST_SKIP() << "docs/validation.md or ../shared/validation absent";
   std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_" + std::to_string(::getpid()) + ".md")).string();
-  ASSERT_EQ(RunCli("validate " + dir + " --report-only --markdown " + tmp), 0);
+  ASSERT_EQ(RunCli("validate " + dir + " --learning " + std::string(RLCOST_SOURCE_DIR) +
+                   "/validation/learning --report-only --markdown " + tmp),
+            0);
   EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation.md is stale: run `make docs`";
   fs::remove(tmp);
 }
