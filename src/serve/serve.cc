@@ -664,7 +664,7 @@ std::string Compact(const nlohmann::json& j) {
 
 void SendError(httplib::Response& res, int status, const Error& e) {
   res.status = status;
-  if (e.problems.size() > kMaxProblems) {  // an answer stays small whatever was sent
+  if (e.problems.size() > kMaxProblems + 1) {  // an answer stays small (one more: a loader's own count of the rest)
     Error capped;
     capped.code = e.code;
     capped.problems.assign(e.problems.begin(), e.problems.begin() + kMaxProblems);

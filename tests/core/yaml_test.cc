@@ -100,12 +100,12 @@ std::string ReadAll(const fs::path& p) {
 // of #40's 405-byte request.
 std::string AliasBomb(int levels, const std::string& leaf = "x") {
   std::string out = "{a0: &a0 [" + leaf;
-  for (int i = 1; i < 10; ++i) out += ", " + leaf;
+  for (int i = 1; i < 10; ++i) out += "," + leaf;
   out += "]";
   for (int l = 1; l < levels; ++l) {
     const std::string prev = "*a" + std::to_string(l - 1);
     out += ", a" + std::to_string(l) + ": &a" + std::to_string(l) + " [" + prev;
-    for (int i = 1; i < 10; ++i) out += ", " + prev;
+    for (int i = 1; i < 10; ++i) out += "," + prev;
     out += "]";
   }
   return out + "}";
