@@ -30,10 +30,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def alias_bomb(levels, leaf="x"):
-    out = "{a0: &a0 [" + ", ".join([leaf] * 10) + "]"
+    out = "{a0: &a0 [" + ",".join([leaf] * 10) + "]"
     for lvl in range(1, levels):
         prev = "*a%d" % (lvl - 1)
-        out += ", a%d: &a%d [" % (lvl, lvl) + ", ".join([prev] * 10) + "]"
+        out += ", a%d: &a%d [" % (lvl, lvl) + ",".join([prev] * 10) + "]"
     return out + "}"
 
 
@@ -198,10 +198,12 @@ def scene_estimate(srv, tally, quick):
                       lambda i: request(srv.port, "POST", "/v1/estimate",
                                         json.dumps({"set": ["algorithm.group_size=%d" % (2 + i % 60)]})))
     tally.add("burst /v1/estimate", res, wall, srv.peak, srv.rss_mb())
+    # 64 one-GPU nodes: 64 phases x 33 candidate splits of analytic steps.
     slow = json.dumps({"set": ["placement.resplit={phases: 64, restart_s: 0}", "hardware.gpus=64",
-                               "placement.mode=disaggregated", "placement.rollout_gpus=24", "placement.train_gpus=40",
+                               "hardware.gpus_per_node=1", "placement.mode=disaggregated", "placement.rollout_gpus=24",
+                               "placement.train_gpus=40", "environment.response_tokens={mean: 8000, cv: 0.8, max: 32768}",
                                "environment.response_tokens_schedule={start_mean: 500, end_mean: 16000}",
-                               "engine.speculative={method: eagle, draft_tokens: 3}",
+                               "engine.speculative={method: eagle, draft_tokens: 3, acceptance: 0.6}",
                                "pipeline.partial_rollouts=true"]})
     r = request(srv.port, "POST", "/v1/estimate", slow)
     tally.add("resplit /v1/estimate", [r], r[2], srv.peak, srv.rss_mb())
@@ -212,7 +214,9 @@ def scene_forecast(srv, tally):
     lines = ["step,val_acc,step_time_s"]
     step = 1
     size = len(lines[0]) + 1
-    while size < (1 << 20) - 200:
+    # The log's text is 1 MiB less what JSON's escapes ("\\n") and the
+    # request's other fields add: the body stays under the 1 MiB limit.
+    while size < (1 << 20) - (step + 1024):
         line = "%d,%.6f,%.3f" % (step, 0.2 + 0.5 * (1 - 1.0 / (1 + step / 5000.0)), 60.0 + (step % 7))
         lines.append(line)
         size += len(line) + 1
@@ -221,7 +225,14 @@ def scene_forecast(srv, tally):
     before = srv.rss_mb()
     srv.reset_peak()
     res, wall = burst(srv.port, 64, 64, lambda i: request(srv.port, "POST", "/v1/forecast", body, timeout=120))
-    time.sleep(1.0)
+    # Idle memory once the computations past their 504 have ended too.
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        st, data, _ = request(srv.port, "GET", "/v1/health")
+        if st == 200 and json.loads(data).get("computations_running", 0) == 0:
+            break
+        time.sleep(0.5)
+    time.sleep(0.5)
     tally.add("burst /v1/forecast", res, wall, srv.peak, srv.rss_mb())
     print("64 forecasts of a %d-byte log: peak %.0f MB, idle %.0f MB after (%.0f MB before)" % (
         len(body), srv.peak, srv.rss_mb(), before))
