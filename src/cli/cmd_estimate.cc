@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "core/file.h"
 #include "report/intervals.h"
 #include "report/report.h"
 #include "rlcost/estimate.h"
@@ -77,6 +78,17 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
     // The layout is planned with the closed form, then simulated.
     auto s = PlanIfAsked(std::move(*loaded), args->common);
     if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
+    // The trace may replace none of what this run read: its scenario, a
+    // catalog, the calibration, a pass-rate CSV or the scenario compared with (#40).
+    std::vector<std::string> inputs = args->common.catalog_files;
+    inputs.push_back(args->file);
+    inputs.push_back(args->common.calibration);
+    inputs.push_back(s->scenario.environment.pass_rate.file);
+    if (s->scenario.expect) inputs.push_back(s->scenario.expect->relative_scenario);
+    if (auto ok = CheckOutputNotInput(args->trace, "--trace", inputs); !ok) {
+      exit_code = PrintError(ok.error(), args->common.json);
+      return;
+    }
     sim::Options opt;
     opt.seed = args->seed;
     opt.steps = args->steps;

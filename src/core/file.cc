@@ -143,6 +143,24 @@ Result<void> CheckOutputNotInput(const std::string& path, std::string_view optio
   return {};
 }
 
+std::FILE* OpenForWriting(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  // Blocking again for the writes themselves (a pipe's reader may be slow).
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* f = ::fdopen(fd, "w");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+  }
+  return f;
+}
+
+std::string WriteErrorText(int err) {
+  return err == ENXIO ? "it is a pipe (FIFO) that no program is reading" : std::strerror(err);
+}
+
 Result<void> WriteFileAtomic(const std::string& path, std::string_view text, std::string_view option) {
   struct stat st {};
   const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
@@ -154,9 +172,9 @@ Result<void> WriteFileAtomic(const std::string& path, std::string_view text, std
   auto fail = [&](int err) {
     if (!special) std::remove(tmp.c_str());
     return Fail(ErrorCode::kInvalidInput, std::string(option),
-                fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+                fmt::format("cannot write '{}': {}", path, WriteErrorText(err)));
   };
-  FILE* f = std::fopen(tmp.c_str(), "wb");
+  FILE* f = OpenForWriting(tmp);
   if (!f) return fail(errno);
   size_t n = std::fwrite(text.data(), 1, text.size(), f);
   int err = errno;

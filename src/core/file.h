@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,14 @@ Result<std::string> ReadBoundedFile(const std::string& path, uint64_t max_bytes,
 // in place, never renamed over (a device node stays a device node); a folder
 // is refused.
 Result<void> WriteFileAtomic(const std::string& path, std::string_view text, std::string_view option);
+
+// Opens `path` for writing ("w": created or truncated) without waiting for
+// a reader: a FIFO nobody reads fails at once (ENXIO, worded by
+// WriteErrorText) instead of blocking forever, as fopen would (#40).
+// nullptr with errno set on failure.
+std::FILE* OpenForWriting(const std::string& path);
+// strerror(err), or for ENXIO on a pipe "a pipe (FIFO) that no program is reading".
+std::string WriteErrorText(int err);
 
 // Refuses to write `path` (named by `option` in the problem) when it is one of
 // the command's `inputs` (the same file, however spelt: device and inode), so

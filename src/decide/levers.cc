@@ -11,6 +11,7 @@
 
 #include "catalog/price_tag.h"
 #include "rlcost/signal.h"
+#include "sim/cancel.h"
 
 namespace rlcost::levers {
 namespace {
@@ -1100,6 +1101,8 @@ Result<PriceCard> BuildPriceCard(const Scenario& user, const Catalog& cat, const
   if (!bad.problems.empty()) return Fail(bad);
   for (const auto& m : ms) {
     for (const auto& g : gs) {
+      // A request whose answer is no longer wanted (rlcost serve) stops between rows.
+      if (sim::CancelRequested()) return Fail(sim::CancelledError());
       Scenario s = user;
       Error err;
       SetModel(s, cat, m, &err);

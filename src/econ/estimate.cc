@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -355,6 +356,28 @@ void LearningModelSteps(const Scenario& s, const LearningCurveSpec& curve, const
   g.learning_model = "noise_scale";
 }
 
+// A run whose interruptions come faster than it can restart and reach its
+// next checkpoint: Daly's expected time grows as e^((R + tau) / M) and, with
+// 65,536 spot training GPUs, read 2e303 dollars (#40). Past kMaxRestartFactor
+// times the work itself the figure says nothing but "never": refused, with
+// the rate and what to change. The factor only decides where a number stops
+// being shown; below it the estimate is Daly's (docs/model.md, "Run-level costs").
+constexpr double kMaxRestartFactor = 1000;
+
+std::optional<Error> NeverFinishes(const Scenario& s, const Estimate& e) {
+  const double work_h = e.run.steps_h + e.run.evaluation_h;
+  if (std::isfinite(e.run.restarts_h) && !(e.run.restarts_h > kMaxRestartFactor * work_h)) return std::nullopt;
+  const double spot_h = econ_internal::SpotTrainPreemptionsPerHour(s);
+  const double fail_h = s.run.failures ? s.run.failures->interruptions_per_gpu_hour * s.hardware.gpus : 0.0;
+  const double every_s = 3600.0 / (spot_h + fail_h);
+  return Error(ErrorCode::kDoesNotFit, spot_h >= fail_h ? "hardware.spot.train" : "run.failures",
+               fmt::format("the run would not finish: an interruption every {:.3g} s on average across its {} GPUs, "
+                           "each costing a restart and the work since the last checkpoint; the expected restarts "
+                           "exceed {:.0f} times the run's own {:.3g} hours. Put fewer training GPUs on spot, lower "
+                           "the interruption rate, or checkpoint more often (run.checkpoint)",
+                           every_s, s.hardware.gpus, kMaxRestartFactor, work_h));
+}
+
 Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Summary& sig, double evaluation_s,
                        TextDetail detail) {
   const bool text = detail == TextDetail::kFull;
@@ -547,6 +570,7 @@ Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, co
   auto eval_s = econ_internal::EvaluationPassS(s);
   if (!eval_s) return Fail(eval_s.error());
   Estimate e = BuildEstimate(s, *t, *sig, *eval_s, detail);
+  if (auto never = NeverFinishes(s, e)) return Fail(std::move(*never));
   e.method = "analytic";
   if (rs) {
     const Estimate::Resplit& r = rs->summary;
@@ -590,6 +614,7 @@ Result<Estimate> EstimateSimulated(const Scenario& s, const sim::Options& opt) {
   auto t = r->judge_simulated ? Result<StepTiming>(r->mean_step) : WithVerifier(s, r->mean_step);
   if (!t) return Fail(t.error());
   Estimate e = BuildEstimate(s, *t, *sig, *eval_s);
+  if (auto never = NeverFinishes(s, e)) return Fail(std::move(*never));
   e.method = "simulated";
   e.sim = *r;
   return e;

@@ -18,6 +18,7 @@
 #include "econ/run.h"
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
+#include "sim/cancel.h"
 
 namespace rlcost::econ_internal {
 
@@ -58,6 +59,7 @@ Result<ResplitPricing> PriceResplit(const Scenario& s, const signal::Summary& si
   double rep_gap = std::numeric_limits<double>::infinity();
   int prev = s.placement.rollout_gpus;
   for (int k = 0; k < K; ++k) {
+    if (sim::CancelRequested()) return Fail(sim::CancelledError());  // a request no longer wanted (rlcost serve)
     const int a = k * steps / K, b = (k + 1) * steps / K;
     double m = 0;
     for (int i = a; i < b; ++i) m += means[i] / (b - a);

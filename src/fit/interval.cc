@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/yaml.h"
+
 
 namespace rlcost::interval {
 namespace {
@@ -44,6 +46,7 @@ Result<Band> ParseBand(const YAML::Node& n, const std::string& origin, const std
 }  // namespace
 
 Result<Bands> ParseBands(std::string_view text, const std::string& origin) {
+  if (std::string why = YamlAliasProblem(text); !why.empty()) return Fail(ErrorCode::kInvalidInput, origin, why);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -416,6 +416,11 @@ Result<Facts> LoadFacts(const std::string& path) {
 }
 
 Result<std::vector<InSample>> ParseInSample(std::string_view text, const std::string& origin) {
+  if (std::string why = YamlAliasProblem(text); !why.empty()) {
+    Error err;
+    err.problems.push_back(Problem{"", why, 0, origin});
+    return Fail(err);
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -2,6 +2,7 @@
 
 #include "core/file.h"
 #include "core/nesting.h"
+#include "core/yaml.h"
 
 #include <cmath>
 #include <filesystem>
@@ -122,6 +123,13 @@ Result<HfArchitecture> ParseHfConfig(std::string_view json_text, const std::stri
     Error err;
     err.problems.push_back(Problem{"", fmt::format("nested {} deep; a Hugging Face config nests a few levels (at most {} "
                                                    "accepted)", d, kMaxFileNesting), 0, origin});
+    return Fail(std::move(err));
+  }
+  // Read by yaml-cpp (JSON is YAML): aliases, which JSON has not, are bounded
+  // before the tree is walked (core/yaml.h).
+  if (std::string why = YamlAliasProblem(json_text); !why.empty()) {
+    Error err;
+    err.problems.push_back(Problem{"", "not a Hugging Face config: " + why, 0, origin});
     return Fail(std::move(err));
   }
   YAML::Node root;

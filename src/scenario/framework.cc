@@ -79,6 +79,15 @@ void ApplyFramework(YAML::Node& root, const std::string& origin, std::string& re
     fail("catalog/frameworks/" + name + ".yaml lists no versions");
     return;
   }
+  std::vector<std::string> ids;
+  for (const auto& v : versions) ids.push_back(v["version"].IsScalar() ? v["version"].Scalar() : "");
+  // `verl@` read as the newest release: a version left empty by mistake
+  // would silently pick whatever is newest when the catalog changes (#40).
+  if (at != std::string::npos && version.empty()) {
+    fail(fmt::format("'{}' has an empty version after '@'; expected one of {} (or '{}' alone: the newest)", text,
+                     Join(ids), name));
+    return;
+  }
   // No version: the newest listed (the last).
   YAML::Node chosen;
   bool found = false;

@@ -18,6 +18,7 @@
 
 #include "catalog/parse.h"
 #include "core/file.h"
+#include "core/problems.h"
 #include "core/utf8.h"
 #include "core/yaml.h"
 #include "ingest/foreign_keys.h"
@@ -1690,11 +1691,8 @@ Result<Override> ParseOverride(std::string_view key_equals_value) {
     return bad(o.path, "expected a dotted field path such as algorithm.group_size, got '" + o.path + "'");
   }
   if (o.value.empty()) return bad(o.path, "empty value; expected key=value");
-  try {
-    (void)YAML::Load(o.value);
-  } catch (const YAML::Exception& e) {
-    return bad(o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg);
-  }
+  // Parsed to check it (aliases bounded: core/yaml.h); read again when applied.
+  if (auto v = LoadYamlValue(o.value, o.path, "--set"); !v) return Fail(v.error());
   return o;
 }
 
@@ -1713,6 +1711,9 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
   Error err;
   err.code = ErrorCode::kInvalidInput;
   std::vector<std::string> override_paths;
+  // What aliases may add, for all the --set values together (core/yaml.h):
+  // every walk below is then bounded by the size of the text.
+  size_t alias_budget = kMaxYamlAliasNodes;
   for (const auto& o : overrides) {
     // Another framework's key (veRL, NeMo RL): name the scenario field instead.
     if (const ingest::ForeignKey* k = ingest::FindForeignKey(o.path)) {
@@ -1735,15 +1736,18 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
         at.reset(Reader::Child(at, key));  // reset: plain `=` would overwrite the node in the tree
       }
     }
-    try {
-      YAML::Node value = YAML::Load(o.value);
-      SetPath(root, o.path, value);
-      override_paths.push_back(o.path);
-    } catch (const YAML::Exception& e) {
-      err.problems.push_back(Problem{o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg, 0, "--set"});
+    auto value = LoadYamlValue(o.value, o.path, "--set", &alias_budget);
+    if (!value) {
+      for (auto& p : value.error().problems) err.problems.push_back(std::move(p));
+      continue;
     }
+    SetPath(root, o.path, *value);
+    override_paths.push_back(o.path);
   }
-  if (!err.problems.empty()) return Fail(std::move(err));
+  if (!err.problems.empty()) {
+    CapProblems(err.problems);
+    return Fail(std::move(err));
+  }
   if (!root.IsDefined() || root.IsNull()) {
     err.problems.push_back(
         Problem{"", "empty scenario (no fields from line 1 on); expected a mapping with at least 'model' and 'hardware.gpu'",
@@ -1757,6 +1761,15 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
   }
   // Text is UTF-8 end to end: a key or value that is not is refused here,
   // with its path, before anything echoes it (a terminal, a JSON error).
+  // The first kMaxProblems are reported, the rest counted.
+  size_t utf8_more = 0;
+  auto add_utf8 = [&](Problem p) {
+    if (err.problems.size() < kMaxProblems) {
+      err.problems.push_back(std::move(p));
+    } else {
+      ++utf8_more;
+    }
+  };
   std::function<void(const YAML::Node&, const std::string&)> check_utf8 = [&](const YAML::Node& n,
                                                                               const std::string& path) {
     auto from_set = [&] {
@@ -1768,8 +1781,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
     if (n.IsScalar()) {
       if (std::string why = Utf8Problem(n.Scalar()); !why.empty()) {
         const bool set = from_set();
-        err.problems.push_back(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n),
-                                       set ? "--set" : origin});
+        add_utf8(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n), set ? "--set" : origin});
       }
     } else if (n.IsSequence()) {
       for (size_t i = 0; i < n.size(); ++i) check_utf8(n[i], path + "[" + std::to_string(i) + "]");
@@ -1778,13 +1790,14 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
         const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
         const std::string at = path.empty() ? SanitizeUtf8(key) : path + "." + SanitizeUtf8(key);
         if (std::string why = Utf8Problem(key); !why.empty()) {
-          err.problems.push_back(Problem{at, "key " + why + "; save the file as UTF-8", LineOf(kv.first), origin});
+          add_utf8(Problem{at, "key " + why + "; save the file as UTF-8", LineOf(kv.first), origin});
         }
         check_utf8(kv.second, at);
       }
     }
   };
   check_utf8(root, "");
+  if (utf8_more > 0) err.problems.push_back(MoreProblems(utf8_more));
   if (!err.problems.empty()) return Fail(std::move(err));
   // `framework`: its defaults fill the fields the file and --set left out.
   std::string framework;
@@ -1810,6 +1823,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
       if (fa != fb) return fa < fb;
       return fa == 0 && a.line < b.line;
     });
+    CapProblems(err.problems);
     return Fail(std::move(err));
   }
   return s;

@@ -41,9 +41,12 @@
 //   the client left): the simulator polls a cancel flag;
 // - answers are bounded before they are computed (sweep points and metrics,
 //   price rows).
+#include <malloc.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,6 +74,7 @@
 #include <httplib.h>
 
 #include "api/ops.h"
+#include "core/problems.h"
 #include "forecast/forecast.h"
 #include "forecast/plot.h"
 #include "forecast/render.h"
@@ -79,6 +83,8 @@
 #include "rlcost/embedded.h"
 #include "serve/openapi.h"
 #include "serve/serve.h"
+#include "serve/slots.h"
+#include "sim/cancel.h"
 
 namespace rlcost::cli {
 namespace {
@@ -89,6 +95,8 @@ struct ServeArgs {
   std::string token;                  // --token or RLCOST_SERVE_TOKEN; required off loopback
   std::vector<std::string> allow_hosts;  // more names the Host header may carry
   int request_timeout_ms = 10000;     // the whole request (headers and body) must arrive within this
+  int header_timeout_ms = 5000;       // its header within this (408 and closed, without holding a worker)
+  int request_budget_ms = 10000;      // longest an estimate, waterfall, price card, report or forecast computes
   int threads = 64;          // workers; each keep-alive connection holds one
   int queue = 256;           // connections waiting for a worker; beyond it: 503
   int sim_timeout_ms = 10000;
@@ -102,6 +110,13 @@ constexpr int kMaxSimSteps = 20;
 constexpr int kDefaultSimSteps = 3;
 constexpr int kMaxSimsRunning = 4;       // simulations in flight, those past their 504 included
 constexpr int kMaxSweepsRunning = 2;     // sweeps in flight; each computes on one thread
+// Estimates, waterfalls and price cards in flight: each a few milliseconds
+// of one core, so 16 leave workers free for /v1/health and the rest.
+constexpr int kMaxAnalyticRunning = 16;
+// Forecasts (a log read whole: up to ~75 MB for a 1 MiB log) and HTML
+// reports (every view of a scenario) in flight: 4 keep a burst of them
+// under a few hundred MB (docs/performance.md, "Load").
+constexpr int kMaxHeavyRunning = 4;
 constexpr int kListenBacklog = 1024;     // cpp-httplib 0.11 compiles in 5
 // /v1/price rows (models x GPUs): the built-in catalog's every model on every
 // GPU is a few hundred; 1,000 rows answer in about 1 MB.
@@ -267,33 +282,259 @@ class DeadlineStream final : public httplib::Stream {
   size_t begin_ = 0, end_ = 0;
 };
 
+// Where connections wait without a worker: an epoll thread watches every
+// connection that has no complete request header yet (a new one, one kept
+// alive between requests, one whose client trickles its header in) and hands
+// it to the pool (`resume`) only once the header's blank line is there.
+// So an idle keep-alive connection, or a client sending a header line every
+// few seconds ("slowloris"), holds no worker; one whose header has not come
+// whole within the header timeout gets a 408 and is closed here, and an idle
+// one is closed at the keep-alive timeout.
+class Lobby {
+ public:
+  using Resume = std::function<void(int sock, size_t requests_left, std::chrono::steady_clock::time_point deadline)>;
+  // Headers longer than this are refused (431): a real request's are a few
+  // hundred bytes, and each new byte costs a look at all of them.
+  static constexpr size_t kMaxHeaderBytes = 16384;
+  // Connections waiting at once; past this the longest-idle are closed.
+  static constexpr size_t kMaxWaiting = 16384;
+
+  Lobby(int header_timeout_ms, int request_timeout_ms, int keep_alive_ms, Resume resume)
+      : header_ms_(header_timeout_ms), request_ms_(request_timeout_ms), idle_ms_(keep_alive_ms),
+        resume_(std::move(resume)), ep_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = wake_;
+    ::epoll_ctl(ep_, EPOLL_CTL_ADD, wake_, &ev);
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~Lobby() {
+    stop_ = true;
+    Wake();
+    thread_.join();
+    for (auto& [fd, c] : waiting_) ::close(fd);
+    ::close(ep_);
+    ::close(wake_);
+  }
+
+  // True when `sock` has a complete request header waiting (or so much that
+  // a worker should see it); the caller then serves it at once.
+  static bool HeaderComplete(int sock, size_t* have = nullptr) {
+    static thread_local std::vector<char> buf(kMaxHeaderBytes + 1);
+    const ssize_t n = ::recv(sock, buf.data(), buf.size(), MSG_PEEK | MSG_DONTWAIT);
+    if (have) *have = n > 0 ? static_cast<size_t>(n) : 0;
+    if (n <= 0) return false;
+    return std::string_view(buf.data(), static_cast<size_t>(n)).find("\r\n\r\n") != std::string_view::npos ||
+           std::string_view(buf.data(), static_cast<size_t>(n)).find("\n\n") != std::string_view::npos;
+  }
+
+  // Takes `sock` until its next request's header has arrived.
+  void Wait(int sock, size_t requests_left) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      incoming_.push_back({sock, requests_left});
+    }
+    Wake();
+  }
+
+  static size_t Waiting() { return count_.load(); }
+
+ private:
+  struct Conn {
+    size_t requests_left;
+    std::chrono::steady_clock::time_point since;        // waiting since (idle timeout)
+    std::chrono::steady_clock::time_point first_byte{};  // of this request; {} = none yet
+  };
+
+  void Wake() {
+    const uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof(one));
+  }
+
+  void Drop(int fd) {
+    ::epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+    waiting_.erase(fd);
+    ::close(fd);
+  }
+
+  void Answer(int fd, int status, std::string_view code, std::string_view message) {
+    nlohmann::json j = {{"error", {{"code", code}, {"problems", {{{"path", ""}, {"message", message}}}}}}};
+    const std::string body = j.dump();
+    const std::string head = "HTTP/1.1 " + std::to_string(status) + (status == 408 ? " Request Timeout" : " Request Header Fields Too Large") +
+                             "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\n\r\n";
+    const std::string all = head + body;
+    (void)!::send(fd, all.data(), all.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::shutdown(fd, SHUT_RDWR);
+    Drop(fd);
+  }
+
+  // A connection with news: its header complete (to a worker), more of it
+  // (keeps waiting), or its client gone (closed).
+  void Look(int fd, uint32_t events) {
+    auto it = waiting_.find(fd);
+    if (it == waiting_.end()) return;
+    size_t have = 0;
+    const bool complete = HeaderComplete(fd, &have);
+    if (complete) {
+      const size_t left = it->second.requests_left;
+      const auto first = it->second.first_byte == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::now()
+                                                                                          : it->second.first_byte;
+      ::epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+      waiting_.erase(it);
+      resume_(fd, left, first + std::chrono::milliseconds(request_ms_));
+      return;
+    }
+    if (have == 0 && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return Drop(fd);
+    if (have == 0) {
+      char c;
+      if (::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) return Drop(fd);  // closed by the client
+      return;
+    }
+    if (have > kMaxHeaderBytes) {
+      return Answer(fd, 431, "too_large", "request header over " + std::to_string(kMaxHeaderBytes) + " bytes");
+    }
+    if (it->second.first_byte == std::chrono::steady_clock::time_point{}) it->second.first_byte = std::chrono::steady_clock::now();
+  }
+
+  void Expire() {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::pair<int, bool>> late;  // fd, sent part of a request
+    for (auto& [fd, c] : waiting_) {
+      if (c.first_byte != std::chrono::steady_clock::time_point{}) {
+        if (now - c.first_byte >= std::chrono::milliseconds(header_ms_)) late.push_back({fd, true});
+      } else if (now - c.since >= std::chrono::milliseconds(idle_ms_)) {
+        late.push_back({fd, false});
+      }
+    }
+    for (auto [fd, partial] : late) {
+      if (partial) {
+        Answer(fd, 408, "too_slow", "the request header did not arrive in time; send it whole, promptly");
+      } else {
+        Drop(fd);
+      }
+    }
+  }
+
+  void Admit() {
+    std::vector<std::pair<int, size_t>> in;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in.swap(incoming_);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (auto [fd, left] : in) {
+      if (waiting_.size() >= kMaxWaiting) {
+        // The longest-idle connection (no request under way) makes room.
+        auto oldest = waiting_.end();
+        for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+          if (it->second.first_byte == std::chrono::steady_clock::time_point{} &&
+              (oldest == waiting_.end() || it->second.since < oldest->second.since)) {
+            oldest = it;
+          }
+        }
+        if (oldest == waiting_.end()) {
+          ::close(fd);
+          continue;
+        }
+        Drop(oldest->first);
+      }
+      waiting_[fd] = Conn{left, now};
+      epoll_event ev{};
+      ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // edge: each arrival of bytes, not their presence
+      ev.data.fd = fd;
+      if (::epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        waiting_.erase(fd);
+        ::close(fd);
+      }
+    }
+  }
+
+  void Loop() {
+    std::vector<epoll_event> events(256);
+    while (!stop_) {
+      const int n = ::epoll_wait(ep_, events.data(), static_cast<int>(events.size()), 50);
+      for (int i = 0; i < n; ++i) {
+        if (events[i].data.fd == wake_) {
+          uint64_t v;
+          (void)!::read(wake_, &v, sizeof(v));
+          continue;
+        }
+        Look(events[i].data.fd, events[i].events);
+      }
+      Admit();
+      Expire();
+      count_.store(waiting_.size());
+    }
+  }
+
+  int header_ms_, request_ms_, idle_ms_;
+  Resume resume_;
+  int ep_, wake_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<std::pair<int, size_t>> incoming_;
+  std::unordered_map<int, Conn> waiting_;  // the loop's own
+  static inline std::atomic<size_t> count_{0};
+  std::thread thread_;
+};
+
 // cpp-httplib's server with its connection loop replaced (the same steps as
-// 0.11's process_server_socket: wait for a request while kept alive, answer
-// it, at most keep_alive_max_count of them) so that each request is read
-// through a DeadlineStream, and a handler can ask for the connection to close
-// (t_close: a body left unread, a request that came too slowly).
+// 0.11's process_server_socket: answer a request, at most
+// keep_alive_max_count of them per connection) so that each request is read
+// through a DeadlineStream, a handler can ask for the connection to close
+// (t_close: a body left unread, a request that came too slowly), and a
+// connection waits for its next request in the Lobby, not on a worker.
 class GuardedServer : public httplib::Server {
  public:
-  explicit GuardedServer(int request_timeout_ms) : request_timeout_ms_(request_timeout_ms) {}
+  GuardedServer(int request_timeout_ms, int header_timeout_ms, int keep_alive_ms)
+      : request_timeout_ms_(request_timeout_ms),
+        lobby_(std::min(header_timeout_ms, request_timeout_ms), request_timeout_ms, keep_alive_ms,
+               [this](int sock, size_t left, std::chrono::steady_clock::time_point deadline) {
+                 httplib::TaskQueue* pool = pool_.load();
+                 if (!pool) return (void)::close(sock);
+                 pool->enqueue([this, sock, left, deadline] { Serve(sock, left, deadline); });
+               }) {}
+
+  // The pool the lobby hands connections back to (set by new_task_queue).
+  void SetPool(httplib::TaskQueue* pool) { pool_ = pool; }
 
  private:
   bool process_and_close_socket(socket_t sock) override {
+    // A new connection: served at once if its header is already here,
+    // else it waits in the lobby.
+    if (!Lobby::HeaderComplete(sock)) {
+      lobby_.Wait(sock, keep_alive_max_count_);
+      return true;
+    }
+    Serve(sock, keep_alive_max_count_, std::chrono::steady_clock::now() + std::chrono::milliseconds(request_timeout_ms_));
+    return true;
+  }
+
+  void Serve(socket_t sock, size_t count, std::chrono::steady_clock::time_point deadline) {
     t_sock = sock;
     DeadlineStream strm(sock, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
                         static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
-    bool ret = false;
-    for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
-      if (!WaitForRequest(sock, strm)) break;
-      strm.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(request_timeout_ms_));
+    bool keep = false;
+    for (; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
+      strm.SetDeadline(deadline);
       t_close = false;
       t_deadline_passed = false;
       bool closed = false;
-      ret = process_request(strm, count == 1, closed, nullptr);
-      if (!ret || closed || t_close) break;
+      const bool ret = process_request(strm, count == 1, closed, nullptr);
+      if (!ret || closed || t_close || count == 1) break;
+      // A pipelined request already read in, or a whole header waiting: go
+      // on here; else the connection waits in the lobby, not on this worker.
+      if (!strm.Buffered() && !Lobby::HeaderComplete(sock)) {
+        keep = true;
+        --count;
+        break;
+      }
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(request_timeout_ms_);
     }
-    LingeringClose(sock);
     t_sock = -1;
-    return ret;
+    if (keep && svr_sock_ != INVALID_SOCKET) return lobby_.Wait(sock, count);
+    LingeringClose(sock);
   }
 
   // Closes after reading (and dropping) what the client is still sending, for
@@ -317,22 +558,9 @@ class GuardedServer : public httplib::Server {
     ::close(sock);
   }
 
-  // Waits up to the keep-alive timeout for the next request's first byte
-  // (already buffered counts), giving up when the server stops.
-  bool WaitForRequest(socket_t sock, const DeadlineStream& strm) const {
-    if (strm.Buffered()) return true;  // a pipelined request already read in
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
-    while (svr_sock_ != INVALID_SOCKET) {
-      pollfd p{sock, POLLIN, 0};
-      int r = ::poll(&p, 1, 100);
-      if (r > 0) return true;
-      if (r < 0 && errno != EINTR) return false;
-      if (std::chrono::steady_clock::now() >= end) return false;
-    }
-    return false;
-  }
-
   int request_timeout_ms_;
+  std::atomic<httplib::TaskQueue*> pool_{nullptr};
+  Lobby lobby_;  // last: its thread stops before the rest goes
 };
 
 // True when the client of this worker's connection has closed it (or reset
@@ -346,8 +574,12 @@ bool ClientGone() {
   return ::recv(t_sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-std::atomic<int> g_sims_running{0};
-std::atomic<int> g_sweeps_running{0};
+// Computations in flight, each on a thread of its own (serve/slots.h); those
+// past their 504 count until they stop.
+serve::Slots g_sims(kMaxSimsRunning);
+serve::Slots g_sweeps(kMaxSweepsRunning);
+serve::Slots g_analytic(kMaxAnalyticRunning);
+serve::Slots g_heavy(kMaxHeavyRunning);
 
 // Answers of the deterministic endpoints (estimate, waterfall, price), keyed
 // by endpoint, content type and body: the same request always gets the same
@@ -432,6 +664,13 @@ std::string Compact(const nlohmann::json& j) {
 
 void SendError(httplib::Response& res, int status, const Error& e) {
   res.status = status;
+  if (e.problems.size() > kMaxProblems + 1) {  // an answer stays small (one more: a loader's own count of the rest)
+    Error capped;
+    capped.code = e.code;
+    capped.problems.assign(e.problems.begin(), e.problems.begin() + kMaxProblems);
+    capped.problems.push_back(MoreProblems(e.problems.size() - kMaxProblems));
+    return res.set_content(Compact(report::ErrorToJson(capped)), "application/json");
+  }
   res.set_content(Compact(report::ErrorToJson(e)), "application/json");
 }
 
@@ -663,19 +902,63 @@ std::string Seconds(int ms) {
   return b;
 }
 
+void SendBusy(httplib::Response& res, const serve::Slots& slots, std::string_view what) {
+  res.set_header("Retry-After", "5");
+  SendHttpError(res, 503, "busy", "", "busy: " + std::to_string(slots.Max()) + " " + std::string(what) +
+                                          " are being computed; retry later");
+}
+
+// Runs `compute` for this request on a thread of its own that holds a slot
+// of `slots` (503 when none is free, or no thread can start), for at most
+// `budget` (504 after, or when the client leaves). Either way the computation
+// is told to stop: `compute` runs under sim::ScopedCancel, so the simulator
+// and the analytic loops that poll sim::CancelRequested() end early. `trim`:
+// memory freed by the computation goes back to the system when it ends
+// (a forecast's log, a report: tens of MB each).
+bool RunBounded(httplib::Response& res, serve::Slots& slots, std::string_view what, std::chrono::milliseconds budget,
+                std::function<Result<nlohmann::json>()> compute, Result<nlohmann::json>* out, bool trim = false) {
+  if (!slots.TryTake()) {
+    SendBusy(res, slots, what);
+    return false;
+  }
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto task = std::make_shared<std::packaged_task<Result<nlohmann::json>()>>([compute = std::move(compute), cancel] {
+    sim::ScopedCancel scope(cancel.get());
+    return compute();
+  });
+  auto fut = task->get_future();
+  if (!serve::RunDetached(slots, [task, trim] {
+        (*task)();
+        if (trim) ::malloc_trim(0);
+      })) {
+    SendBusy(res, slots, what);
+    return false;
+  }
+  bool gone = false;
+  if (!AwaitOrCancel(fut, budget, *cancel, &gone)) {
+    SendHttpError(res, 504, gone ? "cancelled" : "too_slow", "",
+                  "the computation took longer than " + Seconds(static_cast<int>(budget.count())) +
+                      " s (this server's budget for one request); ask for less");
+    return false;
+  }
+  *out = fut.get();
+  return true;
+}
+
 void Routes(Router& r, const ServeArgs& a) {
+  const auto budget = std::chrono::milliseconds(a.request_budget_ms);
   std::shared_ptr<ResponseCache> cache;
   if (a.cache_mib > 0) cache = std::make_shared<ResponseCache>(static_cast<size_t>(a.cache_mib) << 20);
-  r.Post("/v1/estimate", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/estimate", Cached(cache, [budget](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
-    Send(res, ops::Estimate(p->in));
+    Result<nlohmann::json> out;
+    if (RunBounded(res, g_analytic, "estimates", budget, [in = p->in] { return ops::Estimate(in); }, &out)) Send(res, out);
   }));
   r.Post("/v1/simulate", [a](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"steps", "seed"}));
     RLCOST_TRY(steps, Int(p->fields, "steps", kDefaultSimSteps, 1, kMaxSimSteps));
     RLCOST_TRY(seed, Int(p->fields, "seed", 1, 0, std::numeric_limits<long long>::max()));
-    if (g_sims_running.fetch_add(1) >= kMaxSimsRunning) {
-      g_sims_running.fetch_sub(1);
+    if (!g_sims.TryTake()) {
       res.set_header("Retry-After", "5");
       return SendHttpError(res, 503, "busy", "",
                        "busy: " + std::to_string(kMaxSimsRunning) + " simulations are running; retry later");
@@ -689,10 +972,10 @@ void Routes(Router& r, const ServeArgs& a) {
           return ops::Simulate(in, static_cast<uint64_t>(seed), static_cast<int>(steps), cancel.get());
         });
     auto fut = task->get_future();
-    std::thread([task] {
-      (*task)();
-      g_sims_running.fetch_sub(1);
-    }).detach();
+    if (!serve::RunDetached(g_sims, [task] { (*task)(); })) {
+      res.set_header("Retry-After", "5");
+      return SendHttpError(res, 503, "busy", "", "busy: no thread could start for the simulation; retry later");
+    }
     bool gone = false;
     if (!AwaitOrCancel(fut, std::chrono::milliseconds(a.sim_timeout_ms), *cancel, &gone)) {
       return SendHttpError(res, 504, gone ? "cancelled" : "too_slow", "steps",
@@ -701,7 +984,7 @@ void Routes(Router& r, const ServeArgs& a) {
     }
     Send(res, fut.get());
   });
-  r.Post("/v1/waterfall", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/waterfall", Cached(cache, [budget](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model", "moe_pass_rate",
                                   "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::LeverInput lv;
@@ -723,9 +1006,12 @@ void Routes(Router& r, const ServeArgs& a) {
       RLCOST_TRY(v, OptNumber(p->fields, key));
       *dst = *v;
     }
-    Send(res, ops::Waterfall(p->in, lv));
+    Result<nlohmann::json> out;
+    if (RunBounded(res, g_analytic, "waterfalls", budget, [in = p->in, lv] { return ops::Waterfall(in, lv); }, &out)) {
+      Send(res, out);
+    }
   }));
-  r.Post("/v1/price", Cached(cache, [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/price", Cached(cache, [budget](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"models", "gpus", "stack", "tenants", "staleness_discount", "fp8_discount", "fp4_discount"}));
     ops::PriceInput pi;
     // The card has a row per model and GPU: bounded before it is built.
@@ -748,18 +1034,27 @@ void Routes(Router& r, const ServeArgs& a) {
       RLCOST_TRY(v, OptNumber(p->fields, key));
       *dst = *v;
     }
-    Send(res, ops::Price(p->in, pi));
+    Result<nlohmann::json> out;
+    if (RunBounded(res, g_analytic, "price cards", budget, [in = p->in, pi] { return ops::Price(in, pi); }, &out)) {
+      Send(res, out);
+    }
   }));
-  r.Post("/v1/report", [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/report", [budget](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {}));
-    auto html = ops::HtmlReport(p->in);
-    if (!html) return SendError(res, StatusOf(html.error().code), html.error());
+    Result<nlohmann::json> out;
+    auto compute = [in = p->in]() -> Result<nlohmann::json> {
+      auto html = ops::HtmlReport(in);
+      if (!html) return Fail(html.error());
+      return nlohmann::json(std::move(*html));
+    };
+    if (!RunBounded(res, g_heavy, "reports and forecasts", budget, compute, &out, true)) return;
+    if (!out) return SendError(res, StatusOf(out.error().code), out.error());
     res.set_header("Content-Disposition", "attachment; filename=\"rlcost-report.html\"");
-    res.set_content(*html, "text/html; charset=utf-8");
+    res.set_content(out->get_ref<const std::string&>(), "text/html; charset=utf-8");
   });
   // A run's own learning curve: the log comes as text in the request (the
   // server reads no file), bounded like every body (1 MiB).
-  r.Post("/v1/forecast", [](const httplib::Request& req, httplib::Response& res) {
+  r.Post("/v1/forecast", [budget](const httplib::Request& req, httplib::Response& res) {
     if (!IsJsonType(MediaType(req))) {
       return SendHttpError(res, 415, "unsupported_media_type", "",
                            "send a JSON object {\"log\": \"...\", \"target\": ...} with Content-Type: application/json");
@@ -794,18 +1089,27 @@ void Routes(Router& r, const ServeArgs& a) {
       }
       return e;
     };
-    auto series = forecast::ReadProgressText(f.at("log").get<std::string>(), "the posted log",
-                                             forecast::ReadOptions{*metric, static_cast<int>(*gpus)});
-    if (!series) return SendError(res, StatusOf(series.error().code), as_fields(series.error()));
-    forecast::Options fo;
-    fo.target = **target;
-    auto out = forecast::Forecast(*series, fo);
-    if (!out) return SendError(res, StatusOf(out.error().code), as_fields(out.error()));
-    const auto cost = forecast::CostFromLog(*series, out->fit_until_step,
-                                            *price ? **price : std::numeric_limits<double>::quiet_NaN());
-    nlohmann::json j = forecast::ToJson(*series, *out, cost);
-    j["plot"] = forecast::PlotToJson(forecast::BuildPlot(*series, *out));
-    res.set_content(Compact(j), "application/json");
+    // The log is read and fitted on a thread of its own, at most
+    // kMaxHeavyRunning at once (a log read whole takes ~75x its size).
+    auto compute = [log = f.at("log").get<std::string>(), metric = *metric, gpus = static_cast<int>(*gpus),
+                    target = **target, price = *price ? **price : std::numeric_limits<double>::quiet_NaN(),
+                    as_fields]() -> Result<nlohmann::json> {
+      auto series = forecast::ReadProgressText(log, "the posted log", forecast::ReadOptions{metric, gpus});
+      if (!series) return Fail(as_fields(series.error()));
+      if (sim::CancelRequested()) return Fail(sim::CancelledError());
+      forecast::Options fo;
+      fo.target = target;
+      auto out = forecast::Forecast(*series, fo);
+      if (!out) return Fail(as_fields(out.error()));
+      const auto cost = forecast::CostFromLog(*series, out->fit_until_step, price);
+      nlohmann::json j = forecast::ToJson(*series, *out, cost);
+      j["plot"] = forecast::PlotToJson(forecast::BuildPlot(*series, *out));
+      return j;
+    };
+    Result<nlohmann::json> out;
+    if (!RunBounded(res, g_heavy, "reports and forecasts", budget, compute, &out, true)) return;
+    if (!out) return SendError(res, StatusOf(out.error().code), out.error());
+    res.set_content(Compact(*out), "application/json");
   });
   r.Get("/v1/default", [](const httplib::Request&, httplib::Response& res) {
     Send(res, ops::ScenarioDocument(ops::ScenarioInput{}));
@@ -863,8 +1167,7 @@ void Routes(Router& r, const ServeArgs& a) {
     sw.threads = 1;
     sw.max_points = static_cast<uint64_t>(a.sweep_max_points);
     sw.max_seconds = a.sweep_timeout_ms / 1000.0;
-    if (g_sweeps_running.fetch_add(1) >= kMaxSweepsRunning) {
-      g_sweeps_running.fetch_sub(1);
+    if (!g_sweeps.TryTake()) {
       res.set_header("Retry-After", "5");
       return SendHttpError(res, 503, "busy", "", "busy: " + std::to_string(kMaxSweepsRunning) + " sweeps are running; retry later");
     }
@@ -883,10 +1186,10 @@ void Routes(Router& r, const ServeArgs& a) {
       return o;
     });
     auto fut = task->get_future();
-    std::thread([task] {
-      (*task)();
-      g_sweeps_running.fetch_sub(1);
-    }).detach();
+    if (!serve::RunDetached(g_sweeps, [task] { (*task)(); })) {
+      res.set_header("Retry-After", "5");
+      return SendHttpError(res, 503, "busy", "", "busy: no thread could start for the sweep; retry later");
+    }
     auto too_slow = [&](bool gone) {
       SendHttpError(res, 504, gone ? "cancelled" : "too_slow", "",
                     "the sweep took longer than " + Seconds(a.sweep_timeout_ms) + " s; ask for fewer points" +
@@ -908,9 +1211,11 @@ void Routes(Router& r, const ServeArgs& a) {
   r.Get("/v1/health", [cache](const httplib::Request&, httplib::Response& res) {
     nlohmann::json j = {{"status", "ok"},
                         {"version", "0.1.0"},
-                        {"simulations_running", g_sims_running.load()},
-                        {"sweeps_running", g_sweeps_running.load()},
-                        {"connections_queued", BoundedPool::Queued()}};
+                        {"simulations_running", g_sims.Running()},
+                        {"sweeps_running", g_sweeps.Running()},
+                        {"computations_running", g_analytic.Running() + g_heavy.Running()},
+                        {"connections_queued", BoundedPool::Queued()},
+                        {"connections_waiting", Lobby::Waiting()}};
     if (cache) j["cache"] = cache->Stats();
     res.set_content(Compact(j), "application/json");
   });
@@ -1006,12 +1311,17 @@ int Serve(ServeArgs a) {
   }
   if (auto cat = ops::BuiltinCatalog(); !cat) return PrintError(cat.error(), false);
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer must not end the server
-  GuardedServer svr(a.request_timeout_ms);
-  svr.new_task_queue = [a] { return new BoundedPool(a.threads, a.queue, 2); };
+  constexpr int kKeepAliveSeconds = 5;
+  GuardedServer svr(a.request_timeout_ms, a.header_timeout_ms, kKeepAliveSeconds * 1000);
+  svr.new_task_queue = [a, &svr] {
+    auto* pool = new BoundedPool(a.threads, a.queue, 2);
+    svr.SetPool(pool);
+    return pool;
+  };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_read_timeout(5, 0);
   svr.set_write_timeout(5, 0);
-  svr.set_keep_alive_timeout(5);
+  svr.set_keep_alive_timeout(kKeepAliveSeconds);
   svr.set_keep_alive_max_count(10000);
   svr.set_tcp_nodelay(true);
   int listen_fd = -1;
@@ -1068,9 +1378,13 @@ int Serve(ServeArgs a) {
     if (!res.body.empty()) return R::Unhandled;
     const int status = res.status;
     switch (status) {
-      case 413: SendTooLarge(res); break;
+      case 413:
+        t_close = true;
+        SendTooLarge(res);
+        break;
       case 404: SendHttpError(res, status, "not_found", "", "no such endpoint: " + req.method + " " + req.path); break;
       case 400:
+        t_close = true;  // what follows a request that could not be read is not a request
         if (t_deadline_passed) {
           res.set_header("Connection", "close");
           SendHttpError(res, 408, "too_slow", "", "the request did not arrive in time; send it whole, promptly");
@@ -1138,7 +1452,14 @@ void ConfigureServe(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 10000000));
   sub->add_option("--sweep-timeout-ms", args->sweep_timeout_ms, "longest a /v1/sweep request computes before 504 (default 10000)")
       ->check(CLI::Range(100, 600000));
+  sub->add_option("--request-budget-ms", args->request_budget_ms,
+                  "longest an estimate, waterfall, price card, report or forecast computes before 504 (default 10000)")
+      ->check(CLI::Range(100, 600000));
   sub->add_option("--sim-timeout-ms", args->sim_timeout_ms, "longest a /v1/simulate request waits before 504 (default 10000)")
+      ->check(CLI::Range(100, 600000));
+  sub->add_option("--header-timeout-ms", args->header_timeout_ms,
+                  "longest a request's header may take to arrive; the connection waits without a worker meanwhile "
+                  "(default 5000)")
       ->check(CLI::Range(100, 600000));
   sub->add_option("--request-timeout-ms", args->request_timeout_ms,
                   "longest a request (its headers and body together) may take to arrive (default 10000)")

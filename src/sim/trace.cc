@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/file.h"
+
 namespace rlcost::sim {
 
 TraceWriter::~TraceWriter() {
@@ -10,10 +12,9 @@ TraceWriter::~TraceWriter() {
 }
 
 Result<void> TraceWriter::Open(const std::string& path) {
-  f_ = std::fopen(path.c_str(), "w");
+  f_ = OpenForWriting(path);  // a FIFO nobody reads: refused, not waited on
   if (f_ == nullptr) {
-    return Fail(ErrorCode::kInvalidInput, "trace",
-                "cannot write '" + path + "': " + std::strerror(errno));
+    return Fail(ErrorCode::kInvalidInput, "trace", "cannot write '" + path + "': " + WriteErrorText(errno));
   }
   path_ = path;
   std::fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f_);

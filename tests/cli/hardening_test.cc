@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -377,6 +378,41 @@ TEST(Hardening, AnOutputNeverReplacesADeviceOrAnInputOfTheSameCommand) {
     EXPECT_FALSE(Has(e.path().filename().string(), ".partial") || Has(e.path().filename().string(), ".tmp"))
         << e.path();
   }
+}
+
+TEST(Hardening, SimulateTraceNeverReplacesWhatTheRunReads) {
+  // #40 item 5: `simulate s.yaml --trace s.yaml` overwrote its own scenario,
+  // and --trace could replace the pass-rate CSV the scenario reads.
+  TempDir d;
+  const std::string csv = d.Write("rates.csv", "task,successes,samples\nt1,1,4\nt2,2,4\nt3,0,4\n");
+  const std::string scenario = d.Write("s.yaml", "model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n"
+                                                 "environment:\n  pass_rate: {file: rates.csv}\n");
+  const std::string before = rlcost::test::RunCommand("cat " + scenario).out;
+  const std::string csv_before = rlcost::test::RunCommand("cat " + csv).out;
+  CmdResult r = Rlcost("simulate " + scenario + " --steps 1 --trace " + scenario);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "--trace") && Has(r.err, "also an input")) << r.err;
+  EXPECT_EQ(rlcost::test::RunCommand("cat " + scenario).out, before) << "the scenario was overwritten";
+  r = Rlcost("simulate " + scenario + " --steps 1 --trace " + csv);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "--trace") && Has(r.err, "rates.csv")) << r.err;
+  EXPECT_EQ(rlcost::test::RunCommand("cat " + csv).out, csv_before) << "the pass-rate CSV was overwritten";
+}
+
+TEST(Hardening, AFifoWithNoReaderIsAnErrorNotAHang) {
+  // #40 item 5: writing to a FIFO nobody reads blocked forever (--trace,
+  // report -o). Refused at once, naming the pipe.
+  TempDir d;
+  const std::string fifo = (d.path / "out.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  CmdResult r = rlcost::test::RunCommand("timeout 60 " RLCOST_BINARY " simulate --steps 1 --trace " + fifo);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "no program is reading")) << r.err;
+  r = rlcost::test::RunCommand("timeout 60 " RLCOST_BINARY " report " + Default() + " -o " + fifo);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(Has(r.err, "no program is reading")) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(50));
 }
 
 TEST(Hardening, DeepNestingInALogLineOrAConfigIsAnErrorWithItsLine) {

@@ -106,6 +106,20 @@ TEST(Spot, TrainerPreemptionsRestartTheRunAsDalysModel) {
   EXPECT_NEAR(e->usd, e->wall_time_h * 8 * 0.5 * p, 1e-9 * e->usd);
 }
 
+TEST(Spot, ARunThatWouldNeverFinishIsRefusedNotPricedAt1e303) {
+  // #40: 65,536 spot training GPUs (8,192 nodes at 0.1 preemptions per
+  // node-hour: one every 4.4 s, each a 100 s restart) gave run.usd 2.05e303.
+  auto e = EstimateAnalytic(Load(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml",
+                                 {"hardware.gpus=65536", "hardware.spot.train={price_ratio: 0.5, preemptions_per_hour: 0.1, restart_s: 100}"}));
+  ASSERT_FALSE(e) << e->usd;
+  EXPECT_EQ(e.error().code, ErrorCode::kDoesNotFit);
+  const std::string m = e.error().ToString();
+  EXPECT_NE(m.find("hardware.spot.train: the run would not finish: an interruption every 4.39 s"), std::string::npos) << m;
+  // One node at the same rate finishes, priced by Daly's formula (above).
+  EXPECT_TRUE(EstimateAnalytic(Load(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml",
+                                    {"hardware.spot.train={price_ratio: 0.5, preemptions_per_hour: 0.1, restart_s: 100}"})));
+}
+
 TEST(Spot, TheSimulatedStepCarriesTheSameExpectedLoss) {
   sim::Options o;
   o.steps = 2;

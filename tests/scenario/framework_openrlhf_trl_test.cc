@@ -177,6 +177,18 @@ TEST(FrameworkOpenRlhfTrl, UnknownVersionNamesTheListedOnes) {
   EXPECT_NE(m.find(", trl"), std::string::npos) << m;
 }
 
+TEST(FrameworkOpenRlhfTrl, AnEmptyVersionIsRefusedNotReadAsTheNewest) {
+  // #40: `framework: verl@` read as the newest release.
+  std::string m = ErrorOf(kBase + "framework: openrlhf@\n");
+  EXPECT_NE(m.find("framework: 'openrlhf@' has an empty version after '@'; expected one of 0.6, 0.11 (or 'openrlhf' "
+                   "alone: the newest)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(ErrorOf(kBase + "framework: trl@\n").find("empty version"), std::string::npos);
+  // Without the '@': the newest, as before.
+  EXPECT_TRUE(Load(kBase + "framework: trl\n", {}));
+}
+
 TEST(FrameworkOpenRlhfTrl, EstimateJsonListsTheSuppliedDefaults) {
   // `rlcost estimate FILE --json` writes report::EstimateToJson: the name
   // with its resolved version and each supplied default with its value and

@@ -25,6 +25,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "serve/slots.h"
 #include "support.h"
 
 namespace {
@@ -878,6 +879,195 @@ TEST_F(Serve, SweepIsBounded) {
   EXPECT_EQ(s5, 504) << j5.dump().substr(0, 300);
   EXPECT_EQ(j5["error"]["code"], "too_slow");
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+  ExpectHealthy();
+}
+
+// Nested YAML aliases: `levels` anchors, each a list of ten aliases of the
+// one before; the last stands for 10^levels leaves.
+std::string AliasBomb(int levels, const std::string& leaf = "x") {
+  std::string out = "{a0: &a0 [" + leaf;
+  for (int i = 1; i < 10; ++i) out += "," + leaf;
+  out += "]";
+  for (int l = 1; l < levels; ++l) {
+    const std::string prev = "*a" + std::to_string(l - 1);
+    out += ", a" + std::to_string(l) + ": &a" + std::to_string(l) + " [" + prev;
+    for (int i = 1; i < 10; ++i) out += "," + prev;
+    out += "]";
+  }
+  return out + "}";
+}
+
+// Reads one HTTP answer (its header and Content-Length bytes of body) from a
+// kept-alive connection, or what came within `timeout`.
+std::string ReadOneAnswer(int fd, std::chrono::milliseconds timeout) {
+  std::string got;
+  const auto end = Clock::now() + timeout;
+  char buf[4096];
+  while (Clock::now() < end) {
+    const size_t head = got.find("\r\n\r\n");
+    if (head != std::string::npos) {
+      const size_t cl = got.find("Content-Length: ");
+      const size_t want = cl != std::string::npos && cl < head ? std::stoul(got.substr(cl + 16)) : 0;
+      if (got.size() >= head + 4 + want) break;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+TEST_F(Serve, YamlAliasBombIsRefusedAtOnce) {
+  // #40 item 1: 405 bytes of JSON whose `set` stood for 10^8 leaves took 20 s
+  // of a core (ten times more per level) and nothing cancelled it.
+  const std::string body = Json({{"set", {"run=" + AliasBomb(8)}}}).dump();
+  ASSERT_LT(body.size(), 500u);
+  const auto t0 = Clock::now();
+  auto [status, j] = Post("/v1/estimate", body);
+  const auto took = Clock::now() - t0;
+  EXPECT_EQ(status, 400) << j.dump().substr(0, 300);
+  EXPECT_NE(j.dump().find("YAML aliases here stand for more than 100000 copied nodes"), std::string::npos) << j.dump();
+  EXPECT_LT(took, std::chrono::seconds(1));  // ~1 ms on an idle machine; slack for a loaded one
+  // The same as a YAML body and as the scenario's text.
+  auto [s2, j2] = Post("/v1/estimate", "model: qwen3-8b\nrun: " + AliasBomb(9) + "\n", "application/yaml");
+  EXPECT_EQ(s2, 400);
+  EXPECT_NE(j2.dump().find("YAML aliases"), std::string::npos) << j2.dump();
+  auto [s3, j3] = Post("/v1/estimate", Json({{"scenario", "run: " + AliasBomb(9)}}).dump());
+  EXPECT_EQ(s3, 400);
+  EXPECT_NE(j3.dump().find("YAML aliases"), std::string::npos) << j3.dump();
+  ExpectHealthy();
+}
+
+TEST_F(Serve, InvalidUtf8CopiedByAliasesGivesABoundedError) {
+  // #40: a 381-byte YAML body copying an invalid UTF-8 leaf by aliases gave
+  // a 164 MB answer at 10^6 copies. 10^4 copies (inside the alias budget)
+  // now give the first 100 problems and a count of the rest.
+  const std::string body = "model: qwen3-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nrun: " + AliasBomb(4, "\xe9") + "\n";
+  auto r = Client().Post("/v1/estimate", body, "application/yaml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_LT(r->body.size(), 30000u);
+  const Json j = Json::parse(r->body);
+  EXPECT_EQ(j["error"]["problems"].size(), 101u);
+  EXPECT_NE(j["error"]["problems"].back()["message"].get<std::string>().find("more problems not shown"),
+            std::string::npos);
+}
+
+TEST_F(Serve, IdleKeepAliveAndSlowlorisHoldNoWorker) {
+  // #40 item 3: 64 keep-alive connections held all 64 workers, and a client
+  // trickling a header line every 2 s held one forever (its 408 left the
+  // socket open). Here 8 workers: 24 idle keep-alive connections and a
+  // slowloris client, and /v1/health on a new connection still answers at
+  // once; the slowloris socket is closed at the header timeout.
+  Restart({"--header-timeout-ms", "1000"});
+  std::vector<int> idle;
+  const std::string get = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  for (int i = 0; i < 24; ++i) {
+    int fd = Connect();
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(send(fd, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+    // Answered (the whole answer read); the connection stays open, idle.
+    ASSERT_EQ(StatusOf(ReadOneAnswer(fd, std::chrono::seconds(3))), 200);
+    idle.push_back(fd);
+  }
+  int slow = Connect();
+  ASSERT_GE(slow, 0);
+  const auto slow_start = Clock::now();
+  send(slow, "GET /v1/health HTTP/1.1\r\n", 25, MSG_NOSIGNAL);
+  bool slow_closed = false;
+  Clock::duration slow_held{};
+  for (int i = 0; i < 12 && !slow_closed; ++i) {
+    const auto t0 = Clock::now();
+    ExpectHealthy();
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
+    const std::string line = "X-Slow-" + std::to_string(i) + ": 1\r\n";
+    send(slow, line.data(), line.size(), MSG_NOSIGNAL);
+    pollfd p{slow, POLLIN, 0};
+    if (poll(&p, 1, 250) > 0) {
+      std::string got = ReadAll(slow, std::chrono::seconds(2));  // the 408, then the close
+      slow_held = Clock::now() - slow_start;
+      EXPECT_EQ(StatusOf(got), 408) << got.substr(0, 200);
+      char c;
+      EXPECT_EQ(recv(slow, &c, 1, MSG_DONTWAIT), 0) << "the 408 left the socket open";
+      slow_closed = true;
+    }
+  }
+  EXPECT_TRUE(slow_closed) << "the slowloris socket is still open";
+  EXPECT_LT(slow_held, std::chrono::milliseconds(2000));
+  auto r = Client().Get("/v1/health");
+  ASSERT_TRUE(r);
+  EXPECT_GE(Json::parse(r->body)["connections_waiting"].get<int>(), 24);
+  // An idle connection still serves its next request.
+  ASSERT_EQ(send(idle[0], get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  EXPECT_EQ(StatusOf(ReadOneAnswer(idle[0], std::chrono::seconds(3))), 200);
+  for (int fd : idle) close(fd);
+  close(slow);
+}
+
+TEST_F(Serve, ABodyTooSlowIs408AndClosed) {
+  // The header came whole, the body does not: the request's deadline (2 s
+  // here) ends it with 408, and the socket is closed.
+  int fd = Connect();
+  ASSERT_GE(fd, 0);
+  const std::string head = "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           "Content-Length: 100\r\n\r\n{";
+  send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  const auto t0 = Clock::now();
+  std::string got = ReadAll(fd, std::chrono::seconds(6));
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(3500));
+  EXPECT_EQ(StatusOf(got), 408) << got.substr(0, 200);
+  char c;
+  EXPECT_EQ(recv(fd, &c, 1, MSG_DONTWAIT), 0);
+  close(fd);
+  ExpectHealthy();
+}
+
+TEST(ServeSlots, AThreadThatCannotStartGivesItsSlotBack) {
+  // #40 item 5: a server that failed to start a simulation's thread kept its
+  // slot, and answered 503 to every simulation after.
+  rlcost::serve::Slots slots(1);
+  ASSERT_TRUE(slots.TryTake());
+  EXPECT_FALSE(slots.TryTake());
+  const bool started = rlcost::serve::RunDetached(slots, [] {}, [](std::function<void()>) {
+    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+  });
+  EXPECT_FALSE(started);
+  EXPECT_EQ(slots.Running(), 0);
+  ASSERT_TRUE(slots.TryTake());  // the next request gets it
+  std::atomic<bool> ran{false};
+  EXPECT_TRUE(rlcost::serve::RunDetached(slots, [&ran] { ran = true; }));
+  for (int i = 0; i < 200 && slots.Running() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(ran.load());
+  EXPECT_EQ(slots.Running(), 0);
+}
+
+TEST_F(Serve, AnalyticRequestsHaveATimeBudget) {
+  // #40 item 2: a 350-byte estimate (64 re-split phases, a growing length
+  // schedule, speculative decoding, partial rollouts) computed for 50 s with
+  // nothing to stop it. Under a 300 ms budget it is answered (200) or
+  // refused (504) in well under a second or two, and nothing keeps running.
+  Restart({"--request-budget-ms", "300"});
+  const std::string body = Json({{"set",
+                                  {"placement.resplit={phases: 64, restart_s: 0}", "hardware.gpus=64",
+                                   "hardware.gpus_per_node=8", "placement.mode=disaggregated",
+                                   "placement.rollout_gpus=24", "placement.train_gpus=40",
+                                   "environment.response_tokens_schedule={start_mean: 500, end_mean: 16000}",
+                                   "engine.speculative={method: eagle, draft_tokens: 3}",
+                                   "pipeline.partial_rollouts=true"}}})
+                                 .dump();
+  const auto t0 = Clock::now();
+  auto [status, j] = Post("/v1/estimate", body);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(status == 200 || status == 504 || status == 400) << status << " " << j.dump().substr(0, 300);
+  if (status == 504) {
+    EXPECT_EQ(j["error"]["code"], "too_slow");
+  }
+  for (int i = 0; i < 100 && Running("computations_running") != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Running("computations_running"), 0);
   ExpectHealthy();
 }
 
