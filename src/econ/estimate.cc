@@ -48,9 +48,16 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
+  // catalog_internal::SetEfficiencyBorrowedFrom keeps whose figures they are.
+  const auto found = s.hardware.gpu.sources.find("efficiency.measured_on");
+  const std::string borrowed = found != s.hardware.gpu.sources.end() ? found->second : "";
+  const std::string whose =
+      borrowed.empty() ? s.hardware.gpu.id
+                       : fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
+                                     s.hardware.gpu.id, borrowed);
   a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or --calibration)",
-                          s.hardware.gpu.id, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
+                          whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
                           eff.logprob_mfu * 100));
   a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
                           ToString(s.placement.engine), eff.decode_iter_overhead_s * 1e3,
