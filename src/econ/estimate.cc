@@ -94,13 +94,14 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   }
   if (s.placement.mode == PlacementMode::kColocated && s.placement.refit_offload != RefitOffload::kNone &&
       !s.placement.offload.optimizer) {
-    a.push_back(fmt::format("colocated trainer: its optimizer states go to host memory for generation and back for "
-                            "the update every step, {} (NeMo RL's refit; placement.refit_offload: none if your "
+    a.push_back(fmt::format("colocated trainer: its optimizer states go to host memory inside every weight sync and "
+                            "back for the update, {} (NeMo RL's refit; placement.refit_offload: none if your "
                             "trainer keeps them on the GPU, as veRL does by default)",
                             s.placement.refit_offload == RefitOffload::kPinned
                                 ? "into pinned memory at 25 GB/s"
-                                : "tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
-                                  "on an H100 in NeMo RL's tracker; the way back ASSUMED the same)"));
+                                : "out tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
+                                  "on an H100 in NeMo RL's tracker), back at 16.1 GB/s (that host's pageable "
+                                  "benchmark; ASSUMED for the way back, which the tracker does not time)"));
   }
   // A training group across two NVLink domains (docs/model.md, "Groups across
   // NVLink domains"): the assumption that ranks fill whole domains in order.
