@@ -32,9 +32,14 @@ inline constexpr double kHostLinkGbPerS = 25.0;
 // offload_before_refit took 3.76 s for 4.94 GB in 510 device-to-pageable
 // copies (the copies alone 2.75 s, 1.8 GB/s; the same host's 1 GiB pageable
 // benchmark 16.1 GB/s, pinned 55 GB/s): 4.94 / 3.76 = 1.31 GB/s per GPU for
-// the call. The way back (`v.to("cuda")` from pageable memory) is assumed to
-// run at the same rate. docs/model.md, "Refit offload".
+// the call. This is the way out, which lands in freshly allocated pageable
+// pages. docs/model.md, "Refit offload".
 inline constexpr double kPageableCopyGbPerS = 4.94 / 3.76;
+// The way back (`v.to("cuda")` in prepare_for_training) reads host pages that
+// are already resident: the same host's 1 GiB pageable benchmark in issue
+// #3976, 16.1 GB/s (ASSUMED to be the rate of the way back; the issue times
+// only the way out). docs/model.md, "Refit offload".
+inline constexpr double kPageableBackGbPerS = 16.1;
 
 // A decode iteration run eagerly (engine.enforce_eager: no CUDA graphs) pays a
 // host-side launch cost per layer that CUDA graph replay removes.
@@ -304,7 +309,8 @@ double OffloadTime(const Scenario& s, const MemoryPlan& plan);
 // 0 when disaggregated, `none`, or when another path already moves or keeps
 // them there (placement.offload.optimizer, ZeRO-Offload).
 double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan);  // per GPU, each direction
-double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);
+double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);     // the way back, before the update
+double RefitOffloadOutTime(const Scenario& s, const MemoryPlan& plan);  // the way out, inside the refit
 
 // --- Training ------------------------------------------------------------
 // Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for
@@ -346,6 +352,10 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
 // weights (LoRA: the adapters); docs/model.md, "Weight sync".
 using rlcost::WeightSyncParts;  // timing.h: a step carries the parts of its sync
 WeightSyncParts WeightSync(const Scenario& s);
+// Adds the refit offload's way out (RefitOffloadOutTime) to a colocated sync:
+// NeMo RL moves the optimizer states to host memory inside the refit it times
+// (docs/model.md, "Refit offload"). Sets p.offload_s and adds it to p.total_s.
+void ChargeRefitOffloadOut(const Scenario& s, const MemoryPlan& plan, WeightSyncParts& p);
 double WeightSyncTime(const Scenario& s);  // WeightSync(s).total_s
 // Tensors of a checkpoint in the Hugging Face layout (one per expert matrix).
 double CheckpointTensors(const ModelSpec& m);

@@ -16,6 +16,7 @@ struct WeightSyncParts {
   double load_s = 0;       // each engine GPU copies its tensor-parallel shard into its weights
   double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
   double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
+  double offload_s = 0;    // colocated: the trainer's optimizer states to host memory, inside the refit (NeMo RL)
   // pipelined: of gather and transfer, the time hidden by running the two at
   // once (bucket i is broadcast while bucket i + 1 is gathered); 0 otherwise.
   double overlap_s = 0;

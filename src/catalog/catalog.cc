@@ -85,9 +85,12 @@ namespace {
 
 using catalog_internal::EfficiencyPatch;
 
+}  // namespace
+
 // The `default:` mapping of the built-in efficiency.yaml: what a GPU added by
-// a user file starts from (with its sources), before its own `efficiency:`.
-const EfficiencyPatch& BuiltinDefaultEfficiency() {
+// a user file or written inline in a scenario starts from (with its sources),
+// before its own `efficiency:`.
+const EfficiencyPatch& catalog_internal::BuiltinDefaultEfficiency() {
   static const EfficiencyPatch patch = [] {
     std::vector<Problem> ignored;  // reported when Builtin() applies the same file
     try {
@@ -103,6 +106,10 @@ const EfficiencyPatch& BuiltinDefaultEfficiency() {
   }();
   return patch;
 }
+
+namespace {
+
+using catalog_internal::BuiltinDefaultEfficiency;
 
 std::vector<std::string> Keys(const std::map<std::string, GpuSpec>& m) {
   std::vector<std::string> v;
@@ -327,7 +334,12 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
         } else {
           if (YAML::Node d = e["default"]) {
             EfficiencyPatch patch = catalog_internal::ParseEfficiencyPatch(d, "efficiency.default", problems);
-            for (auto& [_, gpu] : gpus) patch.ApplyTo(gpu.efficiency, &gpu.sources);
+            for (auto& [id, gpu] : gpus) {
+              patch.ApplyTo(gpu.efficiency, &gpu.sources);
+              // The default's figures are the GPU's own only on the GPU they
+              // were measured on (`measured_on`); every other GPU borrows them.
+              catalog_internal::SetEfficiencyBorrowedFrom(gpu, patch.measured_on == id ? "" : patch.measured_on);
+            }
           }
           for (auto it = e.begin(); it != e.end(); ++it) {
             if (!IdOk(it->first, "efficiency", problems)) continue;
@@ -344,6 +356,7 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
               continue;
             }
             patch.ApplyTo(gpu->second.efficiency, &gpu->second.sources);
+            catalog_internal::SetEfficiencyBorrowedFrom(gpu->second, patch.measured_on == id ? "" : patch.measured_on);
           }
         }
       }

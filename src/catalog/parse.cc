@@ -165,7 +165,10 @@ EfficiencyPatch ParseEfficiencyPatch(const YAML::Node& node, const std::string& 
     return patch;
   }
   const std::vector<std::string> fields = EfficiencyFieldNames();
-  CheckKeys(node, With(fields, {"sources", "source"}), path, problems);
+  CheckKeys(node, With(fields, {"sources", "source", "measured_on"}), path, problems);
+  if (YAML::Node v = node["measured_on"]) {
+    if (auto id = ReadString(v, Join(path, "measured_on"), problems)) patch.measured_on = *id;
+  }
   for (const auto& f : EfficiencyFields()) {
     YAML::Node v = node[f.name];
     if (!v) continue;
@@ -340,12 +343,21 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
   return m;
 }
 
+void SetEfficiencyBorrowedFrom(GpuSpec& g, const std::string& from) {
+  if (from.empty()) {
+    g.sources.erase("efficiency.measured_on");
+  } else {
+    g.sources["efficiency.measured_on"] = from;
+  }
+}
+
 GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,
                  const EfficiencyPatch& base, std::vector<Problem>& problems) {
   GpuSpec g;
   g.id = id;
   g.name = id;
   base.ApplyTo(g.efficiency, &g.sources);
+  SetEfficiencyBorrowedFrom(g, base.measured_on == id ? "" : base.measured_on);
   if (!node.IsDefined() || !node.IsMap()) {
     Add(problems, path,
         "expected a mapping of GPU fields (name, memory_gb, hbm_tb_per_s, tflops_bf16, ...), got " + Describe(node),
@@ -428,12 +440,17 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
     }
   }
   if (auto e = node["efficiency"]) {
-    ParseEfficiencyPatch(e, Join(path, "efficiency"), problems).ApplyTo(g.efficiency, &g.sources);
+    // Figures of its own, unless the mapping says whose they are (`rlcost
+    // catalog --json` writes `measured_on` back for a borrowed row).
+    EfficiencyPatch own = ParseEfficiencyPatch(e, Join(path, "efficiency"), problems);
+    own.ApplyTo(g.efficiency, &g.sources);
+    SetEfficiencyBorrowedFrom(g, own.measured_on == id ? "" : own.measured_on);
   }
   // Source keys: the fields, plus "efficiency.<field>" so that `rlcost catalog
   // --json` output (which carries the efficiency sources) reads back in.
   std::vector<std::string> source_keys = With(kGpuNumericKeys, {"name", "source"});
   for (const auto& f : EfficiencyFieldNames()) source_keys.push_back("efficiency." + f);
+  source_keys.push_back("efficiency.measured_on");
   ReadSources(node, path, source_keys, g.sources, problems);
   return g;
 }

@@ -37,6 +37,8 @@ void ParseEfficiency(const YAML::Node& node, const std::string& path, Efficiency
 struct EfficiencyPatch {
   std::vector<std::pair<double Efficiency::*, double>> values;
   std::map<std::string, std::string> sources;  // "efficiency.<field>" -> source text
+  // The GPU id its figures were measured on (`measured_on:`); empty = not said.
+  std::string measured_on;
   void ApplyTo(Efficiency& eff, std::map<std::string, std::string>* sources_out) const;
 };
 EfficiencyPatch ParseEfficiencyPatch(const YAML::Node& node, const std::string& path,
@@ -45,6 +47,18 @@ EfficiencyPatch ParseEfficiencyPatch(const YAML::Node& node, const std::string& 
 // entry's own `efficiency:` mapping is applied.
 GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,
                  const EfficiencyPatch& base, std::vector<Problem>& problems);
+
+// The `default:` mapping of the built-in efficiency.yaml: what a GPU added by
+// a user file or written inline in a scenario starts from.
+const EfficiencyPatch& BuiltinDefaultEfficiency();
+
+// Whose measurements a GPU's efficiency figures are, kept with their sources
+// as "efficiency.measured_on": absent when the catalog has a row of its own
+// for the GPU (or the default row was measured on it), else the id of the GPU
+// they are borrowed from. The estimate prints it and its JSON carries it, so a
+// borrowed figure is never read as the GPU's own (docs/model.md, "Efficiency
+// defaults"). Empty `from` clears it.
+void SetEfficiencyBorrowedFrom(GpuSpec& g, const std::string& from);
 
 // Names of the Efficiency fields, in declaration order.
 std::vector<std::string> EfficiencyFieldNames();

@@ -50,9 +50,16 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
+  // catalog_internal::SetEfficiencyBorrowedFrom keeps whose figures they are.
+  const auto found = s.hardware.gpu.sources.find("efficiency.measured_on");
+  const std::string borrowed = found != s.hardware.gpu.sources.end() ? found->second : "";
+  const std::string whose =
+      borrowed.empty() ? s.hardware.gpu.id
+                       : fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
+                                     s.hardware.gpu.id, borrowed);
   a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or --calibration)",
-                          s.hardware.gpu.id, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
+                          whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
                           eff.logprob_mfu * 100));
   a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
                           ToString(s.placement.engine), eff.decode_iter_overhead_s * 1e3,
@@ -89,13 +96,14 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   }
   if (s.placement.mode == PlacementMode::kColocated && s.placement.refit_offload != RefitOffload::kNone &&
       !s.placement.offload.optimizer) {
-    a.push_back(fmt::format("colocated trainer: its optimizer states go to host memory for generation and back for "
-                            "the update every step, {} (NeMo RL's refit; placement.refit_offload: none if your "
+    a.push_back(fmt::format("colocated trainer: its optimizer states go to host memory inside every weight sync and "
+                            "back for the update, {} (NeMo RL's refit; placement.refit_offload: none if your "
                             "trainer keeps them on the GPU, as veRL does by default)",
                             s.placement.refit_offload == RefitOffload::kPinned
                                 ? "into pinned memory at 25 GB/s"
-                                : "tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
-                                  "on an H100 in NeMo RL's tracker; the way back ASSUMED the same)"));
+                                : "out tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
+                                  "on an H100 in NeMo RL's tracker), back at 16.1 GB/s (that host's pageable "
+                                  "benchmark; ASSUMED for the way back, which the tracker does not time)"));
   }
   // A training group across two NVLink domains (docs/model.md, "Groups across
   // NVLink domains"): the assumption that ranks fill whole domains in order.

@@ -211,6 +211,7 @@ Result<Calibration> LoadCalibrationFile(const std::string& path) {
 void ApplyCalibration(const Calibration& cal, Scenario& s) {
   if (cal.fitted.empty()) {
     s.hardware.gpu.efficiency = cal.efficiency;
+    s.hardware.gpu.sources.erase("efficiency.measured_on");  // fitted to the user's own log: nothing borrowed
     return;
   }
   for (const auto& name : cal.fitted) {

@@ -40,10 +40,21 @@ double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
   return kOptimizerBytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
 }
 
+// The way back: prepare_for_training moves the states to the GPU before the
+// update, from host pages already resident (docs/model.md, "Refit offload").
 double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan) {
   const double rate =
+      s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : kPageableBackGbPerS;
+  return RefitOffloadGb(s, plan) / rate;
+}
+
+// The way out: offload_before_refit, the first call of NeMo RL's
+// refit_policy_generation, inside the refit it times (v0.3.0
+// nemo_rl/algorithms/grpo.py:412 under timer "prepare_for_generation", 542).
+double RefitOffloadOutTime(const Scenario& s, const MemoryPlan& plan) {
+  const double rate =
       s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : kPageableCopyGbPerS;
-  return 2.0 * RefitOffloadGb(s, plan) / rate;
+  return RefitOffloadGb(s, plan) / rate;
 }
 
 double OffloadTime(const Scenario& s, const MemoryPlan& plan) {

@@ -152,6 +152,12 @@ WeightSyncParts WeightSync(const Scenario& s) {
 
 double WeightSyncTime(const Scenario& s) { return WeightSync(s).total_s; }
 
+void ChargeRefitOffloadOut(const Scenario& s, const MemoryPlan& plan, WeightSyncParts& p) {
+  p.total_s -= p.offload_s;
+  p.offload_s = RefitOffloadOutTime(s, plan);
+  p.total_s += p.offload_s;
+}
+
 std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
   const bool colocated = s.placement.mode == PlacementMode::kColocated;
   std::string out = fmt::format(
@@ -161,6 +167,11 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
   if (p.overlap_s > 0) out += fmt::format(" - {:.2f} s of the two hidden by pipelining the buckets", p.overlap_s);
   out += fmt::format(" + engine load {:.2f} s + {:.0f} collective calls {:.2f} s", p.load_s, p.collectives,
                      p.calls_s);
+  if (p.offload_s > 0) {
+    out += fmt::format(" + the trainer's optimizer states to host memory {:.2f} s (inside the refit, as NeMo RL's "
+                       "offload_before_refit; placement.refit_offload)",
+                       p.offload_s);
+  }
   if (colocated) {
     out += fmt::format(" + engine wake/sleep {:.2f} s (vLLM sleep level {}{})", p.engine_s,
                        s.placement.engine_sleep_level,

@@ -108,6 +108,21 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   if (e.sim) j["sim"] = SimExtrasToJson(*e.sim);
   j["notes"] = e.step.notes;
   j["assumptions"] = e.assumptions;
+  // Whose efficiency figures priced this GPU: its own catalog row, or one
+  // borrowed from another GPU (docs/model.md, "Efficiency defaults").
+  {
+    const GpuSpec& g = s.hardware.gpu;
+    nlohmann::json& je = j["efficiency"];
+    je["gpu"] = g.id;
+    const auto borrowed = g.sources.find("efficiency.measured_on");  // catalog_internal::SetEfficiencyBorrowedFrom
+    je["borrowed"] = borrowed != g.sources.end();
+    je["borrowed_from"] = borrowed != g.sources.end() ? nlohmann::json(borrowed->second) : nlohmann::json(nullptr);
+    nlohmann::json& src = je["sources"];
+    src = nlohmann::json::object();
+    for (const auto& [k, v] : g.sources) {
+      if (k.rfind("efficiency.", 0) == 0 && k != "efficiency.measured_on") src[k.substr(11)] = v;
+    }
+  }
   // The likely range of the headline figures: part of every estimate's JSON
   // (command line, `rlcost serve`, Python) from this one place.
   j["interval"] = IntervalsToJson(e);

@@ -338,7 +338,10 @@ class Loader {
       std::string name = "custom-gpu";
       if (YAML::Node nm = Reader::Child(g, "name"); nm.IsDefined() && nm.IsScalar()) name = nm.Scalar();
       std::vector<Problem> problems;
-      s.hardware.gpu = catalog_internal::ParseGpu(g, name, "hardware.gpu", problems);
+      // It starts from the catalog's default efficiencies, fixed costs per
+      // decode iteration included, as a GPU of a catalog file does.
+      s.hardware.gpu =
+          catalog_internal::ParseGpu(g, name, "hardware.gpu", catalog_internal::BuiltinDefaultEfficiency(), problems);
       gpu_ok = problems.empty();
       r_.Append(std::move(problems), g);
     } else if (auto id = r_.AsString(g, "hardware.gpu")) {

@@ -717,7 +717,8 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
     critic_s = update.time_s + v.time_s;
     critic_flops = (update.flops + v.flops) * train_gpus;
   }
-  const perf::WeightSyncParts sync = perf::WeightSync(s);
+  perf::WeightSyncParts sync = perf::WeightSync(s);
+  perf::ChargeRefitOffloadOut(s, *mem, sync);
   double sync_s = sync.total_s;
   t.sync_parts = sync;
   if (text) t.notes.push_back(perf::DescribeWeightSync(s, sync));
@@ -725,14 +726,13 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   t.offload_s = perf::OffloadTime(s, *mem);
   t.refit_offload_s = perf::RefitOffloadTime(s, *mem);
   if (t.refit_offload_s > 0) {
-    if (text) t.notes.push_back(fmt::format("the optimizer states ({:.1f} GB per GPU) go to host memory before each weight sync "
-                                  "and come back before the update, {}: {:.1f} s per step (placement.refit_offload: "
-                                  "none keeps them on the GPU)",
-                                  perf::RefitOffloadGb(s, *mem),
+    if (text) t.notes.push_back(fmt::format("the optimizer states ({:.1f} GB per GPU) go to host memory inside each weight sync "
+                                  "({:.1f} s, part of step.weight_sync_s) and come back before the update ({:.1f} s), {} "
+                                  "(placement.refit_offload: none keeps them on the GPU)",
+                                  perf::RefitOffloadGb(s, *mem), sync.offload_s, t.refit_offload_s,
                                   s.placement.refit_offload == RefitOffload::kPinned
-                                      ? "into pinned memory over PCIe"
-                                      : "copied tensor by tensor into pageable memory (NeMo RL)",
-                                  t.refit_offload_s));
+                                      ? "over PCIe from pinned memory"
+                                      : "tensor by tensor through pageable memory (NeMo RL)"));
   }
   if ((s.placement.offload.params || s.placement.offload.optimizer) && !mem->train_state_offloaded) {
     if (text) t.notes.push_back(fmt::format("placement.offload: {} moved to host memory between phases and back, {:.2f} s per "

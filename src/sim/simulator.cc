@@ -122,6 +122,7 @@ Result<void> Simulator::Setup() {
     ec_.lora_tenants = s_.algorithm.lora->tenants;
   }
   sync_parts_ = perf::WeightSync(s_);
+  perf::ChargeRefitOffloadOut(s_, *mem, sync_parts_);
   sync_s_ = sync_parts_.total_s;
   notes_.push_back(perf::DescribeWeightSync(s_, sync_parts_));
   overhead_s_ = s_.hardware.gpu.efficiency.step_overhead_s;

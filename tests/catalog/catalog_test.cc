@@ -10,6 +10,7 @@
 
 #include "catalog/format.h"
 #include "catalog/parse.h"
+#include "report/report.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
@@ -499,6 +500,74 @@ TEST(Catalog, PartialEntryChangesOnlyTheFieldsItGives) {
   EXPECT_NE(msg.find("no GPU 'h100-sxn' in the catalog to change"), std::string::npos) << msg;
   EXPECT_NE(msg.find("did you mean 'h100-sxm'"), std::string::npos) << msg;
   EXPECT_EQ(cat.FindGpu("h100-sxn"), nullptr);
+}
+
+}  // namespace
+}  // namespace rlcost
+
+namespace rlcost {
+namespace {
+
+// Every GPU without an efficiency row of its own prices with the default's
+// figures, which were measured on H100s (efficiency.yaml default:
+// measured_on h100-sxm): the estimate's text and JSON say it borrows them and
+// from which GPU, and a GPU with its own row (h100-sxm through the default,
+// b200 and gb200 through theirs) says nothing of the kind.
+TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
+  Catalog cat = Catalog::Builtin().value();
+  auto from = [&](const std::string& id) {
+    const auto& src = cat.FindGpu(id)->sources;
+    auto it = src.find("efficiency.measured_on");
+    return it == src.end() ? std::string() : it->second;
+  };
+  for (const char* id : {"h100-sxm", "b200", "gb200"}) EXPECT_EQ(from(id), "") << id;
+  for (const char* id : {"a100-80g", "h800", "h200", "h20", "mi300x", "l40s"}) EXPECT_EQ(from(id), "h100-sxm") << id;
+
+  const std::string text =
+      "model: qwen2.5-7b\nhardware: {gpu: mi300x, gpus: 8}\n"
+      "environment: {prompt_tokens: 100, response_tokens: 200}\n"
+      "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n";
+  auto s = LoadScenarioText(text, cat);
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  auto e = EstimateAnalytic(*s);
+  ASSERT_TRUE(e.has_value()) << e.error().ToString();
+  bool said = false;
+  for (const auto& a : e->assumptions) said |= a.find("efficiency (mi300x: BORROWED from h100-sxm") == 0;
+  EXPECT_TRUE(said);
+  const auto j = report::EstimateToJson(*s, *e);
+  EXPECT_EQ(j["efficiency"]["gpu"], "mi300x");
+  EXPECT_EQ(j["efficiency"]["borrowed"], true);
+  EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
+  EXPECT_TRUE(j["efficiency"]["sources"].contains("train_mfu"));
+
+  auto h = LoadScenarioText(text.substr(0, text.find("mi300x")) + "h100-sxm" + text.substr(text.find(", gpus")), cat);
+  ASSERT_TRUE(h.has_value()) << h.error().ToString();
+  auto eh = EstimateAnalytic(*h);
+  ASSERT_TRUE(eh.has_value());
+  const auto jh = report::EstimateToJson(*h, *eh);
+  EXPECT_EQ(jh["efficiency"]["borrowed"], false);
+  EXPECT_TRUE(jh["efficiency"]["borrowed_from"].is_null());
+}
+
+// A GPU written inline in a scenario starts from the same default figures as a
+// catalog GPU, fixed costs included: 4 ms per decode iteration
+// (decode_iter_overhead_s, efficiency.yaml default), where it used to get 0.
+TEST(Catalog, InlineGpuTakesTheDefaultFixedCosts) {
+  Catalog cat = Catalog::Builtin().value();
+  const std::string text =
+      "model: qwen2.5-7b\n"
+      "hardware: {gpu: {name: my-gpu, memory_gb: 80, hbm_tb_per_s: 3.35, tflops_bf16: 989, intra_node_gb_per_s: 450, "
+      "inter_node_gb_per_s: 50, price_per_hour: 2}, gpus: 8}\n"
+      "environment: {prompt_tokens: 100, response_tokens: 200}\n"
+      "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n";
+  auto s = LoadScenarioText(text, cat);
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  const Efficiency& inline_eff = s->hardware.gpu.efficiency;
+  const Efficiency& h100 = cat.FindGpu("h100-sxm")->efficiency;
+  EXPECT_DOUBLE_EQ(inline_eff.decode_iter_overhead_s, 0.004);
+  EXPECT_DOUBLE_EQ(inline_eff.moe_layer_decode_s, h100.moe_layer_decode_s);
+  EXPECT_DOUBLE_EQ(inline_eff.train_mfu, 0.425);
+  EXPECT_EQ(s->hardware.gpu.sources.at("efficiency.measured_on"), "h100-sxm");
 }
 
 }  // namespace
