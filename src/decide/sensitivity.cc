@@ -510,6 +510,9 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
           in.id.rfind("efficiency.", 0) == 0
               ? "each phase takes the longer of its compute and memory times, and this rate sets neither the longer "
                 "one nor any phase on the step's critical path"
+          : in.id.rfind("environment.pass_rate", 0) == 0
+              ? "the pass rate sets which rollouts carry a gradient, not what a step costs: this figure counts "
+                "steps, not useful samples; set goal.target_pass_rate to price the steps to a goal"
               : "the scenario's other settings leave it out of the model's path to this figure");
     }
     t.rows.push_back(std::move(row));

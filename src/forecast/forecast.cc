@@ -89,33 +89,54 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     y.push_back(p.value);
     r.fit_until_step = p.step;
   }
-  // Reached already: the logged points (every one up to fit_until, the run's
-  // start included) read as the point forecast reads them: the first logged
-  // value at or above the target, or with --smooth h the first point whose
-  // +-h average over the logged points is (only windows that lie within the
-  // points fitted). On the raw points, not the bins below: a window sized in
-  // logged points applies to logged points.
+  // Reached already, on the logged points up to fit_until (the run's start
+  // included), not the bins below: a window sized in logged points applies to
+  // logged points. (a) The +-h average (only windows that lie within the
+  // points fitted; h: --smooth, else 2.5% of the points); (b) by default
+  // also a second logged value at or above the target, the answer being the
+  // first of them: one value alone may be the noise, two are the run there
+  // (val_acc 0.531 logged at steps 99 and 119: reached at step 99).
   const int h_raw = o.half_window < 0 ? SmoothingHalfWindow(s) : o.half_window;
   const int h_point = o.half_window < 0 ? 0 : o.half_window;
   r.half_window = h_point;
   r.half_window_wide = h_raw;
   {
     const size_t m = x.size();
+    const size_t hw = size_t(h_raw);
     double sum = 0;
     size_t k = 0;
-    for (size_t i = 0; i < m && !r.already_reached; ++i) {
-      if (i + size_t(h_point) >= m) break;
+    for (size_t i = 0; i < m && i + hw < m; ++i) {
       // window [i - h, i + h]: add the right edge, drop the one past the left
       if (i == 0) {
-        for (size_t j = 0; j <= size_t(h_point) && j < m; ++j) sum += y[j], ++k;
+        for (size_t j = 0; j <= hw; ++j) sum += y[j], ++k;
       } else {
-        sum += y[i + size_t(h_point)], ++k;
-        if (i > size_t(h_point)) sum -= y[i - size_t(h_point) - 1], --k;
+        sum += y[i + hw], ++k;
+        if (i > hw) sum -= y[i - hw - 1], --k;
       }
       if (sum / double(k) >= o.target) {
         r.already_reached = true;
         r.steps_to_target = double(s.points[i].step);  // x[i] is this point's C
         r.reached_value = sum / double(k);
+        r.reached_window = h_raw;
+        break;
+      }
+    }
+    if (o.half_window < 0 && !o.smoothed_truth) {
+      size_t first = m;
+      for (size_t i = 0; i < m; ++i) {
+        if (y[i] < o.target) continue;
+        if (first == m) {
+          first = i;
+          continue;
+        }
+        // a second value at or above the target: reached at the first
+        if (!r.already_reached || double(s.points[first].step) < r.steps_to_target) {
+          r.already_reached = true;
+          r.steps_to_target = double(s.points[first].step);
+          r.reached_value = y[first];
+          r.reached_window = 0;
+        }
+        break;
       }
     }
   }
@@ -173,13 +194,15 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     r.reason = fmt::format("{} falls over the steps fitted (slope {:.3g} per e-fold of steps, t = {:.1f}): a "
                            "forecast needs a metric that rises toward the target (a reward or an accuracy)",
                            metric, slope, t);
-    return r.already_reached ? reached() : r;
+    r.already_reached = false;
+    return r;
   }
   if (t < kTrendT) {
     r.reason = fmt::format("{} is flat over the steps fitted (slope {:.3g} per e-fold of steps, t = {:.1f}, "
                            "not 2 standard errors from 0): no rise to extrapolate",
                            metric, slope, t);
-    return r.already_reached ? reached() : r;
+    r.already_reached = false;
+    return r;
   }
 
   // Which curve: each fitted on the first three quarters, scored on the last.

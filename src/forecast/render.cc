@@ -264,10 +264,10 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
   if (r.already_reached) {
     out += fmt::format("  steps to target: reached at step {:.0f} in the log ({} {:.4g}{}), before step {}, the last "
                        "fitted\n",
-                       r.steps_to_target, r.half_window == 0 ? "logged value" : "average", r.reached_value,
-                       r.half_window == 0 ? ""
-                                          : fmt::format(" over {} logged point{} either side", r.half_window,
-                                                        r.half_window == 1 ? "" : "s"),
+                       r.steps_to_target, r.reached_window == 0 ? "logged value" : "average", r.reached_value,
+                       r.reached_window == 0 ? ", and again later"
+                                             : fmt::format(" over {} logged point{} either side", r.reached_window,
+                                                           r.reached_window == 1 ? "" : "s"),
                        r.fit_until_step);
   } else {
     out += fmt::format("  steps to target: step {:.0f} ({:.0f}% interval {} .. {}; {:.0f} step{} after step {})\n",

@@ -375,7 +375,7 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
                         const std::vector<Part>& parts, const char* unit_label, bool share, const char* unit = "s") {
   const bool usd = std::string_view(unit) == "USD";
   auto Amount = [&](double v) { return usd ? Usd(v) : Sec(v); };
-  const int W = 1200, L = 250, R = 30, T = 56, row_h = 30;
+  const int W = 1200, L = 250, T = 56, row_h = 30;
   const int H = T + row_h * static_cast<int>(rows.size()) + 40;
   std::string s = SvgOpen(id, W, H, title);
   s += Text(10, 20, title, "start", "title");
@@ -383,11 +383,16 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
   for (const auto& p : parts) lg.push_back({p.name, p.color});
   s += LegendSvg(10, 42, lg);
   double hi = 0;
+  size_t label_chars = 0;  // the widest total written after its bar
   for (const auto& r : rows) {
-    double tot = 0;
-    for (const auto& p : parts) tot += Get(*r.e, p.key);
+    double tot = 0, drawn = 0;
+    for (const auto& p : parts) tot += Get(*r.e, p.key), drawn += std::max(0.0, Get(*r.e, p.key));
     hi = std::max(hi, tot);
+    if (!share) label_chars = std::max(label_chars, Amount(drawn).size());
   }
+  // Room on the right for that total beside the longest bar (12 px text:
+  // under 7 px a glyph), so that the chart never clips it.
+  const int R = std::max(30, 6 + 7 * static_cast<int>(label_chars) + 4);
   if (share) hi = 1;
   auto ticks = LinTicks(hi);
   double xmax = share ? 1 : ticks.back();
