@@ -28,6 +28,7 @@ struct ForecastArgs {
   std::optional<int> fit_until;
   std::string scenario;
   int gpus = 0;
+  std::string gpu;
   std::optional<double> usd_per_gpu_hour;
   int replicates = 400;
   uint64_t seed = 1;
@@ -125,7 +126,28 @@ int Run(const ForecastArgs& a) {
     cost.note = fmt::format("step cost from the scenario {} ({}): {:.1f} s, ${:.4g} a step", a.scenario,
                             sc->name, cost.step_s, cost.usd_per_step);
   } else {
-    cost = forecast::CostFromLog(*s, r->fit_until_step, a.usd_per_gpu_hour.value_or(nan));
+    // The price of a GPU-hour: --usd-per-gpu-hour, else the catalog price of
+    // --gpu (an assumed h100-sxm when --gpus is given without either).
+    double usd = a.usd_per_gpu_hour.value_or(nan);
+    std::string priced;
+    if (!a.usd_per_gpu_hour && (a.gpus > 0 || !a.gpu.empty())) {
+      auto cat = LoadCatalog(a.common);
+      if (!cat) return PrintError(cat.error(), json);
+      const std::string id = a.gpu.empty() ? "h100-sxm" : a.gpu;
+      const GpuSpec* g = cat->FindGpu(id);
+      if (!g) {
+        std::string known;
+        for (const auto& k : cat->GpuIds()) known += (known.empty() ? "" : ", ") + k;
+        return PrintError(Error::Invalid("--gpu", fmt::format("unknown GPU '{}'; known: {}", id, known)), json);
+      }
+      if (g->price_per_hour > 0) {
+        usd = g->price_per_hour;
+        priced = fmt::format("; ${:.2f} a GPU-hour, the catalog price of {}{}", usd, g->id,
+                             a.gpu.empty() ? " (ASSUMED: no --gpu given)" : "");
+      }
+    }
+    cost = forecast::CostFromLog(*s, r->fit_until_step, usd);
+    if (!cost.note.empty()) cost.note += priced;
   }
   if (!a.output.empty()) {
     if (!r->fitted || r->curve.kind != forecast::CurveKind::kSigmoid) {
@@ -183,7 +205,11 @@ void RegisterForecast(CLI::App& app, int& exit_code) {
   sub->add_option("--scenario", args->scenario, "price the steps with this scenario's step cost (default: the log's step times)");
   sub->add_option("--gpus", args->gpus, "GPUs of the logged run (GPU-hours from the log's step times)")
       ->check(CLI::Range(1, 1'000'000));
-  sub->add_option("--usd-per-gpu-hour", args->usd_per_gpu_hour, "price of a GPU-hour for the log's steps")
+  sub->add_option("--gpu", args->gpu,
+                  "the logged run's GPU: its catalog price prices the GPU-hours (default with --gpus: an assumed "
+                  "h100-sxm)");
+  sub->add_option("--usd-per-gpu-hour", args->usd_per_gpu_hour, "price of a GPU-hour for the log's steps (default: "
+                                                                  "the catalog price of --gpu)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--replicates", args->replicates, "bootstrap refits for the interval (default 400)")
       ->check(CLI::Range(0, 100'000));

@@ -147,7 +147,11 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
     if (!imported) { exit_code = PrintError(imported.error(), args->json); return; }
     // The scenario must load as written, before anything is written.
     auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
-    if (!check) { exit_code = PrintError(check.error(), args->json); return; }
+    if (!check) {
+      exit_code = PrintError(ingest::InConfigTerms(*imported, check.error(), "the imported scenario", args->config),
+                             args->json);
+      return;
+    }
     if (auto ok = WriteOutput(imported->yaml, args->out, inputs); !ok) {
       exit_code = PrintError(ok.error(), args->json);
       return;

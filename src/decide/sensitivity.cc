@@ -501,6 +501,20 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
         error = FirstProblem(mv.error());
       }
     }
+    // Both ends at the scenario's figure: say why, not just "$0".
+    if (row.metric_low && row.metric_high && *row.metric_low == t.base && *row.metric_high == t.base) {
+      row.flat = fmt::format(
+          "moves nothing here: {} is the same at {} and at {}, so no time or price of this scenario depends on it "
+          "({})",
+          t.metric, Num(row.low_value), Num(row.high_value),
+          in.id.rfind("efficiency.", 0) == 0
+              ? "each phase takes the longer of its compute and memory times, and this rate sets neither the longer "
+                "one nor any phase on the step's critical path"
+          : in.id.rfind("environment.pass_rate", 0) == 0
+              ? "the pass rate sets which rollouts carry a gradient, not what a step costs: this figure counts "
+                "steps, not useful samples; set goal.target_pass_rate to price the steps to a goal"
+              : "the scenario's other settings leave it out of the model's path to this figure");
+    }
     t.rows.push_back(std::move(row));
   }
   std::stable_sort(t.rows.begin(), t.rows.end(), [](const Row& a, const Row& b) { return a.Swing() > b.Swing(); });

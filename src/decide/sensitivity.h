@@ -57,6 +57,7 @@ struct Row {
   std::string error_low, error_high;
   std::string range;   // how the range was chosen: "±50%", "your range"
   std::string clipped; // why an end was clipped to the valid domain ("" = not clipped)
+  std::string flat;    // why it swings nothing, when both ends give the scenario's figure ("" = it moves it)
   // |metric_high - metric_low|; -1 when an end failed (sorted last).
   double Swing() const;
 };

@@ -47,6 +47,37 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
                           s.algorithm.critic ? "; the critic's update takes as many" : ""));
 }
 
+// Whether the policy ships a multi-token-prediction module a speculative
+// `mtp` method can draft with: DeepSeek-V3 and R1 (config.json
+// num_nextn_predict_layers 1); no other catalog model has one.
+bool HasMtpModule(const Scenario& s) {
+  if (s.model_id == "deepseek-v3") return true;
+  const std::string& n = s.model.name;
+  return s.model.experts > 0 && (n.find("DeepSeek-V3") != std::string::npos || n.find("DeepSeek-R1") != std::string::npos);
+}
+
+// engine.speculative: the method, draft length and acceptance, and where the
+// acceptance came from (docs/model.md, "Speculative decoding").
+std::string SpeculativeAssumption(const Scenario& s) {
+  const SpeculativeSpec& sp = *s.engine.speculative;
+  std::string source;
+  if (sp.method == SpeculativeMethod::kMtp && sp.acceptance == kMtpAcceptance) {
+    source = HasMtpModule(s)
+                 ? "DeepSeek-V3's own MTP module: 85-90% second-token acceptance (DeepSeek-V3 report, arXiv "
+                   "2412.19437 sec. 5.4.3), the lower end"
+                 : fmt::format("ASSUMED: DeepSeek-V3's MTP acceptance (arXiv 2412.19437 sec. 5.4.3); {} has no MTP "
+                               "module, so this stands for a draft head you would train: set "
+                               "engine.speculative.acceptance to your draft's measured rate",
+                               s.model.name.empty() ? s.model_id : s.model.name);
+  } else {
+    source = "engine.speculative.acceptance, as the scenario gives it";
+  }
+  return fmt::format("speculative decoding (engine.speculative): method {}, {} drafted token{} per step at acceptance "
+                     "{:g} ({}); {:.2f} tokens per verification step (Leviathan et al. 2023, eq. 1)",
+                     ToString(sp.method), sp.draft_tokens, sp.draft_tokens == 1 ? "" : "s", sp.acceptance, source,
+                     sp.ExpectedTokensPerStep());
+}
+
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
@@ -71,6 +102,9 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             "launches per decode iteration ({} layers x {:.2f} ms, measured on vLLM)",
                             s.model.layers * perf::kEagerLaunchPerLayerS * 1e3, s.model.layers,
                             perf::kEagerLaunchPerLayerS * 1e3));
+  }
+  if (s.engine.speculative) {
+    a.push_back(SpeculativeAssumption(s));
   }
   if (s.placement.gradient_checkpointing) {
     a.push_back("the update recomputes each layer's forward in its backward pass (placement.gradient_checkpointing): "

@@ -104,22 +104,44 @@ nlohmann::json BacktestToJson(const BacktestRun& b) {
 
 std::string BacktestToMarkdown(const BacktestRun& b, bool md) {
   std::string out;
-  const char* bar = md ? "|" : " ";
   out += md ? "Runs:\n\n" : "runs:\n";
   for (const auto& r : b.runs) out += (md ? "- " : "  ") + r + "\n";
   out += "\n";
-  if (md) {
-    out += "| fitted | run | fit until | target | true step | forecast | interval | P(beyond) | curve | error | pass |\n";
-    out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
-  }
+  // One row a case; the text form aligns the columns under a header.
+  std::vector<std::vector<std::string>> rows = {
+      {"fitted", "run", "fit until", "target", "true step", "forecast", "interval", "P(beyond)", "curve", "error",
+       "pass"}};
   for (const auto& c : b.cases) {
     const std::string err = c.ok ? fmt::format("{:+.0f}%", 100 * c.rel_error()) : "n/a";
     const std::string pass = c.within(0.3) ? (c.covered() ? "within 30%, in interval" : "within 30%")
                                            : (c.covered() ? "in interval" : "no");
-    out += fmt::format("{}{:.0f}%{}{}{}{}{}{:.3f}{}{}{}{}{}{} .. {}{}{:.0f}%{}{}{}{}{}{}{}\n", md ? "| " : "  ",
-                       100 * c.fraction, bar, c.curve, bar, c.fit_until, bar, c.target, bar, c.true_step, bar,
-                       c.ok ? N0(c.forecast) : "n/a", bar, N0(c.low), N0(c.high), bar, 100 * c.p_beyond, bar,
-                       c.model, bar, err, bar, pass, md ? " |" : "");
+    rows.push_back({fmt::format("{:.0f}%", 100 * c.fraction), c.curve, std::to_string(c.fit_until),
+                    fmt::format("{:.3f}", c.target), std::to_string(c.true_step), c.ok ? N0(c.forecast) : "n/a",
+                    N0(c.low) + " .. " + N0(c.high), fmt::format("{:.0f}%", 100 * c.p_beyond),
+                    c.model.empty() ? "-" : c.model, err, pass});
+  }
+  if (md) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string line = "|";
+      for (const auto& cell : rows[i]) line += " " + cell + " |";
+      out += line + "\n";
+      if (i == 0) out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    }
+  } else if (rows.size() > 1) {
+    std::vector<size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows) {
+      for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+    }
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t k = 0; k < row.size(); ++k) {
+        line += " " + row[k];
+        if (k + 1 < row.size()) line += std::string(width[k] - row[k].size() + 1, ' ');
+      }
+      out += line + "\n";
+    }
+  } else {
+    out += "  no target to score: no run reaches a level above its fitted part's best after the fitted part\n";
   }
   out += "\n";
   for (double f : kFractions) {

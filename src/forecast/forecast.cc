@@ -89,6 +89,63 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     y.push_back(p.value);
     r.fit_until_step = p.step;
   }
+  // Reached already, on the logged points up to fit_until (the run's start
+  // included), not the bins below: a window sized in logged points applies to
+  // logged points. (a) The +-h average (only windows that lie within the
+  // points fitted; h: --smooth, else 2.5% of the points); (b) by default
+  // also a second logged value at or above the target, the answer being the
+  // first of them: one value alone may be the noise, two are the run there
+  // (val_acc 0.531 logged at steps 99 and 119: reached at step 99).
+  const int h_raw = o.half_window < 0 ? SmoothingHalfWindow(s) : o.half_window;
+  const int h_point = o.half_window < 0 ? 0 : o.half_window;
+  r.half_window = h_point;
+  r.half_window_wide = h_raw;
+  {
+    const size_t m = x.size();
+    const size_t hw = size_t(h_raw);
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < m && i + hw < m; ++i) {
+      // window [i - h, i + h]: add the right edge, drop the one past the left
+      if (i == 0) {
+        for (size_t j = 0; j <= hw; ++j) sum += y[j], ++k;
+      } else {
+        sum += y[i + hw], ++k;
+        if (i > hw) sum -= y[i - hw - 1], --k;
+      }
+      if (sum / double(k) >= o.target) {
+        r.already_reached = true;
+        r.steps_to_target = double(s.points[i].step);  // x[i] is this point's C
+        r.reached_value = sum / double(k);
+        r.reached_window = h_raw;
+        break;
+      }
+    }
+    if (o.half_window < 0 && !o.smoothed_truth) {
+      size_t first = m;
+      for (size_t i = 0; i < m; ++i) {
+        if (y[i] < o.target) continue;
+        if (first == m) {
+          first = i;
+          continue;
+        }
+        // a second value at or above the target: reached at the first
+        if (!r.already_reached || double(s.points[first].step) < r.steps_to_target) {
+          r.already_reached = true;
+          r.steps_to_target = double(s.points[first].step);
+          r.reached_value = y[first];
+          r.reached_window = 0;
+        }
+        break;
+      }
+    }
+  }
+  auto reached = [&r]() {
+    r.ok = true;
+    r.reason.clear();
+    r.interval_low = r.interval_high = r.steps_to_target;
+    return r;
+  };
   // The start of the run is left out of the fit, as ScaleRL fits only past
   // its low-compute start (arXiv 2510.13786, sec. 2): the first 10% of the
   // steps fitted (at least the first step), where a run often waits at its
@@ -103,9 +160,11 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   }
   // A long log is averaged into kMaxPoints bins of consecutive points first:
   // the fit and its 400 refits stay under a few seconds.
+  double bin_width = 1;  // logged points a fitted point averages
   if (y.size() > size_t(kMaxPoints)) {
     std::vector<double> bx, by;
     const size_t n0 = y.size();
+    bin_width = double(n0) / double(kMaxPoints);
     for (size_t b = 0; b < size_t(kMaxPoints); ++b) {
       const size_t lo = b * n0 / kMaxPoints, hi = (b + 1) * n0 / kMaxPoints;
       double sx = 0, sy = 0;
@@ -122,12 +181,12 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   const std::string upto = o.fit_until ? fmt::format(" up to step {}", *o.fit_until) : "";
   if (y.empty()) {
     r.reason = fmt::format("the log has no value of {}{}: nothing to fit", metric, upto);
-    return r;
+    return r.already_reached ? reached() : r;
   }
   if (int(y.size()) < kMinPoints) {
     r.reason = fmt::format("only {} point{} of {}{}; a learning curve needs at least {}", y.size(),
                            y.size() == 1 ? "" : "s", metric, upto, kMinPoints);
-    return r;
+    return r.already_reached ? reached() : r;
   }
   const Bounds bounds = BoundsOf(s);
   auto [slope, t] = Trend(x, y);
@@ -135,12 +194,14 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     r.reason = fmt::format("{} falls over the steps fitted (slope {:.3g} per e-fold of steps, t = {:.1f}): a "
                            "forecast needs a metric that rises toward the target (a reward or an accuracy)",
                            metric, slope, t);
+    r.already_reached = false;
     return r;
   }
   if (t < kTrendT) {
     r.reason = fmt::format("{} is flat over the steps fitted (slope {:.3g} per e-fold of steps, t = {:.1f}, "
                            "not 2 standard errors from 0): no rise to extrapolate",
                            metric, slope, t);
+    r.already_reached = false;
     return r;
   }
 
@@ -175,12 +236,12 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   }
   if (!chosen) {
     r.reason = fmt::format("no learning curve fits the {} points of {}", n, metric);
-    return r;
+    return r.already_reached ? reached() : r;
   }
   auto curve = FitCurve(*chosen, x, y, bounds);
   if (!curve) {
     r.reason = fmt::format("no learning curve fits the {} points of {}", n, metric);
-    return r;
+    return r.already_reached ? reached() : r;
   }
   r.curve = *curve;
   r.fitted = true;
@@ -193,30 +254,16 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   // target (h = 0), and the first step whose +-h average is (h: --smooth, by
   // default 2.5% of the points). By default the forecast reads the log as
   // logged and its interval spans both readings; with --smooth both are that h.
+  // h counts logged points; on a binned log the bootstrap's runs go on in
+  // bins, so it is h / bin_width bins (at least 1 where h is).
   const bool both = o.half_window < 0;
-  const int h = both ? SmoothingHalfWindow(s) : o.half_window;
+  const int h = h_raw == 0 ? 0 : std::max(1, int(std::lround(double(h_raw) / bin_width)));
   const int hp = both ? 0 : h;
-  r.half_window = hp;
-  r.half_window_wide = h;
   r.curve_steps_to_target = curve->ComputeAt(o.target) <= horizon ? to_step(std::max(1.0, curve->ComputeAt(o.target)))
                                                                    : kInf;
-
-  // Reached already: the metric, averaged over +-h points, is at the target
-  // within the points fitted.
-  // Only windows that lie within the points fitted.
-  // (read by the average: one noisy value at the target is not yet the run at it)
-  for (size_t i = 0; i + size_t(h) < n; ++i) {
-    double sum = 0;
-    size_t k = 0;
-    for (size_t j = i >= size_t(h) ? i - size_t(h) : 0; j <= i + size_t(h); ++j) sum += y[j], ++k;
-    if (sum / double(k) >= o.target) {
-      r.ok = true;
-      r.already_reached = true;
-      r.steps_to_target = to_step(x[i]);
-      r.interval_low = r.interval_high = r.steps_to_target;
-      r.asymptote_low = r.asymptote_high = curve->Asymptote();
-      return r;
-    }
+  if (r.already_reached) {
+    r.asymptote_low = r.asymptote_high = curve->Asymptote();
+    return reached();
   }
 
   // Bootstrap: moving blocks of residuals added back to each candidate's fit
@@ -305,7 +352,20 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
   r.asymptote_low = Quantile(as, qlo);
   r.asymptote_high = Quantile(as, qhi);
   const double med = Quantile(cs, 0.5);
+  // A target at or above the fitted curve's ceiling is beyond reach, whatever
+  // the noisy runs of the bootstrap touch on the way: its crossing would be
+  // noise, not the curve.
+  if (o.target >= curve->Asymptote()) {
+    r.beyond_reach = true;
+    r.reason = fmt::format("the target {:.4g} is beyond reach: the fitted {} levels off at {:.4g} ({:.0f}% interval "
+                           "{:.4g} .. {:.4g}); in {:.0f}% of the {} bootstrap refits the metric does not reach it "
+                           "within {:.0f} times the steps fitted",
+                           o.target, CurveName(*chosen), curve->Asymptote(), 100 * o.level, r.asymptote_low,
+                           r.asymptote_high, 100 * r.p_beyond_reach, r.replicates, kHorizon);
+    return r;
+  }
   if (!std::isfinite(med)) {
+    r.beyond_reach = true;
     r.reason = fmt::format("the target {:.4g} is beyond reach: in {:.0f}% of the bootstrap runs the metric does not "
                            "reach it within {:.0f} times the steps fitted (the fitted {} levels off at {:.4g})",
                            o.target, 100 * r.p_beyond_reach, kHorizon, CurveName(*chosen), curve->Asymptote());

@@ -125,7 +125,15 @@ struct Outcome {
   double target = 0;
   int points_used = 0;
   int fit_until_step = 0;    // the last step fitted
-  bool already_reached = false;  // the fitted points already reach the target
+  // The logged points up to fit_until_step already reach the target: a
+  // second logged value at or above it (one alone may be noise; the answer is
+  // the first), or the +-h average of the logged points (h: --smooth, else
+  // 2.5% of the points; with --smooth or a smoothed back-test only this):
+  // steps_to_target is that logged step.
+  bool already_reached = false;
+  double reached_value = NAN;    // the logged value (or +-h average) there
+  int reached_window = 0;        // 0: two logged values at or above the target, the first of them; h: a +-h average
+  bool beyond_reach = false;     // not reached, and the target is at or above the fitted curve's ceiling
   bool fitted = false;           // a curve was fitted (curve, rmse, bootstrap hold)
   bool binned = false;           // more than 1,000 points: fitted as 1,000 bins of consecutive points
   Curve curve;                   // the kept curve, fitted on all the points used

@@ -7,6 +7,9 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <filesystem>
+#include <fstream>
+#include <istream>
 
 #include <fmt/format.h>
 
@@ -109,9 +112,273 @@ std::string ListColumns(const std::vector<std::string>& cols) {
   return out.empty() ? "none" : out;
 }
 
+// A comment line ('#' first) or a blank one.
+bool Skippable(std::string_view line) {
+  const size_t i = line.find_first_not_of(" \t\r");
+  return i == std::string_view::npos || line[i] == '#';
+}
+
+// The first line that is neither: a CSV header with a column named exactly
+// "step" (IsStepCsv's test, on one line).
+bool IsStepCsvHeader(const std::string& line) {
+  if (line.find(',') == std::string::npos || line.find("step:") != std::string::npos) return false;
+  std::istringstream cells(line);
+  std::string cell;
+  while (std::getline(cells, cell, ',')) {
+    std::string_view c = calib::log_internal::Trim(cell);
+    if (c == "step" || c == "\"step\"") return true;
+  }
+  return false;
+}
+
+// A column the step cost reads through calibrate's phases (ExtractPhases):
+// such a CSV is read whole, as any other log.
+bool IsPhaseColumn(const std::string& name) {
+  if (name == "timing_s/step" || name == "timing/train/total_step_time") return false;
+  return name.rfind("timing_s/", 0) == 0 || name.rfind("timing/", 0) == 0;
+}
+
+// A CSV with a "step" column, read as a stream in two passes over `in`: the
+// first checks every row and counts each column's values (which choose the
+// metric), the second keeps the metric's value and the step's cost a row,
+// 16 + 24 bytes, and never the row's other columns. The same rows and errors
+// as ParseWandbCsv and ReadProgressText's whole-log path. nullopt: the CSV has
+// phase-time columns, which only the whole-log path prices.
+std::optional<Result<ProgressSeries>> StreamStepCsv(std::istream& in, const std::string& origin,
+                                                    const ReadOptions& o) {
+  using calib::log_internal::LineError;
+  using calib::log_internal::SplitCsv;
+  using calib::log_internal::Trim;
+  std::vector<std::string> header, cells, names;
+  std::vector<int> name_of;  // column -> index into `unique` (-1: not a metric)
+  std::vector<std::string> unique;
+  int step_col = -1;
+  std::string raw;
+  // Reads the next row into `cells`; false at the end. Errors as ParseWandbCsv's.
+  int line_no = 0;
+  std::optional<Error> error;
+  auto next_row = [&](int& step) -> bool {
+    while (std::getline(in, raw)) {
+      ++line_no;
+      if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+      if (Skippable(raw)) continue;
+      if (!SplitCsv(raw, cells)) {
+        error = LineError(origin, line_no, "unclosed quote");
+        return false;
+      }
+      if (cells.size() != header.size()) {
+        error = LineError(origin, line_no,
+                          "expected " + std::to_string(header.size()) + " fields as in the header, got " +
+                              std::to_string(cells.size()));
+        return false;
+      }
+      auto v = calib::ParseLogNumber(cells[size_t(step_col)]);
+      if (!v) {
+        error = LineError(origin, line_no,
+                          header[size_t(step_col)] + ": \"" + cells[size_t(step_col)] + "\" is not a step number");
+        return false;
+      }
+      auto whole = calib::log_internal::StepNumber(*v);
+      if (!whole) {
+        error = LineError(origin, line_no,
+                          calib::log_internal::NotAStep(header[size_t(step_col)], "\"" + cells[size_t(step_col)] + "\""));
+        return false;
+      }
+      step = *whole;
+      return true;
+    }
+    return false;
+  };
+  // The header.
+  while (std::getline(in, raw)) {
+    ++line_no;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    if (Skippable(raw)) continue;
+    if (!SplitCsv(raw, header)) return Fail(LineError(origin, line_no, "unclosed quote in the header"));
+    for (size_t c = 0; c < header.size(); ++c) {
+      std::string name(Trim(header[c]));
+      if (name == "_step" || name == "Step" || name == "step") {
+        step_col = int(c);
+        name.clear();
+      } else if (size_t dash = name.find(" - "); dash != std::string::npos) {
+        name = name.substr(dash + 3);
+      }
+      if (name.size() > 5 && (name.ends_with("__MIN") || name.ends_with("__MAX"))) name.clear();
+      if (IsPhaseColumn(name)) return std::nullopt;
+      int idx = -1;
+      if (!name.empty()) {
+        auto it = std::find(unique.begin(), unique.end(), name);
+        idx = int(it - unique.begin());
+        if (it == unique.end()) unique.push_back(name);
+      }
+      names.push_back(name);
+      name_of.push_back(idx);
+    }
+    break;
+  }
+  if (header.empty()) return Fail(LineError(origin, 0, "the CSV is empty"));
+  if (step_col < 0) {
+    return Fail(LineError(origin, line_no,
+                          "no step column: expected one named _step (wandb API export) or Step (run page export)"));
+  }
+  const std::streampos body = in.tellg();
+  const int body_line = line_no;
+  // Pass 1: check every row; count the rows that log each key.
+  std::vector<int> count(unique.size(), 0), seen_row(unique.size(), -1);
+  long long rows = 0;
+  int first = std::numeric_limits<int>::max(), last = 0;
+  for (int step = 0; next_row(step);) {
+    ++rows;
+    first = std::min(first, step);
+    last = std::max(last, step);
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (name_of[c] < 0 || Trim(cells[c]).empty()) continue;
+      if (!calib::ParseLogNumber(cells[c])) {
+        if (calib::log_internal::IsUsedKey(names[c])) {
+          return Fail(LineError(origin, line_no, names[c] + ": \"" + cells[c] + "\" is not a number"));
+        }
+        continue;
+      }
+      if (seen_row[size_t(name_of[c])] != line_no) seen_row[size_t(name_of[c])] = line_no, ++count[size_t(name_of[c])];
+    }
+  }
+  if (error) return Fail(*error);
+  ProgressSeries s;
+  s.path = origin;
+  s.format = "csv";
+  if (rows == 0) return Fail(ErrorCode::kInvalidInput, "", origin + ": the log has no rows (nothing to fit)");
+  std::map<std::string, int> counts;
+  for (size_t i = 0; i < unique.size(); ++i) {
+    if (count[i] > 0) counts[unique[i]] = count[i];
+  }
+  for (const auto& [k, n] : counts) s.columns.push_back(k);
+  s.first_step = first;
+  s.last_step = last;
+  if (o.metric.empty()) {
+    s.metric = ChooseMetric(counts);
+    s.metric_chosen = true;
+    if (s.metric.empty()) {
+      return Fail(ErrorCode::kInvalidInput, "--metric",
+                  fmt::format("{}: no known reward or accuracy column (val_acc, val/test_score/..., validation/accuracy, "
+                              "critic/score/mean, train/reward, ...); name the one to forecast with --metric "
+                              "(columns: {})",
+                              origin, ListColumns(s.columns)));
+    }
+  } else {
+    s.metric = o.metric;
+    if (!counts.count(o.metric)) {
+      return Fail(ErrorCode::kInvalidInput, "--metric",
+                  fmt::format("{}: no column or key named \"{}\" (columns: {})", origin, o.metric,
+                              ListColumns(s.columns)));
+    }
+  }
+  // Pass 2: the metric and the step's cost, a row at a time.
+  in.clear();
+  in.seekg(body);
+  line_no = body_line;
+  auto column_of = [&](const char* key) {
+    int col = -1;
+    for (size_t c = 0; c < names.size(); ++c) {
+      if (names[c] == key) col = int(c);  // the last column of a name wins, as in a record
+    }
+    return col;
+  };
+  const int metric_col = column_of(s.metric.c_str());
+  const std::vector<int> time_cols = {column_of("step_time_s"), column_of("timing_s/step"),
+                                      column_of("timing/train/total_step_time")};
+  const std::vector<int> cum_cols = {column_of("cum_gpu_hours"), column_of("gpu_hours")};
+  auto value = [&](int col) {
+    if (col < 0 || Trim(cells[size_t(col)]).empty()) return kNaN;
+    return calib::ParseLogNumber(cells[size_t(col)]).value_or(kNaN);
+  };
+  auto first_of = [&](const std::vector<int>& cols) {
+    for (int c : cols) {
+      if (const double v = value(c); !std::isnan(v)) return v;
+    }
+    return kNaN;
+  };
+  struct CostRow {
+    int step;
+    double t, cum;
+  };
+  std::vector<CostRow> cost;
+  int seen_first = std::numeric_limits<int>::max(), prev = std::numeric_limits<int>::min();
+  for (int step = 0; next_row(step);) {
+    const double m = value(metric_col);
+    if (!std::isnan(m)) {
+      // A step column that goes back: as ReadProgressText says (below).
+      if (step < prev) {
+        if (step <= seen_first) {
+          return Fail(ErrorCode::kInvalidInput, "",
+                      fmt::format("{}:{}: the step column starts again (step {} after step {}): the log holds two "
+                                  "runs, or a resumed run that numbers its steps from {} again, and which training "
+                                  "step each later line is cannot be told; keep one run's lines, or renumber the "
+                                  "resumed part to continue from its checkpoint's step",
+                                  origin, line_no, step, prev, step));
+        }
+        s.resumes.push_back(Resume{line_no, prev, step});
+      }
+      seen_first = std::min(seen_first, step);
+      prev = step;
+      s.points.push_back(ProgressPoint{step, m, line_no});
+    }
+    const double t = first_of(time_cols), cum = first_of(cum_cols);
+    if (std::isfinite(t) || std::isfinite(cum)) cost.push_back(CostRow{step, t, cum});
+  }
+  if (error) return Fail(*error);
+  // One value per step: the last logged (a resumed run's line follows the one
+  // it re-does).
+  auto by_step = [](const auto& a, const auto& b) { return a.step < b.step; };
+  std::stable_sort(s.points.begin(), s.points.end(), by_step);
+  size_t kept = 0;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    if (kept > 0 && s.points[kept - 1].step == s.points[i].step) s.points[kept - 1] = s.points[i];
+    else s.points[kept++] = s.points[i];
+  }
+  s.points.resize(kept);
+  s.points.shrink_to_fit();
+  std::stable_sort(cost.begin(), cost.end(), by_step);
+  double prev_cum = kNaN;
+  int prev_step = -1;
+  for (size_t i = 0; i < cost.size();) {
+    // The step's rows merged: each figure the last one logged.
+    const int step = cost[i].step;
+    double t = kNaN, cum = kNaN;
+    for (; i < cost.size() && cost[i].step == step; ++i) {
+      if (std::isfinite(cost[i].t)) t = cost[i].t;
+      if (std::isfinite(cost[i].cum)) cum = cost[i].cum;
+    }
+    double gh = kNaN;
+    if (std::isfinite(cum)) {
+      if (std::isfinite(prev_cum) && step > prev_step) gh = (cum - prev_cum) / (step - prev_step);
+      else if (prev_step < 0) gh = cum / (step - first + 1);
+      prev_cum = cum;
+      prev_step = step;
+    } else if (std::isfinite(t) && o.gpus > 0) {
+      gh = t * o.gpus / 3600.0;
+    }
+    if (!std::isfinite(t) && !std::isfinite(gh)) continue;
+    s.cost_steps.push_back(step);
+    s.step_s.push_back(t);
+    s.step_gpu_hours.push_back(gh);
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::string& origin, const ReadOptions& o) {
+  {
+    std::istringstream in(raw_text);
+    std::string line;
+    while (std::getline(in, line) && Skippable(line)) {
+    }
+    if (IsStepCsvHeader(line)) {
+      in.clear();
+      in.seekg(0);
+      if (auto streamed = StreamStepCsv(in, origin, o)) return std::move(*streamed);
+    }
+  }
   const std::string text = DropComments(raw_text);
   Result<calib::TrainingLog> log = IsStepCsv(text) ? calib::log_internal::ParseWandbCsv(text, origin)
                                                    : calib::ParseTrainingLogText(text, origin);
@@ -220,6 +487,20 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
 }
 
 Result<ProgressSeries> ReadProgressFile(const std::string& path, const ReadOptions& o) {
+  // A CSV with a step column is streamed from the file (its memory is what
+  // the forecast keeps, not the text); any other log is read whole.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) <= kMaxLogBytes && !ec) {
+    std::ifstream in(path, std::ios::binary);
+    std::string line;
+    while (in && std::getline(in, line) && Skippable(line)) {
+    }
+    if (in && IsStepCsvHeader(line)) {
+      in.clear();
+      in.seekg(0);
+      if (auto streamed = StreamStepCsv(in, path, o)) return std::move(*streamed);
+    }
+  }
   auto text = ReadBoundedFile(path, kMaxLogBytes, "log file");
   if (!text) return Fail(text.error());
   return ReadProgressText(*text, path, o);

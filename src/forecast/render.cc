@@ -115,6 +115,8 @@ nlohmann::json ToJson(const ProgressSeries& s, const Outcome& r, const StepCost&
   const std::string why = r.reason;
   Put(f, na, "steps_to_target", r.ok ? r.steps_to_target : kNaN, why);
   f["already_reached"] = r.ok && r.already_reached;
+  if (r.ok && r.already_reached) f["reached_value"] = r.reached_value;
+  f["beyond_reach"] = r.beyond_reach;
   f["reached_means"] =
       r.half_window == 0
           ? fmt::format("steps_to_target: the first logged value at or above the target; the interval also spans the "
@@ -244,21 +246,35 @@ std::string ToText(const ProgressSeries& s, const Outcome& r, const StepCost& co
                                       : std::string("no fit");
       out += fmt::format("    {}: held-out rmse {}\n", CurveName(c.kind), c.fitted ? Num(c.heldout_rmse, "{:.3g}") : why_not);
     }
-    out += fmt::format("  asymptote A = {:.4g} ({:.0f}% interval {} .. {}); target beyond reach in {:.0f}% of {} "
-                       "bootstrap refits\n",
-                       r.curve.Asymptote(), 100 * r.level, Num(r.asymptote_low), Num(r.asymptote_high),
-                       100 * r.p_beyond_reach, r.replicates);
+    if (r.replicates > 0) {
+      out += fmt::format("  asymptote A = {:.4g} ({:.0f}% interval {} .. {}); target beyond reach in {:.0f}% of {} "
+                         "bootstrap refits\n",
+                         r.curve.Asymptote(), 100 * r.level, Num(r.asymptote_low), Num(r.asymptote_high),
+                         100 * r.p_beyond_reach, r.replicates);
+    } else {
+      out += fmt::format("  asymptote A = {:.4g} (no bootstrap: {})\n", r.curve.Asymptote(),
+                         r.already_reached ? "the log already reaches the target" : "no refits were run");
+    }
   }
   if (!r.ok) {
     out += "  steps to target: n/a: " + r.reason + "\n";
     return out;
   }
   const Totals t = PriceTo(s, r, cost, r.steps_to_target);
-  out += fmt::format("  steps to target: step {:.0f}{} ({:.0f}% interval {} .. {}; {:.0f} step(s) after step {})\n",
-                     r.steps_to_target, r.already_reached ? " (already reached by the fitted curve)" : "",
-                     100 * r.level, Num(r.interval_low, "{:.0f}"),
-                     std::isfinite(r.interval_high) ? Num(r.interval_high, "{:.0f}") : std::string("beyond reach"),
-                     t.remaining_steps, r.fit_until_step);
+  if (r.already_reached) {
+    out += fmt::format("  steps to target: reached at step {:.0f} in the log ({} {:.4g}{}), before step {}, the last "
+                       "fitted\n",
+                       r.steps_to_target, r.reached_window == 0 ? "logged value" : "average", r.reached_value,
+                       r.reached_window == 0 ? ", and again later"
+                                             : fmt::format(" over {} logged point{} either side", r.reached_window,
+                                                           r.reached_window == 1 ? "" : "s"),
+                       r.fit_until_step);
+  } else {
+    out += fmt::format("  steps to target: step {:.0f} ({:.0f}% interval {} .. {}; {:.0f} step{} after step {})\n",
+                       r.steps_to_target, 100 * r.level, Num(r.interval_low, "{:.0f}"),
+                       std::isfinite(r.interval_high) ? Num(r.interval_high, "{:.0f}") : std::string("beyond reach"),
+                       t.remaining_steps, t.remaining_steps == 1 ? "" : "s", r.fit_until_step);
+  }
   out += fmt::format("  to target: wall {} h, {} GPU-hours, ${}\n", Num(t.wall_h, "{:.3g}"), Num(t.gpu_hours, "{:.4g}"),
                      Num(t.usd, "{:.4g}"));
   if (!cost.note.empty()) out += "  " + cost.note + "\n";

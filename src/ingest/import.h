@@ -6,6 +6,7 @@
 //   if (s) std::cout << s->yaml;   // then LoadScenarioText(s->yaml, ...) to check it
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,17 @@ struct ImportedScenario {
   std::string yaml;                   // the scenario, with comments
   std::vector<std::string> unmapped;  // "key = value" read but with no counterpart
   std::vector<std::string> not_read;  // defaults-list entries whose config file was not found
+  // Line of `yaml` (1-based) -> the config key it was written from, with that
+  // key's file and line (Problem.path / file / line; message empty).
+  std::map<int, Problem> sources;
 };
+
+// A scenario loader's error on an imported scenario (problems at
+// `label`:line) told in the config's terms: each problem on a line written
+// from a config key names that key, its file and line, and the scenario field
+// it became; any other keeps the scenario field and names `config`.
+Error InConfigTerms(const ImportedScenario& imported, Error error, const std::string& label,
+                    const std::string& config);
 
 // veRL: a Hydra config (ppo_trainer.yaml, the fully_async / one_step_off
 // recipes' configs, or a dumped run config) plus `key=value` overrides.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,9 @@ inline bool IsUsedKey(std::string_view key) {
          key == "prompt_length/mean" || key == "response_length/mean" || key == "response_length/clip_ratio" ||
          key == "train/mean_prompt_length" || key == "train/mean_gen_tokens_per_sample";
 }
+
+// Splits one CSV line (RFC 4180 quoting); false when a quote is left open.
+bool SplitCsv(std::string_view line, std::vector<std::string>& out);
 
 Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origin);
 Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin);

@@ -6,9 +6,109 @@
 
 #include <fmt/format.h>
 
+#include "ingest/dataset.h"
 #include "ingest/import_common.h"
 
 namespace rlcost::ingest {
+
+namespace {
+
+// NeMo RL's defaults (nemo_rl/algorithms/grpo.py:244-264 @ 7ea279ab).
+constexpr long long kNemoMaxNumSteps = 1'000'000;
+
+// algorithm.steps: the trainer stops at max_num_steps or after max_num_epochs
+// passes over the training set, whichever comes first (grpo.py:2801 @
+// 7ea279ab: `while current_epoch < max_num_epochs and total_steps <
+// max_num_steps`), num_prompts_per_step prompts a step with drop_last=True
+// (grpo.py:598).
+void NemoSteps(ConfigTree& t, ScenarioText& out) {
+  const std::optional<long long> stated = t.Int("grpo.max_num_steps");
+  const long long max_steps = stated.value_or(kNemoMaxNumSteps);
+  const long long epochs = t.Int("grpo.max_num_epochs").value_or(1);
+  const std::optional<long long> prompts = t.Int("grpo.num_prompts_per_step");
+  if (max_steps < 1 || epochs < 1) {
+    t.problems().push_back(t.ProblemAt(max_steps < 1 ? "grpo.max_num_steps" : "grpo.max_num_epochs",
+                                       fmt::format("max_num_steps {} and max_num_epochs {}: each must be at least 1",
+                                                   max_steps, epochs)));
+    return;
+  }
+  std::optional<std::string> file = t.String("data.train.data_path");
+  if (!file) file = t.String("data.train_data_path");
+  const DatasetCount rows = file ? DatasetRows(*file) : DatasetCount{std::nullopt, ""};
+  if (rows.rows && prompts && *prompts > 0) {
+    const long long per_epoch = *rows.rows / *prompts;
+    const long long by_epochs = epochs * per_epoch;
+    const long long steps = std::min(max_steps, by_epochs);
+    const std::string why =
+        steps == max_steps
+            ? fmt::format("grpo.max_num_steps {} ends the run before max_num_epochs {} x {} steps an epoch ({})",
+                          max_steps, epochs, per_epoch, rows.how)
+            : fmt::format("max_num_epochs {} x floor({} prompts / {} per step) = {}, before max_num_steps {}: {}",
+                          epochs, *rows.rows, *prompts, by_epochs, max_steps, rows.how);
+    if (steps < 1) {
+      t.problems().push_back(t.ProblemAt("grpo.num_prompts_per_step",
+                                         fmt::format("num_prompts_per_step {} is more than the {} prompts of the "
+                                                     "training set ({}): an epoch has no step",
+                                                     *prompts, *rows.rows, rows.how)));
+    } else if (rows.assumed) {
+      out.Assume("algorithm", "steps", std::to_string(steps), why);
+    } else {
+      out.Set("algorithm", "steps", std::to_string(steps), why);
+    }
+    return;
+  }
+  std::string dataset = t.String("data.train.dataset_name").value_or(t.String("data.dataset_name").value_or(""));
+  const std::string unknown = file ? rows.how
+                                   : dataset.empty() ? "the config names no local training file"
+                                                     : "the training set " + dataset + " is not a local file";
+  if (max_steps != kNemoMaxNumSteps) {
+    out.Set("algorithm", "steps", std::to_string(max_steps),
+            fmt::format("grpo.max_num_steps (max_num_epochs {} could end the run sooner: {}, so it is not counted)",
+                        epochs, unknown));
+    return;
+  }
+  out.Assume("algorithm", "steps", std::to_string(kScenarioDefaultSteps),
+             fmt::format("the run ends after max_num_epochs {} over the training set ({} is NeMo RL's no-limit "
+                         "default), but {}; the scenario format's default stands in: write {} x floor(prompts / {}) "
+                         "here",
+                         epochs, stated ? "grpo.max_num_steps 1000000" : "max_num_steps", unknown, epochs,
+                         prompts.value_or(1)));
+}
+
+// run.checkpoint from checkpointing.save_period (grpo.py:3511 @ 7ea279ab: a
+// save every save_period steps when checkpointing.enabled) and run.evaluation
+// from grpo.val_period over max_val_samples prompts, taken in whole batches
+// of val_batch_size (grpo.py:3853), val_num_generations_per_prompt each.
+void NemoRunCosts(ConfigTree& t, ScenarioText& out) {
+  if (t.Bool("checkpointing.enabled").value_or(false)) {
+    if (auto period = t.Int("checkpointing.save_period"); period && *period > 0) {
+      const bool optimizer = t.Bool("checkpointing.save_optimizer").value_or(true);
+      out.Set("run", "checkpoint", fmt::format("{{every_steps: {}, optimizer_state: {}}}", *period, optimizer),
+              fmt::format("checkpointing.enabled, save_period {}, save_optimizer {}", *period, optimizer));
+    }
+  }
+  const auto period = t.Int("grpo.val_period");
+  if (!period || *period <= 0) return;
+  const long long max_samples = t.Int("grpo.max_val_samples").value_or(256);
+  const long long batch = std::max(1LL, t.Int("grpo.val_batch_size").value_or(256));
+  const long long k = std::max(1LL, t.Int("grpo.val_num_generations_per_prompt").value_or(1));
+  const long long prompts = max_samples / batch * batch;
+  const bool at_start = t.Bool("grpo.val_at_start").value_or(false);
+  if (prompts < 1) {
+    t.problems().push_back(t.ProblemAt(
+        "grpo.max_val_samples", fmt::format("max_val_samples {} is below val_batch_size {}: NeMo RL validates "
+                                            "max_val_samples // val_batch_size = 0 batches; expected at least {}",
+                                            max_samples, batch, batch)));
+    return;
+  }
+  out.Set("run", "evaluation", fmt::format("{{every_steps: {}, prompts: {}, samples_per_prompt: {}}}", *period, prompts, k),
+          fmt::format("grpo.val_period {}; max_val_samples {} in batches of val_batch_size {}; "
+                      "val_num_generations_per_prompt {}{}",
+                      *period, max_samples, batch, k,
+                      at_start ? "; val_at_start adds one more before the first step, not counted here" : ""));
+}
+
+}  // namespace
 
 Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector<std::string>& overrides,
                                       const Catalog& catalog, const ImportOptions& options) {
@@ -99,7 +199,7 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
   if (auto p = t.Int("grpo.num_prompts_per_step")) {
     out.Set("algorithm", "prompts_per_step", std::to_string(*p), "grpo.num_prompts_per_step");
   }
-  if (auto s = t.Int("grpo.max_num_steps")) out.Set("algorithm", "steps", std::to_string(*s), "grpo.max_num_steps");
+  NemoSteps(t, out);
   // Optimizer steps per step: the policy worker trains on the step's samples
   // in global batches of train_global_batch_size samples, one optimizer.step()
   // each: num_global_batches = samples // gbs
@@ -133,28 +233,47 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
   }
 
   // Lengths: max_total_sequence_length bounds prompt + response together.
-  const auto total = t.Int("policy.max_total_sequence_length");
-  const auto input = t.Int("data.max_input_seq_length");
-  const auto new_tokens = t.Int("policy.generation.max_new_tokens");
-  const long long prompt_mean = 200;  // as AssumedEnvironment writes
-  std::string prompt_max, response_max;
+  const auto total = PositiveLength(t, "policy.max_total_sequence_length");
+  const auto input = PositiveLength(t, "data.max_input_seq_length");
+  const auto new_tokens = PositiveLength(t, "policy.generation.max_new_tokens");
+  std::optional<long long> prompt_max;
+  std::string prompt_from;
   if (input && total) {
-    prompt_max = std::to_string(std::min(*input, *total));
+    prompt_max = std::min(*input, *total);
+    prompt_from = *input <= *total ? "data.max_input_seq_length" : "policy.max_total_sequence_length";
   } else if (input || total) {
-    prompt_max = std::to_string(input ? *input : *total);
+    prompt_max = input ? *input : *total;
+    prompt_from = input ? "data.max_input_seq_length" : "policy.max_total_sequence_length";
   }
-  if (total || new_tokens) {
-    long long r = new_tokens ? *new_tokens : *total;
-    if (total) r = std::min(r, *total - prompt_mean);
-    response_max = std::to_string(std::max(1LL, r));
-  }
-  AssumedEnvironment(out, prompt_max, response_max);
+  const long long prompt_mean = AssumedMean(kPlaceholderPromptMean, prompt_max);
+  std::optional<long long> response_max;
+  std::string response_from;
   if (total) {
-    out.Set("environment", "response_tokens", "{mean: 1000, cv: 1.0, max: " + response_max + "}",
-            fmt::format("ASSUMED mean and spread; max = max_total_sequence_length {} - the assumed mean prompt {}",
-                        *total, prompt_mean));
+    const long long room = *total - prompt_mean;
+    if (room < 1) {
+      t.problems().push_back(t.ProblemAt(
+          "policy.max_total_sequence_length",
+          fmt::format("max_total_sequence_length {} leaves no room for a response after a prompt of {} tokens; "
+                      "expected at least {}",
+                      *total, prompt_mean, prompt_mean + 1)));
+    } else {
+      response_max = new_tokens ? std::min(*new_tokens, room) : room;
+      response_from = new_tokens && *new_tokens < room
+                          ? "policy.generation.max_new_tokens"
+                          : fmt::format("policy.max_total_sequence_length {} less the assumed mean prompt {}", *total,
+                                        prompt_mean);
+    }
+  } else if (new_tokens) {
+    response_max = *new_tokens;
+    response_from = "policy.generation.max_new_tokens";
   }
-  if (auto d = t.String("data.dataset_name")) out.Set("environment", "name", "\"" + *d + "\"", "data.dataset_name");
+  AssumedEnvironment(out, prompt_max, prompt_from, response_max, response_from);
+  if (auto d = t.String("data.dataset_name")) {
+    out.Set("environment", "name", "\"" + *d + "\"", "data.dataset_name");
+  } else if (auto d2 = t.String("data.train.dataset_name")) {
+    out.Set("environment", "name", "\"" + *d2 + "\"", "data.train.dataset_name");
+  }
+  NemoRunCosts(t, out);
 
   if (auto precision = t.String("policy.generation.vllm_cfg.precision"); precision && *precision == "fp8") {
     out.Set("precision", "rollout", "fp8", "policy.generation.vllm_cfg.precision");

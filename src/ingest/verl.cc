@@ -8,9 +8,104 @@
 
 #include <fmt/format.h>
 
+#include "ingest/dataset.h"
 #include "ingest/import_common.h"
 
 namespace rlcost::ingest {
+
+namespace {
+
+// algorithm.steps: trainer.total_training_steps when set (> 0), as veRL's
+// trainer takes it; else the fully async recipe's total_rollout_steps; else
+// total_epochs passes over the training set, len(train_dataloader) x
+// total_epochs with drop_last=True, floor(rows / train_batch_size) batches an
+// epoch (verl/trainer/ppo/ray_trainer.py:384,410 @ 5d429bd8).
+void VerlSteps(ConfigTree& t, ScenarioText& out, const std::optional<long long>& prompts,
+               const std::string& prompts_from) {
+  if (auto steps = t.Int("trainer.total_training_steps"); steps && *steps > 0) {
+    out.Set("algorithm", "steps", std::to_string(*steps), "trainer.total_training_steps");
+    return;
+  }
+  if (auto total = t.Int("rollout.total_rollout_steps"); total && prompts && *prompts > 0) {
+    const long long steps_n = (*total + *prompts - 1) / *prompts;
+    out.Set("algorithm", "steps", std::to_string(steps_n),
+            fmt::format("rollout.total_rollout_steps {} prompts / {} per step", *total, *prompts));
+    return;
+  }
+  // veRL's default total_epochs (verl/trainer/config/ppo_trainer.yaml: 30).
+  const std::optional<long long> stated = t.Int("trainer.total_epochs");
+  const long long epochs = stated.value_or(30);
+  const std::string epochs_from = stated ? fmt::format("trainer.total_epochs {}", epochs)
+                                         : "veRL's default total_epochs 30 (the config does not set it)";
+  if (epochs < 1) {
+    t.problems().push_back(t.ProblemAt("trainer.total_epochs",
+                                       fmt::format("total_epochs {} is below 1; expected 1 or more passes", epochs)));
+    return;
+  }
+  if (!prompts || *prompts <= 0) return;
+  const std::optional<std::string> files = t.String("data.train_files");
+  const DatasetCount rows = files ? DatasetRows(*files) : DatasetCount{std::nullopt, "data.train_files is not set"};
+  if (!rows.rows) {
+    out.Assume("algorithm", "steps", std::to_string(kScenarioDefaultSteps),
+               fmt::format("{} x the training set's prompts / {} per step ({}), but {}; the scenario format's default "
+                           "stands in: write {} x floor(prompts / {}) here",
+                           epochs_from, *prompts, prompts_from, rows.how, epochs, *prompts));
+    return;
+  }
+  const long long per_epoch = *rows.rows / *prompts;
+  if (per_epoch < 1) {
+    t.problems().push_back(t.ProblemAt(
+        "data.train_batch_size", fmt::format("train_batch_size {} is more than the {} prompts of the training set ({}): "
+                                             "veRL drops the incomplete batch, so an epoch has no step",
+                                             *prompts, *rows.rows, rows.how)));
+    return;
+  }
+  const std::string why = fmt::format("{} x floor({} prompts / {} per step) = {} x {}: {}", epochs_from, *rows.rows,
+                                      *prompts, epochs, per_epoch, rows.how);
+  if (rows.assumed) {
+    out.Assume("algorithm", "steps", std::to_string(epochs * per_epoch), why);
+  } else {
+    out.Set("algorithm", "steps", std::to_string(epochs * per_epoch), why);
+  }
+}
+
+// run.checkpoint from trainer.save_freq and run.evaluation from
+// trainer.test_freq over the validation set (ray_trainer.py:1232,1253 @
+// 5d429bd8: a save or a validation every freq steps, and at the last step; the
+// validation loader takes the whole set, val_kwargs.n samples a prompt).
+void VerlRunCosts(ConfigTree& t, ScenarioText& out, const std::optional<long long>& prompts) {
+  if (auto freq = t.Int("trainer.save_freq"); freq && *freq > 0) {
+    const std::string contents = t.String("actor_rollout_ref.actor.checkpoint.save_contents").value_or("");
+    const bool optimizer = contents.empty() || contents.find("optimizer") != std::string::npos;
+    out.Set("run", "checkpoint", fmt::format("{{every_steps: {}, optimizer_state: {}}}", *freq, optimizer),
+            fmt::format("trainer.save_freq {}{}", *freq,
+                        contents.empty() ? "; veRL saves the optimizer by default (checkpoint.save_contents)"
+                                         : "; actor checkpoint.save_contents " + contents));
+  }
+  const auto freq = t.Int("trainer.test_freq");
+  const bool before = t.Bool("trainer.val_before_train").value_or(true);
+  if (!freq || *freq <= 0) return;
+  const long long n = std::max(1LL, t.Int("actor_rollout_ref.rollout.val_kwargs.n").value_or(1));
+  const std::optional<std::string> files = t.String("data.val_files");
+  const DatasetCount rows = files ? DatasetRows(*files) : DatasetCount{std::nullopt, "data.val_files is not set"};
+  const std::string value_tail = fmt::format("samples_per_prompt: {}}}", n);
+  const std::string before_note =
+      before ? "; trainer.val_before_train adds one more before the first step, not counted here" : "";
+  if (rows.rows && *rows.rows > 0) {
+    const std::string why = fmt::format("trainer.test_freq {}; every prompt of the validation set: {}; val_kwargs.n {}{}",
+                                        *freq, rows.how, n, before_note);
+    const std::string value = fmt::format("{{every_steps: {}, prompts: {}, {}", *freq, *rows.rows, value_tail);
+    rows.assumed ? out.Assume("run", "evaluation", value, why) : out.Set("run", "evaluation", value, why);
+  } else {
+    const long long stand_in = prompts && *prompts > 0 ? *prompts : 256;
+    out.Assume("run", "evaluation", fmt::format("{{every_steps: {}, prompts: {}, {}", *freq, stand_in, value_tail),
+               fmt::format("trainer.test_freq {} over the whole validation set, but {}: one step's prompts stand in "
+                           "for its size; val_kwargs.n {}{}",
+                           *freq, rows.how, n, before_note));
+  }
+}
+
+}  // namespace
 
 Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<std::string>& overrides,
                                     const Catalog& catalog, const ImportOptions& options) {
@@ -204,13 +299,7 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
               fmt::format("actor_rollout_ref.actor.ppo_epochs ({})", t.Where("actor_rollout_ref.actor.ppo_epochs")));
     }
   }
-  if (auto steps = t.Int("trainer.total_training_steps")) {
-    out.Set("algorithm", "steps", std::to_string(*steps), "trainer.total_training_steps");
-  } else if (auto total = t.Int("rollout.total_rollout_steps"); total && prompts && *prompts > 0) {
-    const long long steps_n = (*total + *prompts - 1) / *prompts;
-    out.Set("algorithm", "steps", std::to_string(steps_n),
-            fmt::format("rollout.total_rollout_steps {} prompts / {} per step", *total, *prompts));
-  }
+  VerlSteps(t, out, prompts, prompts_from);
   const auto kl_loss = t.Bool("actor_rollout_ref.actor.use_kl_loss");
   const auto kl_reward = t.Bool("algorithm.use_kl_in_reward");
   if (kl_loss || kl_reward) {
@@ -238,10 +327,11 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
     out.Set("algorithm", "lora", fmt::format("{{rank: {}}}", *rank), "actor_rollout_ref.model.lora_rank");
   }
 
-  std::string prompt_max, response_max;
-  if (auto p = t.Int("data.max_prompt_length")) prompt_max = std::to_string(*p);
-  if (auto r = t.Int("data.max_response_length")) response_max = std::to_string(*r);
-  AssumedEnvironment(out, prompt_max, response_max);
+  AssumedEnvironment(out, PositiveLength(t, "data.max_prompt_length"),
+                     "data.max_prompt_length, " + t.Where("data.max_prompt_length"),
+                     PositiveLength(t, "data.max_response_length"),
+                     "data.max_response_length, " + t.Where("data.max_response_length"));
+  VerlRunCosts(t, out, prompts);
   if (auto files = t.String("data.train_files")) {
     out.Set("environment", "name", "\"" + std::filesystem::path(*files).stem().string() + "\"", "data.train_files");
   }

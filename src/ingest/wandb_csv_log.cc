@@ -9,9 +9,7 @@
 #include "ingest/log_common.h"
 
 namespace rlcost::calib::log_internal {
-namespace {
 
-// Splits one CSV line (RFC 4180 quoting); false when a quote is left open.
 bool SplitCsv(std::string_view line, std::vector<std::string>& out) {
   out.clear();
   std::string cur;
@@ -39,8 +37,6 @@ bool SplitCsv(std::string_view line, std::vector<std::string>& out) {
   out.push_back(cur);
   return !quoted;
 }
-
-}  // namespace
 
 Result<TrainingLog> ParseWandbCsv(std::string_view text, const std::string& origin) {
   TrainingLog log;

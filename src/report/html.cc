@@ -262,7 +262,12 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
   }
   // Under each bar its caption: the stage's name, then its factors, each
   // wrapped to the bar's slot so that neighbouring captions never meet.
-  const int W = 1200, L = 80, R = 20, T = 40;
+  // The title wrapped to the chart's width (13 px semibold: under 8 px a
+  // glyph), never run past the right edge, where the SVG would clip it.
+  const std::vector<std::string> title = Wrap(
+      fmt::format("{} by stage (log scale); each bar falls from the previous stage's value{}", h.label, title_note),
+      static_cast<size_t>((1200 - 80 - 20) / 8.0));
+  const int W = 1200, L = 80, R = 20, T = 40 + 15 * (static_cast<int>(title.size()) - 1);
   const double slot = double(W - L - R) / cs.size();
   const size_t chars = CharsIn(slot * 0.92);
   std::vector<std::vector<std::string>> captions;
@@ -273,7 +278,9 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
     if (!c->ok || !c->values[metric]) {
       cap.push_back("(skipped)");
     } else if (i > 0) {
-      for (auto& l : Wrap(FormatFactor(c->factor_prev[metric]) + " step, " + FormatFactor(c->factor_base[metric]) + " total", chars)) {
+      // "this stage": the factor of this lever over the bar before it; "in
+      // all": over the baseline (a waterfall's stage, not a training step).
+      for (auto& l : Wrap(FormatFactor(c->factor_prev[metric]) + " this stage, " + FormatFactor(c->factor_base[metric]) + " in all", chars)) {
         cap.push_back(std::move(l));
       }
     }
@@ -282,7 +289,7 @@ std::string WaterfallChart(const levers::Waterfall& wf, int metric, const std::s
   }
   const int B = 26 + 15 * static_cast<int>(lines), H = T + 310 + B;
   std::string s = SvgOpen(id, W, H, "waterfall of " + std::string(h.label));
-  s += Text(L, 22, fmt::format("{} by stage (log scale); each bar falls from the previous stage's value{}", h.label, title_note), "start", "title");
+  s += TextLines(L, 22, title, "start", "title");
   if (!(hi > 0)) {
     s += Text(W / 2.0, H / 2.0, "no stage produced this figure", "middle");
     return s + "</svg>";
@@ -368,7 +375,7 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
                         const std::vector<Part>& parts, const char* unit_label, bool share, const char* unit = "s") {
   const bool usd = std::string_view(unit) == "USD";
   auto Amount = [&](double v) { return usd ? Usd(v) : Sec(v); };
-  const int W = 1200, L = 250, R = 30, T = 56, row_h = 30;
+  const int W = 1200, L = 250, T = 56, row_h = 30;
   const int H = T + row_h * static_cast<int>(rows.size()) + 40;
   std::string s = SvgOpen(id, W, H, title);
   s += Text(10, 20, title, "start", "title");
@@ -376,11 +383,16 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
   for (const auto& p : parts) lg.push_back({p.name, p.color});
   s += LegendSvg(10, 42, lg);
   double hi = 0;
+  size_t label_chars = 0;  // the widest total written after its bar
   for (const auto& r : rows) {
-    double tot = 0;
-    for (const auto& p : parts) tot += Get(*r.e, p.key);
+    double tot = 0, drawn = 0;
+    for (const auto& p : parts) tot += Get(*r.e, p.key), drawn += std::max(0.0, Get(*r.e, p.key));
     hi = std::max(hi, tot);
+    if (!share) label_chars = std::max(label_chars, Amount(drawn).size());
   }
+  // Room on the right for that total beside the longest bar (12 px text:
+  // under 7 px a glyph), so that the chart never clips it.
+  const int R = std::max(30, 6 + 7 * static_cast<int>(label_chars) + 4);
   if (share) hi = 1;
   auto ticks = LinTicks(hi);
   double xmax = share ? 1 : ticks.back();
@@ -588,8 +600,8 @@ std::string InputsTable(const Scenario& s) {
                         : fmt::format("colocated, rollout TP {}", s.placement.rollout_tp)},
       {"pipeline", fmt::format("{}{}", ToString(s.pipeline.mode), s.pipeline.mode == PipelineMode::kAsync ? fmt::format(", staleness {:g}, partial rollouts {}", s.pipeline.max_staleness, s.pipeline.partial_rollouts ? "on" : "off") : "")},
       {"precision", fmt::format("rollout {}, KV {}, train {}", ToString(s.precision.rollout), ToString(s.precision.kv_cache), ToString(s.precision.train))},
-      {"environment", fmt::format("{}: {:.3g} turns, prompt {:.0f} tok, response {:.0f} tok/turn, tool output {:.0f} tok/turn, tool latency {:.3g} s", s.environment.name,
-                                  s.environment.turns.mean(), s.environment.prompt_tokens.mean(), s.environment.response_tokens.mean(),
+      {"environment", fmt::format("{}: {:.3g} turn{}, prompt {:.0f} tok, response {:.0f} tok/turn, tool output {:.0f} tok/turn, tool latency {:.3g} s", s.environment.name,
+                                  s.environment.turns.mean(), s.environment.turns.mean() == 1 ? "" : "s", s.environment.prompt_tokens.mean(), s.environment.response_tokens.mean(),
                                   s.environment.tool_output_tokens.mean(), s.environment.tool_latency_s.mean())},
       {"pass rate", fmt::format("mean {:.3f}", s.environment.pass_rate.mean())},
       {"algorithm", fmt::format("{}, G = {}, {} prompts/step, {} steps{}{}", ToString(s.algorithm.name), s.algorithm.group_size, s.algorithm.prompts_per_step, s.algorithm.steps,
@@ -616,7 +628,10 @@ std::string OutputsTable(const Estimate& a, const Estimate* sim) {
     if (std::string_view(m.key).substr(0, 5) == "goal." && a.goal.requested && a.goal.curve_is_illustrative) {
       meaning += " (rests on rlcost's ILLUSTRATIVE learning curve)";
     }
-    h += fmt::format("<td>{}</td><td style=\"text-align:left\">{}</td></tr>", HtmlEscape(m.unit), HtmlEscape(meaning));
+    // A dollar figure already reads "$7.12": its unit column stays empty
+    // rather than say "USD" after it.
+    h += fmt::format("<td>{}</td><td style=\"text-align:left\">{}</td></tr>",
+                     std::string_view(m.unit) == "USD" ? "" : HtmlEscape(m.unit), HtmlEscape(meaning));
   }
   return h + "</table>";
 }
@@ -858,9 +873,9 @@ std::string ForecastChart(const forecast::Plot& p) {
   }
   for (size_t i = 0; i < p.steps.size(); ++i) {
     x0 = std::min(x0, p.steps[i]); x1 = std::max(x1, p.steps[i]);
-    for (double v : {p.fit[i], i < p.low.size() ? p.low[i] : p.fit[i], i < p.high.size() ? p.high[i] : p.fit[i]}) {
-      if (std::isfinite(v)) { y0 = std::min(y0, v); y1 = std::max(y1, v); }
-    }
+    // The axis follows the points, the curve and the target; the band (wide
+    // near step 0, where few points hold the refits) is clipped to the plot.
+    if (std::isfinite(p.fit[i])) { y0 = std::min(y0, p.fit[i]); y1 = std::max(y1, p.fit[i]); }
   }
   if (!(x1 > x0)) x1 = x0 + 1;
   if (!(y1 > y0)) y1 = y0 + 1;
@@ -885,7 +900,9 @@ std::string ForecastChart(const forecast::Plot& p) {
     std::string d;
     for (size_t i = 0; i < p.steps.size(); ++i) d += fmt::format("{}{:.1f},{:.1f} ", i == 0 ? "M" : "L", X(p.steps[i]), Y(p.high[i]));
     for (size_t i = p.steps.size(); i-- > 0;) d += fmt::format("L{:.1f},{:.1f} ", X(p.steps[i]), Y(p.low[i]));
-    s += fmt::format(R"(<path class="band" d="{}Z" fill="#f6d2a8" opacity="0.7" data-tip="{}"/>)", d,
+    s += fmt::format(R"(<clipPath id="forecast-plot"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath>)", L, T,
+                     W - L - R, H - T - B);
+    s += fmt::format(R"svg(<path class="band" d="{}Z" fill="#f6d2a8" opacity="0.7" clip-path="url(#forecast-plot)" data-tip="{}"/>)svg", d,
                      HtmlEscape(fmt::format("{:.0f}% band: the bootstrap refits' curves between their {:.0f}% and {:.0f}% quantiles",
                                             100 * p.level, 50 * (1 - p.level), 100 - 50 * (1 - p.level))));
   }

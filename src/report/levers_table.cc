@@ -271,6 +271,14 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
   std::string stack;
   for (auto l : card.stack) stack += (stack.empty() ? "" : ",") + std::string(levers::ToString(l));
   out += fmt::format("  post-training price card, stack: {}\n\n", stack.empty() ? "none (the scenario as is)" : stack);
+  // Tenants exist only where the stack shares one base among LoRA adapters;
+  // elsewhere a figure is the run's, and "per tenant" would name nobody.
+  const bool tenants = std::find(card.stack.begin(), card.stack.end(), levers::Lever::kLora) != card.stack.end();
+  auto label = [tenants](size_t i) {
+    std::string l(levers::PriceMetrics()[i].label);
+    if (const auto at = l.find(" (per tenant)"); !tenants && at != std::string::npos) l.erase(at);
+    return l;
+  };
   out += fmt::format("  {:<16} {:<10}", "model", "gpu");
   static const char* short_names[] = {"$/M trained", "$/M generated", "$/useful", "$/reward bit", "$ to goal", "step s"};
   for (auto* n : short_names) out += fmt::format(" {:>15}", n);
@@ -291,7 +299,7 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
       std::string_view id = levers::PriceMetrics()[i].id;
       if ((id != "usd_to_goal" && id != "step_time_s") || !r.values[i]) continue;
       auto rg = interval::Around(*r.values[i], b);
-      ranges += fmt::format("{}{} {} .. {}", ranges.empty() ? "" : ", ", levers::PriceMetrics()[i].label,
+      ranges += fmt::format("{}{} {} .. {}", ranges.empty() ? "" : ", ", label(i),
                             FormatValue(rg.low, levers::PriceMetrics()[i].unit), FormatValue(rg.high, levers::PriceMetrics()[i].unit));
     }
     if (!ranges.empty()) out += "    likely range: " + ranges + "\n";
@@ -306,7 +314,10 @@ std::string PriceCardToTable(const levers::PriceCard& card) {
     out += fmt::format("  GPU price, {}: {}\n", sc.hardware.gpu.id, PriceSource(sc));
   }
   for (const auto& n : card.notes) out += "  note: " + n + "\n";
-  out += "  note: $ to goal is per tenant, on rlcost's learning curve (illustrative unless goal.curve is given)\n";
+  out += tenants ? "  note: $ to goal is per tenant (each LoRA tenant's goal on its share of the batch), on rlcost's "
+                   "learning curve (illustrative unless goal.curve is given)\n"
+                 : "  note: $ to goal is the run's, on rlcost's learning curve (illustrative unless goal.curve is "
+                   "given)\n";
   return out;
 }
 

@@ -34,6 +34,7 @@ nlohmann::json TornadoToJson(const sensitivity::Tornado& t) {
               {"range", r.range}};
     if (r.Swing() >= 0) j["swing"] = r.Swing();
     if (!r.clipped.empty()) j["clipped"] = r.clipped;
+    if (!r.flat.empty()) j["flat"] = r.flat;
     if (!r.error_low.empty()) j["error_low"] = r.error_low;
     if (!r.error_high.empty()) j["error_high"] = r.error_high;
     out.push_back(std::move(j));
@@ -55,6 +56,7 @@ std::string TornadoToTable(const sensitivity::Tornado& t) {
                        InputValue(r.low_value, r.unit) + " .. " + InputValue(r.high_value, r.unit), m(r.metric_low),
                        m(r.metric_high), r.Swing() >= 0 ? FormatValue(r.Swing(), mu) : std::string("-"), r.range);
     if (!r.clipped.empty()) out += "      " + r.clipped + "\n";
+    if (!r.flat.empty()) out += "      " + r.flat + "\n";
     if (!r.error_low.empty()) out += "      at low: " + r.error_low + "\n";
     if (!r.error_high.empty()) out += "      at high: " + r.error_high + "\n";
   }

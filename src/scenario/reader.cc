@@ -126,6 +126,11 @@ std::optional<double> Reader::AsNumber(const YAML::Node& node, const std::string
     Add(node, path, "expected a number, got " + Describe(node));
     return std::nullopt;
   }
+  if (node.Tag() == "!") {  // quoted: JSON's "8", YAML's '8' or "8"
+    Add(node, path, "expected a number, got the text \"" + node.Scalar() + "\" (a quoted string; write the number "
+                    "without quotes)");
+    return std::nullopt;
+  }
   double v = 0;
   const std::string& s = node.Scalar();
   // yaml-cpp also decodes ".inf"/".nan"; only finite numbers are meaningful here.
@@ -139,6 +144,11 @@ std::optional<double> Reader::AsNumber(const YAML::Node& node, const std::string
 std::optional<int64_t> Reader::AsInt(const YAML::Node& node, const std::string& path) {
   if (!node.IsScalar()) {
     Add(node, path, "expected a whole number, got " + Describe(node));
+    return std::nullopt;
+  }
+  if (node.Tag() == "!") {  // quoted: JSON's "8", YAML's '8' or "8"
+    Add(node, path, "expected a whole number, got the text \"" + node.Scalar() + "\" (a quoted string; write the "
+                    "number without quotes)");
     return std::nullopt;
   }
   double v = 0;

@@ -1095,4 +1095,12 @@ TEST_F(Serve, JsonScenarioSameAsItsText) {
   }
 }
 
+// A number given as a JSON string is refused, naming the field (issue 39).
+TEST_F(Serve, ANumberGivenAsAStringIsA400NamingTheField) {
+  auto [status, j] = Post("/v1/estimate", R"({"scenario": {"model": "qwen3-8b", "hardware": {"gpu": "h100-sxm", "gpus": "8"}}})");
+  EXPECT_EQ(status, 400) << j.dump();
+  EXPECT_EQ(Paths(j), std::vector<std::string>{"hardware.gpus"}) << j.dump();
+  EXPECT_NE(j.dump().find("got the text \\\"8\\\""), std::string::npos) << j.dump();
+}
+
 }  // namespace

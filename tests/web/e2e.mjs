@@ -71,6 +71,9 @@ await withChromium({ acceptDownloads: true, viewport: { width: 1200, height: 900
   check((await page2.inputValue("#gpu")) === "b200" && (await page2.inputValue("#group_size")) === "4",
         "the link opens the same scenario (B200, group 4)");
   check((await page2.textContent('b[data-kpi="1"]')) === (await usd()), "and the same $ per step");
+  // The preset box names what the link opened, not the first preset.
+  const presetShown = await page2.$eval("#preset", (s) => s.options[s.selectedIndex].textContent);
+  check(presetShown === "the link's scenario", `the preset box says the link's scenario is shown (${presetShown})`);
   await page2.close();
 
   // Downloads: the scenario YAML (which the server must load back) and the HTML report.
@@ -186,6 +189,15 @@ await withChromium({ acceptDownloads: true, viewport: { width: 1200, height: 900
   check((await page.$$("#fc_chart path.fit")).length === 1 && (await page.$$("#fc_chart path.band")).length === 1, "and the fitted curve and its band");
   check(Number(await page.getAttribute("#fc_result", "data-steps")) === fc.forecast.steps_to_target,
         `the forecast step is /v1/forecast's (${fc.forecast.steps_to_target}): ${await page.textContent("#fc_result")}`);
+  // The y axis follows the data and the target (the band, wide near step 0,
+  // is clipped): the points span most of the plot's height.
+  const fcGeom = await page.$eval("#fc_chart", (svg) => {
+    const ys = [...svg.querySelectorAll("circle.point")].map((c) => Number(c.getAttribute("cy")));
+    const band = svg.querySelector("path.band");
+    return { span: Math.max(...ys) - Math.min(...ys), clipped: band ? band.getAttribute("clip-path") : null };
+  });
+  check(fcGeom.span > 0.4 * (300 - 10 - 36), `the forecast's points span ${fcGeom.span.toFixed(0)} px of the plot's 254`);
+  check(fcGeom.clipped === "url(#fc_clip)", "the band is clipped to the plot");
 
   // Screenshot, checked not blank: colours counted in a canvas.
   const png = await page.screenshot({ fullPage: true });

@@ -209,8 +209,23 @@ await withChromium({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor:
 //    inputs table: over the table's height, the page column (main's content
 //    box) either holds the table edge to edge, less its section's padding and
 //    border, or something else is drawn in the strip beside it.
-for (const width of [1400, 800]) {
+// Text an SVG chart clips: each text element's box against its chart's, in
+// CSS px (a title run past the viewBox is cut off at the chart's edge).
+const clippedText = (page) => page.$$eval("svg.chart", (svgs) => svgs.flatMap((svg) => {
+  const c = svg.getBoundingClientRect();
+  return [...svg.querySelectorAll("text")].filter((t) => {
+    const b = t.getBoundingClientRect();
+    return b.width > 0 && (b.left < c.left - 1 || b.right > c.right + 1 || b.top < c.top - 1 || b.bottom > c.bottom + 1);
+  }).map((t) => `${svg.id}: "${t.textContent.slice(0, 60)}..."`);
+}));
+
+for (const width of [1400, 900, 800]) {
   await withChromium({ viewport: { width, height: 1000 }, deviceScaleFactor: 1 }, async ({ page }) => {
+    // The check itself first, on a chart whose title runs past its right edge:
+    // it must be caught, or a pass below would mean nothing.
+    await page.setContent(`<svg class="chart" id="control" viewBox="0 0 300 60" style="width:300px">` +
+                          `<text x="80" y="22" class="title">a title far too long for a chart three hundred wide</text></svg>`);
+    check((await clippedText(page)).length === 1, "the clipped-text check catches a title run past its chart's edge");
     await page.goto("file://" + html);
     await page.waitForFunction(() => document.getElementById("selfcheck")?.dataset.status, null, { timeout: 20000 });
     for (const id of ["outputs", "inputs"]) {
@@ -244,6 +259,8 @@ for (const width of [1400, 800]) {
       }
       check(hits.length === 0, `${id} at ${width} px: ${boxes.length} captions and labels, none overlapping${hits.length ? ": " + hits.slice(0, 3).join("; ") : ""}`);
     }
+    const clipped = await clippedText(page);
+    check(clipped.length === 0, `at ${width} px no chart clips its text (titles, captions, labels)${clipped.length ? ": " + clipped.slice(0, 3).join("; ") : ""}`);
   });
 }
 
