@@ -10,92 +10,30 @@
 
 #include <fmt/format.h>
 
+#include "api/views.h"
 #include "cli/common.h"
-#include "forecast/backtest_report.h"
-#include "forecast/forecast.h"
-#include "forecast/render.h"
-#include "rlcost/estimate.h"
 
 namespace rlcost::cli {
 namespace {
 
 struct ForecastArgs {
   Common common;
-  std::vector<std::string> logs;
-  std::string metric;
-  std::optional<double> target;
-  std::optional<int> fit_until;
   std::string scenario;
-  int gpus = 0;
-  std::optional<double> usd_per_gpu_hour;
-  int replicates = 400;
-  uint64_t seed = 1;
-  double level = 0.9;
-  int half_window = -1;
-  std::string curve;
-  bool backtest = false;
-  bool smoothed_truth = false;
-  bool markdown = false;
+  ops::ForecastInput f;
 };
 
 int Run(const ForecastArgs& a) {
-  const bool json = a.common.json;
-  forecast::ReadOptions ro{a.metric, a.gpus};
-  forecast::Options fo;
-  fo.replicates = a.replicates;
-  fo.seed = a.seed;
-  fo.level = a.level;
-  fo.half_window = a.half_window;
-  fo.smoothed_truth = a.smoothed_truth;
-  if (!a.curve.empty()) {
-    if (a.curve == "sigmoid") fo.only = forecast::CurveKind::kSigmoid;
-    else if (a.curve == "power_law") fo.only = forecast::CurveKind::kPowerLaw;
-    else return PrintError(Error::Invalid("--curve", "\"" + a.curve + "\": expected sigmoid or power_law"), json);
-  }
-  if (a.backtest) {
-    std::vector<forecast::ProgressSeries> runs;
-    for (const auto& path : a.logs) {
-      auto s = forecast::ReadProgressFile(path, ro);
-      if (!s) return PrintError(s.error(), json);
-      runs.push_back(std::move(*s));
-    }
-    auto bt = forecast::RunBacktest(runs, fo);
-    if (json) std::cout << Dump(forecast::BacktestToJson(bt)) << "\n";
-    else std::cout << forecast::BacktestToMarkdown(bt, a.markdown);
-    return 0;
-  }
-  if (a.logs.size() != 1) {
-    return PrintError(Error::Invalid("log", fmt::format("expected one log file, got {} (several are for --backtest)",
-                                                        a.logs.size())),
-                      json);
-  }
-  if (!a.target) return PrintError(Error::Invalid("--target", "required: the metric's value to forecast the steps to"), json);
-  fo.target = *a.target;
-  fo.fit_until = a.fit_until;
-  auto s = forecast::ReadProgressFile(a.logs[0], ro);
-  if (!s) return PrintError(s.error(), json);
-  auto r = forecast::Forecast(*s, fo);
-  if (!r) return PrintError(r.error(), json);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  forecast::StepCost cost;
+  ops::ForecastInput f = a.f;
   if (!a.scenario.empty()) {
-    auto sc = LoadAll(a.scenario, a.common);
-    if (!sc) return PrintError(sc.error(), json);
-    auto e = EstimateAnalytic(*sc, TextDetail::kNumbers);
-    if (!e) return PrintError(e.error(), json);
-    const double gpus = sc->hardware.gpus + e->step.verifier_gpus;  // a dedicated judge's GPUs are the run's too
-    cost.source = "scenario";
-    cost.step_s = e->step.time_s;
-    cost.gpu_hours_per_step = e->step.time_s * gpus / 3600.0;
-    cost.usd_per_step = e->usd_per_step;
-    cost.usd_per_gpu_hour = cost.gpu_hours_per_step > 0 ? e->usd_gpu_per_step / cost.gpu_hours_per_step : nan;
-    cost.note = fmt::format("step cost from the scenario {} ({}): {:.1f} s, ${:.4g} a step", a.scenario,
-                            sc->name, cost.step_s, cost.usd_per_step);
-  } else {
-    cost = forecast::CostFromLog(*s, r->fit_until_step, a.usd_per_gpu_hour.value_or(nan));
+    // The step `rlcost estimate` prices: the same run, planned (--no-plan: literally).
+    f.with_scenario = true;
+    f.scenario = Input(a.scenario, a.common);
+    f.scenario_label = a.scenario;
   }
-  if (json) std::cout << Dump(forecast::ToJson(*s, *r, cost)) << "\n";
-  else std::cout << forecast::ToText(*s, *r, cost);
+  auto v = ops::ForecastView(f);
+  if (!v) return PrintError(v.error(), a.common.json);
+  PrintWarnings(v->warnings);
+  std::cout << (a.common.json ? Dump(v->json) + "\n" : v->text);
   return 0;
 }
 
@@ -105,39 +43,40 @@ void RegisterForecast(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ForecastArgs>();
   auto* sub = app.add_subcommand(
       "forecast", "fit a run's own learning curve from its log and forecast the steps, hours and dollars to a target");
-  sub->add_option("log", args->logs,
+  sub->add_option("log", args->f.logs,
                   "the run's progress: a CSV with a 'step' column ('#' lines are comments), veRL console or JSONL, "
                   "NeMo RL JSONL or metrics JSON, or a wandb CSV export")
       ->required();
-  sub->add_option("--target", args->target, "the metric's value to reach (e.g. 0.55 validation accuracy)");
-  sub->add_option("--metric", args->metric,
+  sub->add_option("--target", args->f.target, "the metric's value to reach (e.g. 0.55 validation accuracy)");
+  sub->add_option("--metric", args->f.metric,
                   "the column or key to forecast (default: the first of val_acc, val/test_score/..., "
                   "validation/accuracy, critic/score/mean, train/reward present)");
-  sub->add_option("--fit-until", args->fit_until, "fit only the points up to this step (a back-test)")
+  sub->add_option("--fit-until", args->f.fit_until, "fit only the points up to this step (a back-test)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   sub->add_option("--scenario", args->scenario, "price the steps with this scenario's step cost (default: the log's step times)");
-  sub->add_option("--gpus", args->gpus, "GPUs of the logged run (GPU-hours from the log's step times)")
+  sub->add_option("--gpus", args->f.gpus, "GPUs of the logged run (GPU-hours from the log's step times)")
       ->check(CLI::Range(1, 1'000'000));
-  sub->add_option("--usd-per-gpu-hour", args->usd_per_gpu_hour, "price of a GPU-hour for the log's steps")
+  sub->add_option("--usd-per-gpu-hour", args->f.usd_per_gpu_hour, "price of a GPU-hour for the log's steps")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--replicates", args->replicates, "bootstrap refits for the interval (default 400)")
+  sub->add_option("--replicates", args->f.replicates, "bootstrap refits for the interval (default 400)")
       ->check(CLI::Range(0, 100'000));
-  sub->add_option("--seed", args->seed, "seed of the bootstrap (default 1)")->check(SeedValidator());
-  sub->add_option("--level", args->level, "nominal two-sided level of the bootstrap quantiles (default 0.9: the 5-95% quantiles; docs/forecast-validation.md gives the coverage the back-test shows)")
+  sub->add_option("--seed", args->f.seed, "seed of the bootstrap (default 1)")->check(SeedValidator());
+  sub->add_option("--level", args->f.level, "nominal two-sided level of the bootstrap quantiles (default 0.9: the 5-95% quantiles; docs/forecast-validation.md gives the coverage the back-test shows)")
       ->check(CLI::Range(0.5, 0.99));
-  sub->add_option("--smooth", args->half_window,
+  sub->add_option("--smooth", args->f.half_window,
                   "a target counts as reached where the metric averaged over this many logged points either side is "
                   "(default: the first logged value at the target, the interval also spanning the average over 2.5% "
                   "of the log's points either side)")
       ->check(CLI::Range(0, 100'000));
-  sub->add_option("--curve", args->curve, "fit only this curve: sigmoid or power_law (default: choose by held-out error)");
-  sub->add_flag("--backtest", args->backtest,
+  sub->add_option("--curve", args->f.curve, "fit only this curve: sigmoid or power_law (default: choose by held-out error)");
+  sub->add_flag("--backtest", args->f.backtest,
                 "fit the first 30/50/70% of each LOG and score the forecasts of targets reached later");
-  sub->add_flag("--smoothed-truth", args->smoothed_truth,
+  sub->add_flag("--smoothed-truth", args->f.smoothed_truth,
                 "with --backtest: the true step is where the average over 2.5% of the points either side reaches the "
                 "target (default: the first logged value that does)");
-  sub->add_flag("--markdown", args->markdown, "with --backtest: the tables as Markdown (docs/forecast-validation.md)");
+  sub->add_flag("--markdown", args->f.markdown, "with --backtest: the tables as Markdown (docs/forecast-validation.md)");
   AddCommon(sub, args->common);
+  AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] { exit_code = Run(*args); });
 }
 

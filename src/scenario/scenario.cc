@@ -383,11 +383,8 @@ class Loader {
         r_.Bool(off, "optimizer", "placement.offload", p.offload.optimizer);
       }
     }
-    // An overlap scheduler hides the per-iteration CPU work the catalog's
-    // decode_iter_overhead_s measures for plain vLLM.
-    if (auto overhead = OverlappedIterOverheadS(p.engine)) {
-      s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
-    }
+    // The engine's own defaults (an overlap scheduler's decode overhead) are
+    // derived where used: perf::RolloutEngine.
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
     r_.Int(n, "train_shard_gpus", "placement", p.train_shard_gpus, 1);  // docs/model.md, "Sharding groups"
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
@@ -1656,7 +1653,7 @@ Result<Override> ParseOverride(std::string_view key_equals_value) {
   auto bad = [](std::string path, std::string msg) {
     Error e;
     e.code = ErrorCode::kInvalidInput;
-    e.problems.push_back(Problem{std::move(path), std::move(msg), 0, "--set"});
+    e.problems.push_back(Problem{std::move(path), std::move(msg), 0, "set"});
     return Fail(std::move(e));
   };
   size_t eq = key_equals_value.find('=');
@@ -1696,7 +1693,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
     if (const ingest::ForeignKey* k = ingest::FindForeignKey(o.path)) {
       std::string msg = "not a scenario field; did you mean " + k->scenario_path + " (" + k->tool + "'s " + k->key +
                         (k->how.empty() ? "" : "; " + k->how) + ")?";
-      err.problems.push_back(Problem{o.path, std::move(msg), 0, "--set"});
+      err.problems.push_back(Problem{o.path, std::move(msg), 0, "set"});
       continue;
     }
     // A mapping the flag creates is the flag's, not the file's: an unknown
@@ -1718,7 +1715,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
       SetPath(root, o.path, value);
       override_paths.push_back(o.path);
     } catch (const YAML::Exception& e) {
-      err.problems.push_back(Problem{o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg, 0, "--set"});
+      err.problems.push_back(Problem{o.path, "cannot parse '" + o.value + "' as a YAML value: " + e.msg, 0, "set"});
     }
   }
   if (!err.problems.empty()) return Fail(std::move(err));
@@ -1747,7 +1744,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
       if (std::string why = Utf8Problem(n.Scalar()); !why.empty()) {
         const bool set = from_set();
         err.problems.push_back(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n),
-                                       set ? "--set" : origin});
+                                       set ? "set" : origin});
       }
     } else if (n.IsSequence()) {
       for (size_t i = 0; i < n.size(); ++i) check_utf8(n[i], path + "[" + std::to_string(i) + "]");
