@@ -1052,6 +1052,19 @@ Result<Waterfall> BuildWaterfall(const Scenario& user, const Catalog& cat, const
     wf.verdict_summary = s;
   }
 
+  if (from_run) {
+    // The essay's 20-50x is about its levers on its naive baseline: judged on
+    // that chain, so the verdict is the one `claims` gives (one answer).
+    Options n = opt;
+    n.baseline = Baseline::kNaive;
+    if (auto naive_wf = BuildWaterfall(user, cat, n)) {
+      wf.verdicts = naive_wf->verdicts;
+      wf.verdict = naive_wf->verdict;
+      wf.verdict_summary = naive_wf->verdict_summary + " (the levers applied to the naive baseline, as `claims` "
+                                                       "checks them; the rows above start from your run)";
+    }
+  }
+
   // 2-GRPO, exactly.
   const int group_large = base_s->algorithm.group_size;  // 16 from the naive baseline, else the run's
   wf.grpo2.group_large = group_large;
