@@ -40,7 +40,7 @@ Result<void> ApplyPrices(const std::vector<std::string>& prices, rlcost::Catalog
     }
     GpuSpec copy = *g;
     copy.price_per_hour = usd;
-    copy.sources["price_per_hour"] = "set by the user";
+    copy.sources["price_per_hour"] = "set with `price`";  // the command line shows --price
     cat.AddGpu(std::move(copy));
   }
   if (!bad.problems.empty()) return Fail(bad);

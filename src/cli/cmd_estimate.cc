@@ -27,7 +27,7 @@ int Print(const Result<ops::View>& v, bool json) {
   if (json) {
     std::cout << Dump(v->json) << "\n";
   } else {
-    std::cout << v->text;
+    std::cout << AsFlags(v->text);  // the operations name their fields; here they are flags
   }
   return 0;
 }
