@@ -58,8 +58,9 @@ PYBIND11_MODULE(_rlcost, m) {
                         const std::string& moe_model, const std::string& dense_model,
                         std::optional<double> moe_pass_rate, std::optional<double> dense_pass_rate,
                         std::optional<double> staleness_discount, std::optional<double> fp8_discount,
-                        std::optional<double> fp4_discount) {
+                        std::optional<double> fp4_discount, const std::string& baseline) {
     rlcost::ops::LeverInput lv;
+    lv.baseline = baseline;
     lv.order = order;
     lv.gpu = gpu;
     lv.tenants = tenants;

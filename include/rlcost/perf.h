@@ -80,6 +80,21 @@ struct EngineConfig {
   int nvlink_domain = 0;
 };
 
+// The scenario's efficiency as its rollout engine runs: the GPU's (catalog,
+// inline or calibrated) with the inference engine's own default derived here,
+// where it is used, not written into the GPU at parse time, so that a lever
+// that swaps the GPU keeps the engine (docs/model.md, "Inference engines"): an
+// overlap scheduler (vllm-async, sglang, trtllm) hides the per-iteration CPU
+// work the catalog's decode_iter_overhead_s measures for plain vLLM, unless
+// that figure was calibrated or set on this scenario (EngineDefaultKept).
+Efficiency RolloutEfficiency(const Scenario& s);
+// True when gpu.sources says decode_iter_overhead_s was calibrated or set,
+// so the engine's default does not replace it.
+bool EngineDefaultKept(const GpuSpec& g);
+// The rollout engine of a scenario, built in one place for the closed form
+// and the simulator alike.
+EngineConfig RolloutEngine(const Scenario& s);
+
 // Cost of one unit of work. flops and bytes are per GPU of the engine.
 struct Work {
   double time_s = 0;

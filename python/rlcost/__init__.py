@@ -138,8 +138,11 @@ def simulate(scenario=None, steps=0, seed=1, overrides=None):
 
 def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe", gpu="b200", tenants=0, rank=0,
               moe_model="", dense_model="", overrides=None, moe_pass_rate=None, dense_pass_rate=None,
-              staleness_discount=None, fp8_discount=None, fp4_discount=None):
-    """The cost levers applied one at a time to a naive baseline (like `rlcost waterfall --json`).
+              staleness_discount=None, fp8_discount=None, fp4_discount=None, baseline="run"):
+    """The cost levers applied one at a time to your run (like `rlcost waterfall --json`).
+
+    baseline="run" starts them from the scenario's run as estimate() prices it; "naive" from the
+    essay's naive H100 + synchronous baseline (the other is the result's "reference" row).
 
     moe_model="" takes the catalog MoE paired with the scenario's model by quality; the *_pass_rate
     arguments give each model its own mean pass rate; the *_discount arguments (fractions in [0, 1))
@@ -154,7 +157,7 @@ def waterfall(scenario=None, order="async,fp8,hardware,fp4,grpo2,batch,lora,moe"
                                      _opt_number("dense_pass_rate", dense_pass_rate),
                                      _opt_number("staleness_discount", staleness_discount),
                                      _opt_number("fp8_discount", fp8_discount),
-                                     _opt_number("fp4_discount", fp4_discount)))
+                                     _opt_number("fp4_discount", fp4_discount), str(baseline)))
 
 
 def price(scenario=None, models=(), gpus=(), stack="", tenants=0, overrides=None,

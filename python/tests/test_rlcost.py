@@ -302,3 +302,23 @@ def test_goal_answers_say_what_curve_they_rest_on():
     est = rlcost.estimate(DEFAULT, overrides={**named, "goal.b_noise": 256})
     assert est["goal"]["steps_view"] == "noise_scale"
     assert est["goal"]["steps"] == est["goal"]["steps_noise_scale"]
+
+
+# One answer per question (#38): for every shared scenario, Python's estimate,
+# the command line's estimate and compare (a file against itself), and the
+# first row of the waterfall (Python and command line) are the same run.
+@pytest.mark.parametrize("name", sorted(p.name for p in (SHARED / "scenarios").glob("*.yaml"))
+                         if (SHARED / "scenarios").is_dir() else [])
+def test_one_run_everywhere(name):
+    path = str(SHARED / "scenarios" / name)
+    est = rlcost.estimate(path)
+    want = (est["step"]["time_s"], est["cost"]["usd_per_step"])
+    cli = cli_json("estimate", path)
+    assert (cli["step"]["time_s"], cli["cost"]["usd_per_step"]) == pytest.approx(want, rel=1e-9)
+    cmp = cli_json("compare", path, path)
+    for e in cmp["entries"]:
+        assert (e["estimate"]["step"]["time_s"], e["estimate"]["cost"]["usd_per_step"]) == pytest.approx(want, rel=1e-9)
+    wf = rlcost.waterfall(path, order="async")
+    first = wf["baseline"]["estimate"]
+    assert (first["step"]["time_s"], first["cost"]["usd_per_step"]) == pytest.approx(want, rel=1e-9)
+    assert wf == cli_json("waterfall", path, "--order", "async")

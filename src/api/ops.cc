@@ -1,5 +1,6 @@
 #include "api/ops.h"
 #include "api/illustrative.h"
+#include "api/views.h"
 
 #include <algorithm>
 #include <atomic>
@@ -37,34 +38,7 @@
 namespace rlcost::ops {
 namespace {
 
-Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) {
-  std::vector<Override> overrides;
-  Error bad;
-  for (const auto& s : in.sets) {
-    auto o = ParseOverride(s);
-    if (o) {
-      overrides.push_back(*o);
-    } else {
-      for (auto& p : o.error().problems) bad.problems.push_back(p);
-    }
-  }
-  if (!bad.problems.empty()) return Fail(std::move(bad));
-  if (!in.file.empty()) {
-    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
-    return LoadScenarioFile(in.file, cat, overrides);
-  }
-  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
-  if (!in.text.empty()) return LoadScenarioText(in.text, cat, in.origin, base_dir, overrides);
-  if (in.json) return scenario_internal::LoadScenarioJson(*in.json, cat, in.origin, base_dir, overrides);
-  if (!in.allow_files) {
-    // The built-in default under a request's rules: a `set` naming a file
-    // ({file: ...}, {hf_config: ...}) is refused like the scenario's own fields.
-    auto d = EmbeddedFile("default.yaml");
-    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
-    return LoadScenarioText(std::string(*d), cat, "default.yaml", base_dir, overrides);
-  }
-  return DefaultScenario(cat, overrides);
-}
+Result<Scenario> Load(const ScenarioInput& in, const rlcost::Catalog& cat) { return LoadScenarioOf(in, cat); }
 
 // A YAML node as JSON: plain scalars become numbers, booleans and null where
 // YAML 1.2's core schema reads them so; quoted ones stay strings.
@@ -99,21 +73,18 @@ nlohmann::json YamlToJson(const YAML::Node& n) {
 
 }  // namespace
 
-Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_prefix) {
-  auto order = levers::ParseLeverList(a.order, field_prefix + "order");
+Result<levers::Options> ToOptions(const LeverInput& a) {
+  auto order = levers::ParseLeverList(a.order, "order");
   if (!order) return Fail(order.error());
   if (a.tenants < 0) {
-    return Fail(ErrorCode::kInvalidInput, field_prefix + "tenants", "must be >= 1, got " + std::to_string(a.tenants));
+    return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(a.tenants));
   }
   if (a.rank < 0) {
-    return Fail(ErrorCode::kInvalidInput, field_prefix + "rank", "must be >= 1, got " + std::to_string(a.rank));
+    return Fail(ErrorCode::kInvalidInput, "rank", "must be >= 1, got " + std::to_string(a.rank));
   }
-  // A knob's name as the caller spells it: "--fp8-discount" on the command
-  // line, "fp8_discount" in a request.
-  auto field = [&](std::string name) {
-    if (field_prefix == "--") std::replace(name.begin(), name.end(), '_', '-');
-    return field_prefix + name;
-  };
+  // Fields are named as the request spells them; a front end translates
+  // ("fp8_discount" is --fp8-discount on the command line).
+  auto field = [](const char* name) { return std::string(name); };
   Error bad;
   for (auto [v, name] : {std::pair{&a.staleness_discount, "staleness_discount"}, std::pair{&a.fp8_discount, "fp8_discount"},
                          std::pair{&a.fp4_discount, "fp4_discount"}}) {
@@ -129,7 +100,16 @@ Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_
     bad.code = ErrorCode::kInvalidInput;
     return Fail(bad);
   }
+  if (a.baseline != "run" && a.baseline != "naive") {
+    bad.problems.push_back({"baseline", "'" + a.baseline + "'; expected run (your run as planned) or naive (the essay's "
+                                        "naive H100 + synchronous baseline)"});
+  }
+  if (!bad.problems.empty()) {
+    bad.code = ErrorCode::kInvalidInput;
+    return Fail(bad);
+  }
   levers::Options o;
+  o.baseline = a.baseline == "naive" ? levers::Baseline::kNaive : levers::Baseline::kRun;
   o.order = *order;
   o.gpu_id = a.gpu;
   o.tenants = a.tenants;
@@ -154,142 +134,40 @@ Result<const rlcost::Catalog*> BuiltinCatalog() {
   return &*cat;
 }
 
-// The built-in catalog and the request's scenario loaded against it: where
-// every operation on a scenario starts.
-struct Loaded {
-  const rlcost::Catalog* cat;
-  Scenario s;
-};
-Result<Loaded> LoadOnBuiltin(const ScenarioInput& in) {
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  auto s = Load(in, **cat);
-  if (!s) return Fail(s.error());
-  return Loaded{*cat, std::move(*s)};
-}
-
-// The scenario with the layout fields it leaves out planned (ScenarioInput::plan_for).
-Result<std::pair<Scenario, std::optional<PlanSummary>>> Planned(const ScenarioInput& in, Scenario s) {
-  if (in.plan_for.empty() || !plan::AnythingToPlan(s)) return std::pair{std::move(s), std::optional<PlanSummary>()};
-  auto obj = plan::ObjectiveFromString(in.plan_for);
-  if (!obj) {
-    Error e = obj.error();
-    for (auto& p : e.problems) p.path = "plan_for";
-    return Fail(std::move(e));
-  }
-  auto p = plan::PlanLayout(s, {*obj});
-  if (!p) return Fail(p.error());
-  return std::pair{std::move(p->scenario), std::optional<PlanSummary>(std::move(p->summary))};
-}
-
-// The objective every alternative of a lever view is re-planned with
-// (levers::Options::replan): nullopt when the request reads layouts as
-// written (plan_for empty).
-std::optional<plan::Objective> ReplanOf(const ScenarioInput& in) {
-  if (in.plan_for.empty()) return std::nullopt;
-  auto obj = plan::ObjectiveFromString(in.plan_for);
-  if (!obj) return std::nullopt;
-  return *obj;
-}
-
-namespace {
-
-// The user's run planned and priced in closed form as /v1/estimate prices it:
-// with its plan, or with the notes on a layout taken literally.
-Result<std::pair<Scenario, rlcost::Estimate>> PlannedEstimate(const ScenarioInput& in, Scenario user) {
-  auto planned = Planned(in, std::move(user));
-  if (!planned) return Fail(planned.error());
-  const Scenario& s = planned->first;
-  auto e = EstimateAnalytic(s);
-  if (!e) return Fail(e.error());
-  e->plan = planned->second;
-  if (!e->plan) {
-    for (auto& n : plan::LiteralNotes(s, *e)) e->step.notes.push_back(std::move(n));
-  }
-  return std::pair<Scenario, rlcost::Estimate>{std::move(planned->first), std::move(*e)};
-}
-
-}  // namespace
-
+// The JSON operations are the views' JSON (api/views.h): one computation each.
 Result<nlohmann::json> Estimate(const ScenarioInput& in) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  auto run = PlannedEstimate(in, std::move(loaded->s));
-  if (!run) return Fail(run.error());
-  const Scenario& s = run->first;
-  rlcost::Estimate* e = &run->second;
-  // As `rlcost estimate`: a note when one node fewer gives a shorter step.
-  const plan::Options po{ReplanOf(in).value_or(plan::Objective::kCost)};
-  for (auto& n : plan::ScalingNotes(s, *e, e->plan.has_value(), po)) e->step.notes.push_back(std::move(n));
-  return report::EstimateToJson(s, *e);
+  auto v = EstimateView(in);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
 }
 
 Result<nlohmann::json> Simulate(const ScenarioInput& in, uint64_t seed, int steps, const std::atomic<bool>* cancel) {
-  if (steps < 0) return Fail(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(steps));
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  auto planned = Planned(in, std::move(loaded->s));
-  if (!planned) return Fail(planned.error());
-  const Scenario& s = planned->first;
-  sim::Options opt;
-  opt.seed = seed;
-  opt.steps = steps;
-  sim::ScopedCancel polled(cancel);  // the simulator stops once *cancel is set
-  auto e = EstimateSimulated(s, opt);
-  if (!e) return Fail(e.error());
-  e->plan = planned->second;
-  return report::EstimateToJson(s, *e);
+  SimulateInput si;
+  si.seed = seed;
+  si.steps = steps;
+  si.cancel = cancel;
+  auto v = SimulateView(in, si);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
+}
+
+Result<levers::Waterfall> BuildWaterfall(const Run& run, const ScenarioInput& in, const LeverInput& lv) {
+  auto opt = ToOptions(lv);
+  if (!opt) return Fail(opt.error());
+  opt->replan = ReplanOf(in);  // every alternative planned as the user's run is
+  return levers::BuildWaterfall(run.scenario, *run.catalog, *opt);
 }
 
 Result<nlohmann::json> Waterfall(const ScenarioInput& in, const LeverInput& lv) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  const rlcost::Catalog& cat = *loaded->cat;
-  // Planned as /v1/estimate is, so that the two answer for the same run.
-  auto planned = Planned(in, std::move(loaded->s));
-  if (!planned) return Fail(planned.error());
-  const Scenario& s = planned->first;
-  auto opt = ToOptions(lv, "");
-  if (!opt) return Fail(opt.error());
-  opt->replan = ReplanOf(in);
-  auto wf = levers::BuildWaterfall(s, cat, *opt);
-  if (!wf) return Fail(wf.error());
-  auto j = report::WaterfallToJson(*wf);
-  if (s.goal.target_pass_rate) api::FlagGoalCurve(j, s);  // $ to goal (as cmd_waterfall.cc)
-  return j;
+  auto v = WaterfallView(in, lv);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
 }
 
 Result<nlohmann::json> Price(const ScenarioInput& in, const PriceInput& p) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost price`
-  if (!planned) return Fail(planned.error());
-  const Scenario& s = planned->first;
-  const rlcost::Catalog& cat = *loaded->cat;
-  std::vector<levers::Lever> stack;
-  if (!p.stack.empty()) {
-    auto st = levers::ParseLeverList(p.stack, "stack");
-    if (!st) return Fail(st.error());
-    stack = *st;
-  }
-  if (p.tenants < 0) return Fail(ErrorCode::kInvalidInput, "tenants", "must be >= 1, got " + std::to_string(p.tenants));
-  // The quality discounts, checked as the waterfall's are (errors name the field).
-  LeverInput lv;
-  lv.staleness_discount = p.staleness_discount;
-  lv.fp8_discount = p.fp8_discount;
-  lv.fp4_discount = p.fp4_discount;
-  auto checked = ToOptions(lv, "");
-  if (!checked) return Fail(checked.error());
-  levers::Options opt;
-  opt.tenants = p.tenants;
-  opt.discounts = checked->discounts;
-  opt.replan = ReplanOf(in);
-  auto card = levers::BuildPriceCard(s, cat, p.models, p.gpus, stack, opt);
-  if (!card) return Fail(card.error());
-  auto j = report::PriceCardToJson(*card);
-  // As `rlcost price --json` (cmd_price.cc): what curve $ to goal rests on.
-  api::FlagGoalCurve(j, s);
-  return j;
+  auto v = PriceView(in, p);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
 }
 
 // The request's scenario again with extra overrides after its own.
@@ -311,50 +189,15 @@ sensitivity::Loader LoaderOf(const ScenarioInput& in, const rlcost::Catalog& cat
 }
 
 Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInput& si) {
-  Error bad;
-  if (!(si.span >= 0.01 && si.span <= 0.99)) {
-    bad.problems.push_back({"span", fmt::format("{}; expected a share from 0.01 to 0.99 (0.5 = each input +-50%)", si.span)});
-  }
-  if (si.path != "analytic" && si.path != "simulated") {
-    bad.problems.push_back({"path", "'" + si.path + "'; expected analytic or simulated"});
-  }
-  if (si.steps < 0) bad.problems.push_back({"steps", fmt::format("{}; expected >= 0 (0 = the scenario's)", si.steps)});
-  for (const auto& [input, r] : si.ranges) {
-    if (!std::isfinite(r.first) || !std::isfinite(r.second)) {
-      bad.problems.push_back({"ranges." + input, "LOW and HIGH must be finite numbers"});
-    }
-  }
-  if (!bad.problems.empty()) {
-    bad.code = ErrorCode::kInvalidInput;
-    return Fail(std::move(bad));
-  }
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  sensitivity::Options opt;
-  opt.metric = si.metric;
-  opt.span = si.span;
-  opt.ranges = si.ranges;
-  opt.simulated = si.path == "simulated";
-  opt.sim.seed = si.seed;
-  opt.sim.steps = si.steps;
-  opt.replan = ReplanOf(in);
-  auto t = sensitivity::Build(loaded->s, LoaderOf(in, *loaded->cat), opt);
-  if (!t) return Fail(t.error());
-  auto j = report::TornadoToJson(*t);
-  api::FlagGoalRows(j, loaded->s, api::RowMetricIsGoal);  // as cmd_sensitivity.cc
-  return j;
+  auto v = SensitivityView(in, si);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
 }
 
 Result<nlohmann::json> Claims(const ScenarioInput& in) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  auto planned = Planned(in, std::move(loaded->s));  // as `rlcost claims`
-  if (!planned) return Fail(planned.error());
-  auto r = claims::CheckClaims(planned->first, *loaded->cat, VariantOf(in, *loaded->cat), ReplanOf(in));
-  if (!r) return Fail(r.error());
-  auto j = report::ClaimsToJson(*r);
-  api::FlagGoalRows(j, loaded->s, api::ClaimUsesGoal);  // as cmd_claims.cc
-  return j;
+  auto v = ClaimsView(in);
+  if (!v) return Fail(v.error());
+  return std::move(v->json);
 }
 
 Result<nlohmann::json> Catalog() {
@@ -364,42 +207,9 @@ Result<nlohmann::json> Catalog() {
 }
 
 Result<std::string> HtmlReport(const ScenarioInput& in) {
-  auto loaded = LoadOnBuiltin(in);
-  if (!loaded) return Fail(loaded.error());
-  const rlcost::Catalog& cat = *loaded->cat;
-  // The user's run as /v1/estimate prices it: planned, the plan shown first.
-  auto run = PlannedEstimate(in, std::move(loaded->s));
-  if (!run) return Fail(run.error());
-  const Scenario& s = run->first;
-  rlcost::Estimate* e = &run->second;
-  report::HtmlInput h;
-  h.scenario = &s;
-  h.estimate = &*e;
-  auto opt = ToOptions(LeverInput{}, "");
-  if (!opt) return Fail(opt.error());
-  auto wf = levers::BuildWaterfall(s, cat, *opt);
-  if (wf) {
-    h.waterfall = &*wf;
-  } else {
-    h.waterfall_error = wf.error().ToString();
-  }
-  std::vector<double> ps;
-  for (int i = 1; i <= 49; ++i) ps.push_back(i / 50.0);  // as `rlcost report`
-  h.curves = levers::CostVsPassRate(s, {2, 4, 8, 16}, ps);
-  // The tornado of `rlcost sensitivity` with its defaults, as `rlcost report`.
-  auto tornado = sensitivity::Build(s, LoaderOf(in, cat), sensitivity::Options{});
-  if (tornado) {
-    h.tornado = &*tornado;
-  } else {
-    h.tornado_error = tornado.error().ToString();
-  }
-  auto cl = claims::CheckClaims(s, cat, VariantOf(in, cat));
-  if (cl) {
-    h.claims = &*cl;
-  } else {
-    h.claims_error = cl.error().ToString();
-  }
-  return report::RenderHtml(h);
+  auto r = Report(in, ReportInput{});
+  if (!r) return Fail(r.error());
+  return std::move(r->html);
 }
 
 Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in) {
@@ -527,7 +337,7 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   auto add = [&](const Error& e) {
     if (bad.problems.empty()) bad.code = e.code;
     for (auto p : e.problems) {
-      if (p.file == "--vary") p.file.clear();  // the request's field, named by the path
+      if (p.file == "vary") p.file.clear();  // the request's field, named by the path
       bad.problems.push_back(std::move(p));
     }
   };

@@ -21,11 +21,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/run.h"
 #include "decide/levers.h"
 #include "rlcost/catalog.h"
 #include "rlcost/error.h"
 
 namespace rlcost::ops {
+
+// What `rlcost serve` offers, said once for `rlcost --help` and `rlcost serve --help`.
+inline constexpr const char* kServeDescription =
+    "JSON HTTP API: POST /v1/estimate, /v1/simulate, /v1/waterfall, /v1/price, /v1/sweep, /v1/report; GET "
+    "/v1/catalog, /v1/health, /v1/default, /v1/openapi.json (the API described)";
 
 // Where a scenario comes from: `file` (a path), else `text` (YAML or JSON),
 // else the built-in default.
@@ -44,6 +50,12 @@ struct ScenarioInput {
   // out: "cost" (default), "time", or "" to read the placement literally
   // (--no-plan). Estimate, Simulate and Sweep plan; other views read literally.
   std::string plan_for = "cost";
+  // The command line's extras (empty in a request): catalog files added to
+  // the built-in catalog, "GPU=USD" prices, a calibration file, a grid.
+  std::vector<std::string> catalog_files;
+  std::vector<std::string> prices;
+  std::string calibration;
+  std::string grid;
 };
 
 // Knobs of the lever views; the defaults are those of the command line.
@@ -59,10 +71,16 @@ struct LeverInput {
   std::optional<double> staleness_discount;  // quality discounts in [0, 1); unset = labelled default
   std::optional<double> fp8_discount;
   std::optional<double> fp4_discount;
+  // What the levers start from: "run" (the user's run as planned: its step
+  // time and dollars are `estimate`'s) or "naive" (the essay's naive H100 +
+  // synchronous baseline, G = 16). Either way the other shows as a labelled row.
+  std::string baseline = "run";
 };
-// The lever options of these knobs; errors name `field_prefix` + the knob
-// ("--" on the command line, "" in an HTTP or Python request).
-Result<levers::Options> ToOptions(const LeverInput& a, const std::string& field_prefix);
+// The lever options of these knobs; errors name the knob as the request
+// spells it ("fp8_discount"); a front end translates its own names.
+Result<levers::Options> ToOptions(const LeverInput& a);
+// The waterfall of a loaded run, every alternative planned as `in` plans.
+Result<levers::Waterfall> BuildWaterfall(const Run& run, const ScenarioInput& in, const LeverInput& lv);
 
 struct PriceInput {
   std::vector<std::string> models;   // empty = the scenario's
@@ -125,8 +143,31 @@ struct SensitivityInput {
   int steps = 0;  // simulated: steps per point, 0 = the scenario's
 };
 Result<nlohmann::json> Sensitivity(const ScenarioInput& in, const SensitivityInput& si);
-// The HTML report of `rlcost report` (analytic path, waterfall with the
-// default levers) as one self-contained page.
+// The HTML report of `rlcost report` as one self-contained page: the run as
+// `estimate` prices it, the levers as `waterfall` builds them, the claims as
+// `claims` checks them, the tornado as `sensitivity` draws it.
+struct ReportInput {
+  LeverInput levers;
+  bool simulate = false;          // also one simulated step's timeline
+  uint64_t seed = 1;
+  std::string progress;           // a progress log: the run's own learning curve, drawn
+  std::optional<double> target;   // what it is forecast to (default goal.target_pass_rate)
+  std::string metric;             // the log's column (default: as `forecast`)
+};
+struct ReportOutput {
+  std::string html;
+  bool simulated = false;
+  std::string simulate_error;
+  bool waterfall = false;
+  std::string waterfall_error;
+  std::vector<std::string> warnings;
+  // The figures the page was drawn from, as `estimate --json` and
+  // `waterfall --json` print them (null where that part failed).
+  nlohmann::json estimate_json;
+  nlohmann::json waterfall_json;
+};
+Result<ReportOutput> Report(const ScenarioInput& in, const ReportInput& ri);
+// The report with the default levers, analytic path.
 Result<std::string> HtmlReport(const ScenarioInput& in);
 // The scenario document itself (not its estimate) as JSON, after checking
 // that it loads: what the web calculator edits.

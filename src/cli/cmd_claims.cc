@@ -3,11 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include "api/views.h"
 #include "cli/common.h"
-#include "api/illustrative.h"
-#include "cli/variants.h"
-#include "decide/claims.h"
-#include "report/claims_table.h"
 
 namespace rlcost::cli {
 namespace {
@@ -28,26 +25,11 @@ void RegisterClaims(CLI::App& app, int& exit_code) {
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    Catalog cat;
-    auto loaded = LoadAll(args->file, args->common, &cat);
-    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
     // The user's own run, its left-out layout fields planned (--no-plan: literally).
-    auto planned = PlanIfAsked(std::move(*loaded), args->common);
-    if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
-    const Scenario* s = &planned->scenario;
-    auto r = claims::CheckClaims(*s, cat, VariantLoader(args->file, cat, args->common),
-                                 ReplanObjective(args->common));
-    if (!r) { exit_code = PrintError(r.error(), args->common.json); return; }
-    if (args->common.json) {
-      // The JSON is the list of claims: each one whose figure counts dollars
-      // to the goal says what curve that rests on (as ops::Claims does).
-      auto j = report::ClaimsToJson(*r);
-      api::FlagGoalRows(j, *s, api::ClaimUsesGoal);
-      std::cout << Dump(j) << "\n";
-    } else {
-      std::cout << report::ClaimsToTable(*r);
-      if (const std::string note = api::GoalCurveNote(*s); !note.empty()) std::cout << "  note: " << note << "\n";
-    }
+    auto v = ops::ClaimsView(Input(args->file, args->common));
+    if (!v) { exit_code = PrintError(v.error(), args->common.json); return; }
+    PrintWarnings(v->warnings);
+    std::cout << (args->common.json ? Dump(v->json) + "\n" : AsFlags(v->text));
     exit_code = 0;
   });
 }

@@ -2,11 +2,8 @@
 #include <iostream>
 #include <memory>
 
+#include "api/views.h"
 #include "cli/common.h"
-#include "core/file.h"
-#include "report/intervals.h"
-#include "report/report.h"
-#include "rlcost/estimate.h"
 
 namespace rlcost::cli {
 namespace {
@@ -20,20 +17,17 @@ struct EstimateArgs {
 struct SimulateArgs {
   Common common;
   std::string file;
-  uint64_t seed = 1;
-  int steps = 0;
-  std::string trace;
-  bool full = false;
+  ops::SimulateInput sim;
 };
 
 // Brief by default (the answer, where it goes, the assumptions); --full: every metric.
-int Print(const Scenario& s, const Estimate& e, bool json, bool full) {
+int Print(const Result<ops::View>& v, bool json) {
+  if (!v) return PrintError(v.error(), json);
+  PrintWarnings(v->warnings);
   if (json) {
-    std::cout << Dump(report::EstimateToJson(s, e)) << "\n";
-  } else if (full) {
-    std::cout << report::EstimateToTable(s, e) << report::IntervalsToTable(e);
+    std::cout << Dump(v->json) << "\n";
   } else {
-    std::cout << report::EstimateBrief(s, e);
+    std::cout << AsFlags(v->text);  // the operations name their fields; here they are flags
   }
   return 0;
 }
@@ -48,16 +42,7 @@ void RegisterEstimate(CLI::App& app, int& exit_code) {
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    auto loaded = LoadAll(args->file, args->common);
-    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
-    auto s = PlanIfAsked(std::move(*loaded), args->common);
-    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
-    auto e = EstimateAnalytic(s->scenario);
-    if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
-    e->plan = s->plan;
-    AddLiteralNotes(s->scenario, *e, args->common);
-    AddScalingNotes(s->scenario, *e, args->common);
-    exit_code = Print(s->scenario, *e, args->common.json, args->full);
+    exit_code = Print(ops::EstimateView(Input(args->file, args->common), args->full), args->common.json);
   });
 }
 
@@ -65,38 +50,16 @@ void RegisterSimulate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SimulateArgs>();
   auto* sub = app.add_subcommand("simulate", "discrete-event simulation of the RL loop");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
-  sub->add_option("--seed", args->seed, "random seed (same seed, same result)")->check(SeedValidator());
-  sub->add_option("--steps", args->steps, "steps to simulate (default: the scenario's algorithm.steps)")
+  sub->add_option("--seed", args->sim.seed, "random seed (same seed, same result)")->check(SeedValidator());
+  sub->add_option("--steps", args->sim.steps, "steps to simulate (default: the scenario's algorithm.steps)")
       ->check(CLI::Range(1, 1'000'000'000));
-  sub->add_option("--trace", args->trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");
-  sub->add_flag("--full", args->full, "every metric with its unit and meaning (default: the brief answer)");
+  sub->add_option("--trace", args->sim.trace, "write a Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  sub->add_flag("--full", args->sim.full, "every metric with its unit and meaning (default: the brief answer)");
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    auto loaded = LoadAll(args->file, args->common);
-    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
     // The layout is planned with the closed form, then simulated.
-    auto s = PlanIfAsked(std::move(*loaded), args->common);
-    if (!s) { exit_code = PrintError(s.error(), args->common.json); return; }
-    // The trace may replace none of what this run read: its scenario, a
-    // catalog, the calibration, a pass-rate CSV or the scenario compared with (#40).
-    std::vector<std::string> inputs = args->common.catalog_files;
-    inputs.push_back(args->file);
-    inputs.push_back(args->common.calibration);
-    inputs.push_back(s->scenario.environment.pass_rate.file);
-    if (s->scenario.expect) inputs.push_back(s->scenario.expect->relative_scenario);
-    if (auto ok = CheckOutputNotInput(args->trace, "--trace", inputs); !ok) {
-      exit_code = PrintError(ok.error(), args->common.json);
-      return;
-    }
-    sim::Options opt;
-    opt.seed = args->seed;
-    opt.steps = args->steps;
-    opt.trace_path = args->trace;
-    auto e = EstimateSimulated(s->scenario, opt);
-    if (!e) { exit_code = PrintError(e.error(), args->common.json); return; }
-    e->plan = s->plan;
-    exit_code = Print(s->scenario, *e, args->common.json, args->full);
+    exit_code = Print(ops::SimulateView(Input(args->file, args->common), args->sim), args->common.json);
   });
 }
 

@@ -3,10 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include "api/views.h"
 #include "cli/common.h"
-#include "api/illustrative.h"
 #include "cli/lever_args.h"
-#include "report/levers_table.h"
 
 namespace rlcost::cli {
 namespace {
@@ -34,35 +33,13 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);
   sub->callback([args, &exit_code] {
-    Catalog cat;
-    auto loaded = LoadAll(args->file, args->common, &cat);
-    if (!loaded) { exit_code = PrintError(loaded.error(), args->common.json); return; }
     // The user's own run, its left-out layout fields planned (--no-plan: literally).
-    auto planned = PlanIfAsked(std::move(*loaded), args->common);
-    if (!planned) { exit_code = PrintError(planned.error(), args->common.json); return; }
-    const Scenario* s = &planned->scenario;
-    std::vector<levers::Lever> stack;
-    if (!args->stack.empty()) {
-      auto st = levers::ParseLeverList(args->stack, "--stack");
-      if (!st) { exit_code = PrintError(st.error(), args->common.json); return; }
-      stack = *st;
-    }
-    auto checked = ToOptions(args->discounts);
-    if (!checked) { exit_code = PrintError(checked.error(), args->common.json); return; }
-    levers::Options opt;
-    opt.tenants = args->tenants;
-    opt.discounts = checked->discounts;
-    opt.replan = ReplanObjective(args->common);
-    auto card = levers::BuildPriceCard(*s, cat, args->models, args->gpus, stack, opt);
-    if (!card) { exit_code = PrintError(card.error(), args->common.json); return; }
-    if (args->common.json) {
-      auto j = report::PriceCardToJson(*card);
-      api::FlagGoalCurve(j, *s);
-      std::cout << Dump(j) << "\n";
-    } else {
-      std::cout << report::PriceCardToTable(*card);
-      if (const std::string note = api::GoalCurveNote(*s); !note.empty()) std::cout << "  note: " << note << "\n";
-    }
+    const ops::PriceInput p{args->models, args->gpus, args->stack, args->tenants, args->discounts.staleness_discount,
+                            args->discounts.fp8_discount, args->discounts.fp4_discount};
+    auto v = ops::PriceView(Input(args->file, args->common), p);
+    if (!v) { exit_code = PrintError(v.error(), args->common.json); return; }
+    PrintWarnings(v->warnings);
+    std::cout << (args->common.json ? Dump(v->json) + "\n" : AsFlags(v->text));
     exit_code = 0;
   });
 }

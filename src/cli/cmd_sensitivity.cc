@@ -9,10 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "api/views.h"
 #include "cli/common.h"
-#include "decide/sensitivity.h"
-#include "api/illustrative.h"
-#include "report/sensitivity.h"
 
 namespace rlcost::cli {
 namespace {
@@ -83,36 +81,19 @@ void RegisterSensitivity(CLI::App& app, int& exit_code) {
     const bool json = args->common.json;
     auto ranges = ParseRanges(args->ranges);
     if (!ranges) { exit_code = PrintError(ranges.error(), json); return; }
-    Catalog cat;
-    auto s = LoadAll(args->file, args->common, &cat);
-    if (!s) { exit_code = PrintError(s.error(), json); return; }
-    sensitivity::Options opt;
-    opt.metric = args->metric;
-    opt.span = args->span;
-    opt.ranges = *ranges;
-    opt.simulated = args->path == "simulated";
-    opt.sim.seed = args->seed;
-    opt.sim.steps = args->steps;
-    // Every point (the base too) with its left-out layout fields planned (--no-plan: as written).
-    opt.replan = ReplanObjective(args->common);
-    // Every point is the user's scenario with one more --set, loaded as theirs is.
-    auto load = [&](const std::vector<Override>& extra) -> Result<Scenario> {
-      Common c = args->common;
-      for (const auto& o : extra) c.sets.push_back(o.path + "=" + o.value);
-      return LoadScenario(args->file, cat, c);
-    };
-    auto t = sensitivity::Build(*s, load, opt);
-    if (!t) { exit_code = PrintError(t.error(), json); return; }
-    if (json) {
-      auto j = report::TornadoToJson(*t);
-      api::FlagGoalRows(j, *s, api::RowMetricIsGoal);  // as ops::Sensitivity
-      std::cout << Dump(j) << "\n";
-    } else {
-      std::cout << report::TornadoToTable(*t);
-      if (const std::string note = api::GoalCurveNote(*s); !note.empty() && api::MentionsGoal(t->metric)) {
-        std::cout << "  note: " << note << "\n";
-      }
-    }
+    ops::SensitivityInput si;
+    si.metric = args->metric;
+    si.span = args->span;
+    si.ranges = *ranges;
+    si.path = args->path;
+    si.seed = args->seed;
+    si.steps = args->steps;
+    // Every point (the base too) with its left-out layout fields planned (--no-plan: as written),
+    // each the user's scenario with one more --set, loaded as theirs is.
+    auto v = ops::SensitivityView(Input(args->file, args->common), si);
+    if (!v) { exit_code = PrintError(v.error(), json); return; }
+    PrintWarnings(v->warnings);
+    std::cout << (json ? Dump(v->json) + "\n" : AsFlags(v->text));
     exit_code = 0;
   });
 }

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "serve/serve.h"
 
 namespace rlcost::cli {
 namespace {
@@ -46,7 +45,7 @@ int ExecServer(const std::vector<std::string>& args) {
 }  // namespace
 
 void RegisterServe(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("serve", kServeDescription);
+  auto* sub = app.add_subcommand("serve", ops::kServeDescription);
   // Every argument, --help included, goes to the server program unparsed.
   sub->set_help_flag();
   sub->prefix_command();

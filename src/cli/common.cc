@@ -4,9 +4,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "plan/plan.h"
-#include "report/report.h"
-#include "rlcost/calibration.h"
 
 namespace rlcost::cli {
 
@@ -34,120 +31,112 @@ void AddPlanOptions(CLI::App* sub, Common& c) {
       ->check(CLI::IsMember({"cost", "time"}));
 }
 
-Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c) {
-  PlannedScenario out;
-  if (!c.plans || c.no_plan || !plan::AnythingToPlan(s)) {
-    out.scenario = std::move(s);
-    return out;
-  }
-  auto obj = plan::ObjectiveFromString(c.plan_for);
-  if (!obj) return Fail(obj.error());
-  auto p = plan::PlanLayout(s, {*obj});
-  if (!p) return Fail(p.error());
-  out.scenario = std::move(p->scenario);
-  out.plan = std::move(p->summary);
-  return out;
-}
-
-void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c) {
-  if (!c.plans || e.plan) return;  // a planned estimate says it in its plan lines
-  auto obj = plan::ObjectiveFromString(c.plan_for);
-  if (!obj) return;
-  for (auto& n : plan::LiteralNotes(s, e, {*obj})) e.step.notes.push_back(std::move(n));
-}
-
-void AddScalingNotes(const Scenario& s, Estimate& e, const Common& c) {
-  if (!c.plans) return;
-  auto obj = plan::ObjectiveFromString(c.plan_for);
-  if (!obj) return;
-  for (auto& n : plan::ScalingNotes(s, e, e.plan.has_value(), {*obj})) e.step.notes.push_back(std::move(n));
-}
-
-std::optional<plan::Objective> ReplanObjective(const Common& c) {
-  if (!c.plans || c.no_plan) return std::nullopt;
-  auto obj = plan::ObjectiveFromString(c.plan_for);
-  if (!obj) return std::nullopt;
-  return *obj;
+ops::ScenarioInput Input(const std::string& file, const Common& c) {
+  ops::ScenarioInput in;
+  in.file = file;
+  in.sets = c.sets;
+  in.catalog_files = c.catalog_files;
+  in.prices = c.prices;
+  in.calibration = c.calibration;
+  in.grid = c.grid;
+  // A command without --no-plan / --plan-for reads the placement literally.
+  in.plan_for = c.plans && !c.no_plan ? c.plan_for : "";
+  return in;
 }
 
 namespace {
 
-// --price GPU=USD: every bad flag reported at once, each naming the flag,
-// the value and what was expected.
-Result<void> ApplyPrices(const std::vector<std::string>& prices, Catalog& cat) {
-  Error bad;
-  for (const auto& p : prices) {
-    auto eq = p.find('=');
-    std::string id = eq == std::string::npos ? p : p.substr(0, eq);
-    std::string num = eq == std::string::npos ? "" : p.substr(eq + 1);
-    if (eq == std::string::npos || id.empty()) {
-      bad.problems.push_back({"--price", "'" + p + "': expected GPU=USD, e.g. h100-sxm=3.00"});
-      continue;
-    }
-    const GpuSpec* g = cat.FindGpu(id);
-    if (!g) {
-      std::string ids;
-      for (const auto& k : cat.GpuIds()) ids += (ids.empty() ? "" : ", ") + k;
-      bad.problems.push_back({"--price", "unknown GPU '" + id + "'; expected one of: " + ids});
-      continue;
-    }
-    char* end = nullptr;
-    double usd = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(usd) || !(usd > 0)) {
-      bad.problems.push_back({"--price", "'" + num + "' for " + id + "; expected a price in USD per GPU-hour > 0"});
-      continue;
-    }
-    GpuSpec copy = *g;
-    copy.price_per_hour = usd;
-    copy.sources["price_per_hour"] = "set with --price";
-    cat.AddGpu(std::move(copy));
+// The fields of the operations' requests (src/api/ops.h) that are flags here,
+// where the flag is not the field with '_' -> '-'. Scenario paths ("model",
+// "hardware.gpu") are not in it and stay as they are.
+constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+    {"catalog", "--catalog"}, {"prices", "--price"}, {"calibration", "--calibration"}, {"grid", "--grid"},
+    {"set", "--set"}, {"plan_for", "--plan-for"}, {"order", "--order"}, {"gpu", "--gpu"},
+    {"tenants", "--tenants"}, {"rank", "--rank"}, {"moe_model", "--moe-model"}, {"dense_model", "--dense-model"},
+    {"moe_pass_rate", "--moe-pass-rate"}, {"dense_pass_rate", "--dense-pass-rate"},
+    {"staleness_discount", "--staleness-discount"}, {"fp8_discount", "--fp8-discount"},
+    {"fp4_discount", "--fp4-discount"}, {"baseline", "--baseline"}, {"models", "--models"}, {"gpus", "--gpus"},
+    {"stack", "--stack"}, {"vary", "--vary"}, {"sample", "--sample"}, {"seed", "--seed"}, {"metrics", "--metric"},
+    {"steps", "--steps"}, {"span", "--span"}, {"ranges", "--range"}, {"metric", "--metric"},
+    {"target", "--target"}, {"progress", "--progress"}, {"output", "--output"}, {"with", "--with"},
+    {"scenario", "--scenario"}, {"fit_until", "--fit-until"}, {"jobs", "--jobs"}, {"backtest", "--backtest"},
+    {"curve", "--curve"}, {"range", "--range"}, {"no_plan", "--no-plan"}, {"subject_to", "--subject-to"},
+    {"full", "--full"}, {"json", "--json"}, {"price", "--price"}, {"level", "--level"}, {"replicates", "--replicates"},
+    {"usd_per_gpu_hour", "--usd-per-gpu-hour"}, {"trace", "--trace"}, {"simulate", "--simulate"},
+    {"useful_per_step", "--useful-per-step"}, {"group_size", "--group-size"},
+};
+
+std::optional<std::string_view> FlagOf(std::string_view field) {
+  for (const auto& [f, flag] : kFlags) {
+    if (f == field) return flag;
   }
-  if (!bad.problems.empty()) return Fail(bad);
-  return {};
+  return std::nullopt;
+}
+
+// "fp8_discount" -> "--fp8-discount"; "set[2]" -> "--set[2]"; "vary.model" -> "--vary model".
+std::string PathAsFlag(const std::string& path) {
+  const size_t end = path.find_first_of(".[ ");
+  auto flag = FlagOf(std::string_view(path).substr(0, end));
+  if (!flag) return path;
+  if (end == std::string::npos) return std::string(*flag);
+  if (path[end] == '.') return std::string(*flag) + " " + path.substr(end + 1);
+  return std::string(*flag) + path.substr(end);
 }
 
 }  // namespace
 
-Result<Catalog> LoadCatalog(const Common& c) {
-  auto cat = Catalog::Builtin();
-  if (!cat) return cat;
-  for (const auto& f : c.catalog_files) {
-    if (auto ok = cat->AddFile(f); !ok) return Fail(ok.error());
+std::string AsFlags(std::string text) {
+  // `field` in a message: the request's field, spelled as this command line's flag.
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('`', i);
+    const size_t close = open == std::string::npos ? std::string::npos : text.find('`', open + 1);
+    if (close == std::string::npos) {
+      out += text.substr(i);
+      break;
+    }
+    const std::string name = text.substr(open + 1, close - open - 1);
+    auto flag = FlagOf(name);
+    out += text.substr(i, open - i);
+    out += flag ? std::string(*flag) : text.substr(open, close - open + 1);
+    i = close + 1;
   }
-  if (auto ok = ApplyPrices(c.prices, *cat); !ok) return Fail(ok.error());
-  return cat;
+  return out;
+}
+
+Error AsFlags(Error e) {
+  for (auto& p : e.problems) {
+    p.path = PathAsFlag(p.path);
+    if (auto flag = FlagOf(p.file)) p.file = std::string(*flag);  // "set: ..." -> "--set: ..."
+    p.message = AsFlags(std::move(p.message));
+  }
+  return e;
+}
+
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "warning: " << AsFlags(w) << "\n";
+}
+
+Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c) {
+  auto p = ops::PlanOf(Input("", c), std::move(s));
+  if (!p) return Fail(p.error());
+  return PlannedScenario{std::move(p->first), std::move(p->second)};
+}
+
+std::optional<plan::Objective> ReplanObjective(const Common& c) { return ops::ReplanOf(Input("", c)); }
+
+Result<Catalog> LoadCatalog(const Common& c) {
+  auto cat = ops::CatalogOf(Input("", c));
+  if (!cat) return Fail(cat.error());
+  return Catalog(**cat);
 }
 
 Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const Common& c) {
-  std::vector<Override> overrides;
-  Error bad;
-  for (const auto& s : c.sets) {
-    auto o = ParseOverride(s);
-    if (!o) {
-      for (auto& p : o.error().problems) bad.problems.push_back(p);
-    } else {
-      overrides.push_back(*o);
-    }
-  }
-  if (!bad.problems.empty()) return Fail(bad);
-  if (!c.grid.empty()) overrides.push_back({"energy.grid", c.grid});
-  auto sc = file.empty() ? DefaultScenario(cat, overrides) : LoadScenarioFile(file, cat, overrides);
-  if (!sc) return sc;
-  if (!c.calibration.empty()) {
-    auto cal = LoadCalibrationFile(c.calibration);
-    if (!cal) return Fail(cal.error());
-    // Factors fitted on one GPU describe that GPU's kernels and links.
-    if (!cal->gpu_id.empty()) {
-      const GpuSpec* fitted = cat.FindGpu(cal->gpu_id);
-      const std::string fitted_id = fitted ? fitted->id : cal->gpu_id;
-      if (fitted_id != sc->hardware.gpu.id) {
-        std::cerr << "warning: " << c.calibration << " was fitted on " << fitted_id << "; this scenario runs on "
-                  << sc->hardware.gpu.id << ", where its efficiency factors are an assumption, not a measurement\n";
-      }
-    }
-    ApplyCalibration(*cal, *sc);
-  }
-  return sc;
+  std::vector<std::string> warnings;
+  auto s = ops::LoadScenarioOf(Input(file, c), cat, &warnings);
+  PrintWarnings(warnings);
+  return s;
 }
 
 Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* catalog_out) {
@@ -158,17 +147,6 @@ Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* cata
   return sc;
 }
 
-int PrintError(const Error& e, bool json) {
-  if (json) std::cout << Dump(report::ErrorToJson(e)) << "\n";
-  for (const auto& p : e.problems) std::cerr << "error: " << p.ToString() << "\n";
-  switch (e.code) {
-    case ErrorCode::kInvalidInput:
-    case ErrorCode::kNotFound: return 2;
-    case ErrorCode::kDoesNotFit: return 3;
-    case ErrorCode::kNotImplemented: return 4;
-    case ErrorCode::kInternal: return 1;
-  }
-  return 1;
-}
+int PrintError(const Error& e, bool json) { return ops::PrintError(AsFlags(e), json); }
 
 }  // namespace rlcost::cli

@@ -14,11 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "api/ops.h"
-#include "plan/plan.h"
-#include "rlcost/catalog.h"
-#include "rlcost/error.h"
-#include "rlcost/estimate.h"
-#include "rlcost/scenario.h"
 
 namespace rlcost::cli {
 
@@ -37,38 +32,40 @@ struct Common {
 
 // Adds --no-plan and --plan-for to a subcommand whose scenario is planned.
 void AddPlanOptions(CLI::App* sub, Common& c);
+// Adds --catalog, --set, --calibration, --json, --price and --grid to a subcommand.
+void AddCommon(CLI::App* sub, Common& c);
 
-// The scenario with the placement fields it leaves out chosen by the planner,
-// unless --no-plan (or the command does not plan): the summary of what was
-// chosen, or nullopt when nothing was planned.
+// The request the options describe for scenario `file` ("" = the built-in
+// default): what every command hands to an operation of src/api.
+ops::ScenarioInput Input(const std::string& file, const Common& c);
+
+// The operations' field names as this command line spells them: a problem's
+// path "fp8_discount" is the flag --fp8-discount, and a field named in a
+// message as `moe_model` reads --moe-model. Scenario paths are left as they are.
+Error AsFlags(Error e);
+std::string AsFlags(std::string text);
+// Prints an error (one line per problem; JSON on stdout when json), its fields
+// named as flags, and returns the exit code (ops::ExitCode).
+int PrintError(const Error& e, bool json);
+// Prints the warnings an operation returned, one "warning: " line each.
+void PrintWarnings(const std::vector<std::string>& warnings);
+
+// The built-in catalog plus the user's --catalog files and --price.
+Result<Catalog> LoadCatalog(const Common& c);
+// A scenario file (empty = the built-in default) with --set, --grid and
+// --calibration applied, as written (not planned).
+Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const Common& c);
+// Catalog + scenario in one call.
+Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* catalog_out = nullptr);
+// The scenario planned as the options ask (ops::PlanOf).
 struct PlannedScenario {
   Scenario scenario;
   std::optional<PlanSummary> plan;
 };
 Result<PlannedScenario> PlanIfAsked(Scenario s, const Common& c);
-// An estimate of `s` read literally carries the planner's notes (--no-plan):
-// a KV cache below the batch, and a layout that would do better.
-void AddLiteralNotes(const Scenario& s, Estimate& e, const Common& c);
-// No silent cliff (plan::ScalingNotes): the same run on one node fewer has a
-// shorter step; said in the estimate's notes.
-void AddScalingNotes(const Scenario& s, Estimate& e, const Common& c);
-// The objective every alternative of a lever view (waterfall, claims, price,
-// sensitivity) is re-planned with: nullopt when the command does not plan or
-// --no-plan reads layouts as written.
+// The objective alternatives are re-planned with (ops::ReplanOf).
 std::optional<plan::Objective> ReplanObjective(const Common& c);
 
-// Adds --catalog, --set, --calibration and --json to a subcommand.
-void AddCommon(CLI::App* sub, Common& c);
-// The built-in catalog plus the user's --catalog files.
-Result<Catalog> LoadCatalog(const Common& c);
-// A scenario file (empty = the built-in default) with --set overrides and
-// --calibration applied.
-Result<Scenario> LoadScenario(const std::string& file, const Catalog& cat, const Common& c);
-// Catalog + scenario in one call.
-Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* catalog_out = nullptr);
-// Prints an error (one line per problem; JSON on stdout when json) and returns
-// the exit code: 2 invalid input, 3 does not fit, 4 not implemented, 1 other.
-int PrintError(const Error& e, bool json);
 // JSON text for stdout, indented 2. Inputs are checked to be UTF-8 where they
 // are read; should a byte slip through anyway it prints as U+FFFD instead of
 // aborting the program.

@@ -7,7 +7,6 @@
 #include <CLI/CLI.hpp>
 
 #include "api/ops.h"
-#include "decide/levers.h"
 
 namespace rlcost::cli {
 
@@ -32,6 +31,10 @@ inline void AddLeverOptions(CLI::App* sub, LeverArgs& a) {
                   "the MoE model's own mean pass rate on these tasks (default: the dense model's, an assumption)");
   sub->add_option("--dense-pass-rate", a.dense_pass_rate,
                   "the dense baseline's own mean pass rate when the scenario's model is MoE (default: the scenario's)");
+  sub->add_option("--baseline", a.baseline,
+                  "what the levers start from: run (your run as planned, the figures of `rlcost estimate`; default) or "
+                  "naive (the essay's naive H100 + synchronous baseline, G = 16); the other is shown as a reference row")
+      ->check(CLI::IsMember({"run", "naive"}));
   AddDiscountOptions(sub, a);
 }
 
@@ -46,7 +49,5 @@ inline void AddDiscountOptions(CLI::App* sub, LeverArgs& a) {
   sub->add_option("--fp4-discount", a.fp4_discount,
                   "fraction of a rollout's worth lost to fp4 rollout vs the bf16 trainer, in [0, 1) (default 0.05, an assumption)");
 }
-
-inline Result<levers::Options> ToOptions(const LeverArgs& a) { return ops::ToOptions(a, "--"); }
 
 }  // namespace rlcost::cli

@@ -60,7 +60,7 @@ std::string FirstProblem(const Error& e) {
 
 std::string SetsText(const std::vector<std::string>& sets) {
   std::string t;
-  for (const auto& s : sets) t += (t.empty() ? "" : " ") + fmt::format("--set '{}'", s);
+  for (const auto& s : sets) t += (t.empty() ? "" : " ") + fmt::format("`set` '{}'", s);
   return t;
 }
 
@@ -284,7 +284,7 @@ Claim DecodeMfu(const Scenario& s, const Result<Estimate>& essay, const std::vec
   c.verdict = DecodeMfuVerdict(r, t);
   c.why = fmt::format(
       "mfu.rollout and mfu.train of {}. Rollout MFU is the model's result (bandwidth-bound decode, the straggler tail, "
-      "prefill); training MFU is set by the GPU's training efficiency in the catalog (or a --calibration file), an "
+      "prefill); training MFU is set by the GPU's training efficiency in the catalog (or a `calibration` file), an "
       "input rather than a finding{}",
       SettingText(s, sets), rollout_ok && !train_ok ? ", so the training half depends on that efficiency" : "");
   // The verdict at the ends of each figure's likely range (the two phases'
@@ -733,6 +733,7 @@ Result<Report> CheckClaims(const Scenario& s, const Catalog& cat, const LoadVari
   const auto sets = EssaySetting(s);
   Result<Estimate> essay = sets.empty() ? Result<Estimate>(*e) : EstimateWith(load, sets);
   levers::Options lo;
+  lo.baseline = levers::Baseline::kNaive;  // the essay's lever claims are against its naive baseline
   lo.replan = replan;
   auto wf = levers::BuildWaterfall(s, cat, lo);
 

@@ -80,7 +80,15 @@ struct Discount {
 // [0, 1) or an error naming `field`.
 Result<double> CheckDiscount(double v, std::string_view field);
 
+// What the levers start from: the user's run as given (planned by the caller,
+// so that its step time and dollars are `estimate`'s), or the essay's naive
+// baseline (MakeBaseline). The other is shown beside as Waterfall::reference.
+enum class Baseline { kRun, kNaive };
+
 struct Options {
+  // The library's default is the essay's baseline (what the claims check); the
+  // front ends (api::LeverInput) start from the user's run.
+  Baseline baseline = Baseline::kNaive;
   std::vector<Lever> order = AllLevers();
   std::string gpu_id = "b200";            // hardware lever's target
   int tenants = 0;                        // LoRA tenants (and the batch lever's factor); 0 = scenario's when > 1, else 4
@@ -185,7 +193,11 @@ struct Grpo2Detail {
 struct Waterfall {
   std::string scenario_name;
   Options options;
-  Config baseline;
+  Config baseline;                      // what the levers start from (Options::baseline)
+  // The other starting point, labelled: the essay's naive H100 + synchronous
+  // run when the levers start from the user's run, and the other way round.
+  // Its factors are against `baseline`. ok = false when it cannot run.
+  Config reference;
   std::vector<Config> stages;           // cumulative, in options.order
   std::vector<Config> solo;             // each lever alone on the baseline
   std::vector<std::optional<double>> solo_product;   // product of the solo factors vs baseline

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "econ/resplit.h"
+#include "rlcost/perf.h"
 
 namespace rlcost::sensitivity {
 namespace {
@@ -79,7 +80,7 @@ Input EfficiencyInput(const char* field, double rlcost::Efficiency::*member, boo
   in.id = std::string("efficiency.") + field;
   in.label = label;
   in.unit = fraction ? "" : "s";
-  in.base = s.hardware.gpu.efficiency.*member;
+  in.base = perf::RolloutEfficiency(s).*member;  // as the engine runs it
   if (fraction) {
     in.lo = 0;
     in.hi = 1;
@@ -92,9 +93,11 @@ Input EfficiencyInput(const char* field, double rlcost::Efficiency::*member, boo
     in.domain = "seconds >= 0";
   }
   in.lo_why = "it must stay above 0";
-  in.at = [member](double v, const Scenario& base, const Loader&) -> Result<Scenario> {
+  in.at = [member, field](double v, const Scenario& base, const Loader&) -> Result<Scenario> {
     Scenario s = base;
     s.hardware.gpu.efficiency.*member = v;
+    // The value set here wins over the engine's default (perf::RolloutEfficiency).
+    s.hardware.gpu.sources["efficiency." + std::string(field)] = "set by the sensitivity sweep";
     return s;
   };
   return in;
@@ -395,13 +398,13 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
   t.path = opt.simulated ? "simulated" : "analytic";
   t.span = opt.span;
   if (!(opt.span > 0 && opt.span < 1)) {
-    return Fail(ErrorCode::kInvalidInput, "--span", fmt::format("{}; expected a fraction in (0, 1), e.g. 0.5 for ±50%", opt.span));
+    return Fail(ErrorCode::kInvalidInput, "span", fmt::format("{}; expected a fraction in (0, 1), e.g. 0.5 for ±50%", opt.span));
   }
   const MetricDef* m = FindMetric(t.metric);
   if (!m) {
     std::string keys;
     for (const auto& d : Metrics()) keys += (keys.empty() ? "" : ", ") + std::string(d.key);
-    return Fail(ErrorCode::kInvalidInput, "--metric", "unknown metric '" + t.metric + "'; expected one of: " + keys);
+    return Fail(ErrorCode::kInvalidInput, "metric", "unknown metric '" + t.metric + "'; expected one of: " + keys);
   }
   t.metric_unit = m->unit;
   t.metric_description = m->description;
@@ -409,11 +412,11 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
   if (!b) {
     Error e = b.error();
     if (t.metric == "goal.usd" && !base.goal.target_pass_rate) {
-      return Fail(ErrorCode::kInvalidInput, "--metric",
-                  "goal.usd needs a goal: set goal.target_pass_rate (e.g. --set goal.target_pass_rate=0.6) or pick "
+      return Fail(ErrorCode::kInvalidInput, "metric",
+                  "goal.usd needs a goal: set goal.target_pass_rate (e.g. `set` goal.target_pass_rate=0.6) or pick "
                   "another metric, e.g. run.usd");
     }
-    for (auto& p : e.problems) p.path = "--metric " + t.metric + (p.path.empty() ? "" : " (" + p.path + ")");
+    for (auto& p : e.problems) p.path = "metric " + t.metric + (p.path.empty() ? "" : " (" + p.path + ")");
     return Fail(std::move(e));
   }
   t.base = *b;
@@ -426,25 +429,25 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
     // (range.first, not id: clang before 16 cannot capture a structured binding)
     auto it = std::find_if(inputs.begin(), inputs.end(), [&](const Input& in) { return in.id == range.first; });
     if (it == inputs.end()) {
-      bad.problems.push_back({"--range", "unknown input '" + id + "'; this scenario's inputs: " + Join(InputIds(base))});
+      bad.problems.push_back({"ranges", "unknown input '" + id + "'; this scenario's inputs: " + Join(InputIds(base))});
       continue;
     }
     if (!it->base) {
-      bad.problems.push_back({"--range", id + " cannot be moved in this scenario: " + it->skip});
+      bad.problems.push_back({"ranges", id + " cannot be moved in this scenario: " + it->skip});
       continue;
     }
     for (double v : {r.first, r.second}) {
       const bool below = it->lo_open ? !(v > it->lo) : !(v >= it->lo);
       const bool above = it->hi_open ? !(v < it->hi) : !(v <= it->hi);
       if (below || above || !std::isfinite(v)) {
-        bad.problems.push_back({"--range", fmt::format("{}={}:{}: {} is outside the valid values of {}; expected {}", id,
+        bad.problems.push_back({"ranges", fmt::format("{}={}:{}: {} is outside the valid values of {}; expected {}", id,
                                                        Num(r.first), Num(r.second), Num(v), it->label, it->domain)});
       } else if (it->integer && v != std::floor(v)) {
-        bad.problems.push_back({"--range", fmt::format("{}: {} is not a whole number; expected {}", id, Num(v), it->domain)});
+        bad.problems.push_back({"ranges", fmt::format("{}: {} is not a whole number; expected {}", id, Num(v), it->domain)});
       }
     }
     if (!(r.first < r.second)) {
-      bad.problems.push_back({"--range", fmt::format("{}={}:{}: expected LOW < HIGH", id, Num(r.first), Num(r.second))});
+      bad.problems.push_back({"ranges", fmt::format("{}={}:{}: expected LOW < HIGH", id, Num(r.first), Num(r.second))});
     }
   }
   if (!bad.problems.empty()) return Fail(std::move(bad));
@@ -521,7 +524,7 @@ Result<Tornado> Build(const Scenario& base, const Loader& load, const Options& o
   t.range_note = fmt::format(
       "Each input is moved on its own from {:.0f}% to {:.0f}% of the scenario's value (±{:.0f}%), every other input held "
       "at the scenario's; ASSUMED: a generic band to compare inputs by, not a measured uncertainty of each. Ends that "
-      "would leave an input's valid values are clipped, with the reason; state your own range with --range "
+      "would leave an input's valid values are clipped, with the reason; state your own range with `range` "
       "INPUT=LOW:HIGH.",
       (1 - opt.span) * 100, (1 + opt.span) * 100, opt.span * 100);
   return t;

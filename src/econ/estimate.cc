@@ -89,11 +89,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                        : fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
                                      s.hardware.gpu.id, borrowed);
   a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
-                          "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or --calibration)",
+                          "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`)",
                           whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
                           eff.logprob_mfu * 100));
   a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
-                          ToString(s.placement.engine), eff.decode_iter_overhead_s * 1e3,
+                          ToString(s.placement.engine), perf::RolloutEfficiency(s).decode_iter_overhead_s * 1e3,
                           s.placement.engine == InferenceEngine::kVllm
                               ? "; set placement.engine to vllm-async, sglang or trtllm for overlap scheduling"
                               : ", overlap scheduling"));

@@ -120,7 +120,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"tail.mean_staleness", "versions", "policy versions the trained responses lag the trainer, mean (pipeline.tail partial_rollout)", false, [](const Estimate& e) -> Opt { if (!e.step.tail_active) return std::nullopt; return e.step.tail_mean_staleness; }},
     {"tail.trained_mean_response_tokens", "tokens", "mean response length trained on under tail handling (below the distribution's mean: a length bias)", false, [](const Estimate& e) -> Opt { if (!e.step.tail_active) return std::nullopt; return e.step.tail_trained_mean_tokens; }},
     {"energy.kwh", "kWh", "electricity of the whole run at the GPU boards (host, network and cooling not included)", false, [](const Estimate& e) { return Energy(e, e.energy.kwh); }},
-    {"energy.co2e_kg", "kg", "emissions of that electricity on the scenario's grid (energy.grid, --grid)", false, [](const Estimate& e) { return Energy(e, e.energy.co2e_kg); }},
+    {"energy.co2e_kg", "kg", "emissions of that electricity on the scenario's grid (energy.grid, `grid`)", false, [](const Estimate& e) { return Energy(e, e.energy.co2e_kg); }},
     {"energy.grid_g_co2e_per_kwh", "g/kWh", "carbon intensity of the grid the run draws from", false, [](const Estimate& e) { return Energy(e, e.energy.g_co2e_per_kwh); }},
     {"energy.kwh_by_phase.rollout", "kWh", "of the run's electricity: GPUs generating rollouts", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.rollout); }},
     {"energy.kwh_by_phase.train", "kWh", "of which GPUs in the policy update", false, [](const Estimate& e) { return Energy(e, e.energy.kwh_by_phase.train); }},
@@ -142,8 +142,8 @@ std::vector<MetricDef> MakeMetrics() {
     {"plan.fitting", "", "of which fit in GPU memory", false, [](const Estimate& e) -> Opt { return e.plan ? Opt(e.plan->fitting) : std::nullopt; }},
     {"plan.runner_up_usd_per_step", "USD", "dollars per step of the best layout the planner did not choose", false, [](const Estimate& e) -> Opt { return e.plan && !e.plan->runner_up.empty() ? Opt(e.plan->runner_up_usd_per_step) : std::nullopt; }},
     {"plan.runner_up_step_s", "s", "step wall time of the best layout the planner did not choose", false, [](const Estimate& e) -> Opt { return e.plan && !e.plan->runner_up.empty() ? Opt(e.plan->runner_up_step_s) : std::nullopt; }},
-    {"plan.literal_usd_per_step", "USD", "dollars per step of the scenario's layout read literally (--no-plan)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_usd_per_step : std::nullopt; }},
-    {"plan.literal_step_s", "s", "step wall time of the scenario's layout read literally (--no-plan)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_step_s : std::nullopt; }},
+    {"plan.literal_usd_per_step", "USD", "dollars per step of the scenario's layout read literally (`no_plan`)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_usd_per_step : std::nullopt; }},
+    {"plan.literal_step_s", "s", "step wall time of the scenario's layout read literally (`no_plan`)", false, [](const Estimate& e) -> Opt { return e.plan ? e.plan->literal_step_s : std::nullopt; }},
   };
   // clang-format on
 }

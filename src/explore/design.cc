@@ -14,7 +14,7 @@ namespace {
 
 Error Bad(const std::string& path, std::string message) {
   Error e = Error::Invalid(path, std::move(message));
-  e.problems.back().file = "--vary";
+  e.problems.back().file = "vary";
   return e;
 }
 
@@ -134,7 +134,7 @@ Result<Axis> ParseAxis(std::string_view spec, bool sample) {
     if (!a.step) {
       if (sample) return a;  // sampled: values are drawn, not listed
       return Fail(Bad(a.key, "range " + rhs + " of decimals needs a step for a grid (e.g. " + rhs +
-                                 ":0.1), or use --sample N"));
+                                 ":0.1), or use `sample` N"));
     }
     const double span = (a.hi - a.lo) / *a.step;
     if (span > 1e8) return Fail(Bad(a.key, "range " + rhs + " has more than 100000000 points; expected fewer"));
@@ -149,7 +149,7 @@ Result<Axis> ParseAxis(std::string_view spec, bool sample) {
     auto o = ParseOverride(a.key + "=" + v);  // the same checks as --set
     if (!o) {
       Error e = o.error();
-      for (auto& p : e.problems) p.file = "--vary";
+      for (auto& p : e.problems) p.file = "vary";
       if (v.empty()) return Fail(Bad(a.key, "empty value in list '" + rhs + "'; expected V1,V2,..."));
       return Fail(std::move(e));
     }
@@ -163,10 +163,10 @@ Result<Design> Design::Grid(std::vector<Axis> axes, uint64_t max_points) {
   d.size_ = axes.empty() ? 0 : 1;
   for (const auto& a : axes) {
     if (a.values.empty()) {
-      return Fail(Bad(a.key, "a range without a step can only be sampled; add :STEP or use --sample N"));
+      return Fail(Bad(a.key, "a range without a step can only be sampled; add :STEP or use `sample` N"));
     }
     if (d.size_ > max_points / a.values.size()) {
-      return Fail(Bad(a.key, fmt::format("the grid has more than {} points; expected fewer (or use --sample N)",
+      return Fail(Bad(a.key, fmt::format("the grid has more than {} points; expected fewer (or use `sample` N)",
                                          max_points)));
     }
     d.size_ *= a.values.size();
@@ -176,8 +176,8 @@ Result<Design> Design::Grid(std::vector<Axis> axes, uint64_t max_points) {
 }
 
 Result<Design> Design::Sample(std::vector<Axis> axes, uint64_t n, uint64_t seed) {
-  if (n == 0) return Fail(Bad("", "--sample 0 has no points; expected a sample size >= 1"));
-  if (n > 100'000'000) return Fail(Bad("", "--sample is over 100000000; expected fewer points"));
+  if (n == 0) return Fail(Bad("", "`sample` 0 has no points; expected a sample size >= 1"));
+  if (n > 100'000'000) return Fail(Bad("", "`sample` is over 100000000; expected fewer points"));
   Design d;
   d.size_ = n;
   d.sampled_.assign(n, std::vector<std::string>(axes.size()));

@@ -35,7 +35,7 @@ struct Axis {
 // "KEY=V1,V2,..." or "KEY=LO..HI[:STEP]". Commas inside {...}, [...] or quotes
 // do not split a list. An integer range steps by 1 unless told; a float range
 // needs a step for a grid (`sample` = true lifts that: it is sampled).
-// Errors name "--vary" and say what was expected.
+// Errors name "vary" (the request field) and say what was expected.
 Result<Axis> ParseAxis(std::string_view key_equals_values, bool sample = false);
 
 // A number as the sweep prints and stores it: shortest form, at most 12

@@ -10,7 +10,7 @@ namespace {
 
 Error Bad(const std::string& path, std::string message) {
   Error e = Error::Invalid(path, std::move(message));
-  e.problems.back().file = "--subject-to";
+  e.problems.back().file = "subject_to";
   return e;
 }
 
@@ -56,7 +56,7 @@ Result<Constraint> ParseConstraint(std::string_view text) {
   else if (op == ">=") c.op = Op::kGe;
   else if (op == ">") c.op = Op::kGt;
   else return Fail(Bad(name, "operator '" + op + "' in '" + t + "'; expected one of <=, <, >=, >"));
-  auto m = MetricByName(name, "--subject-to");
+  auto m = MetricByName(name, "subject_to");
   if (!m) return Fail(m.error());
   c.metric = *m;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), c.limit);

@@ -180,7 +180,7 @@ Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog
     for (size_t i = 0; i < overrides.size(); ++i) {
       if (AtOrAbove(p.path, overrides[i].path)) {
         bad.problems.push_back(Problem{overrides[i].path, "not a scenario field: " + p.path + ": " + p.message, 0,
-                                       i < fixed.size() ? "--set" : "--vary"});
+                                       i < fixed.size() ? "set" : "vary"});
         break;
       }
     }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include "rlcost/perf.h"
 
 namespace rlcost::calib {
 namespace {
@@ -352,6 +353,8 @@ const EfficiencyField* FindEfficiencyField(std::string_view name) {
 Result<PhasePrediction> PredictStep(const Scenario& s, const Efficiency& eff, const LoggedStep& step) {
   Scenario sc = s;
   sc.hardware.gpu.efficiency = eff;
+  // eff starts from the engine's (perf::RolloutEfficiency): its decode overhead is used as fitted.
+  sc.hardware.gpu.sources["efficiency.decode_iter_overhead_s"] = "set by the fit";
   if (step.prompt_mean > 0) sc.environment.prompt_tokens = WithMean(sc.environment.prompt_tokens, step.prompt_mean);
   if (step.response_mean > 0) sc.environment.response_tokens = WithMean(sc.environment.response_tokens, step.response_mean);
   auto e = EstimateAnalytic(sc, TextDetail::kNumbers);  // the numbers only: the notes are not read here
@@ -416,7 +419,7 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   }
   Fitter fit(with_clip, steps, exact_up_to);
   FitResult out;
-  out.before = s.hardware.gpu.efficiency;
+  out.before = perf::RolloutEfficiency(s);  // as the scenario's engine runs
   Calibration& cal = out.calibration;
   cal.gpu_id = s.hardware.gpu.id;
   cal.source = source;

@@ -50,7 +50,7 @@ std::string CalibrationToYaml(const Calibration& cal) {
   std::string y;
   y += "# rlcost calibration: efficiency factors fitted by `rlcost calibrate` to a\n";
   y += "# training log (least squares on the logged phase times, bounded to\n";
-  y += "# physical ranges). Use: rlcost estimate RUN.yaml --calibration THIS_FILE\n";
+  y += "# physical ranges). Use it as the calibration of a run: rlcost estimate RUN.yaml, calibration THIS_FILE\n";
   y += "calibration:\n";
   y += "  gpu: " + Quote(cal.gpu_id) + "\n";
   y += "  source: " + Quote(cal.source) + "\n";
@@ -202,7 +202,7 @@ Result<Calibration> LoadCalibrationFile(const std::string& path) {
   auto text = ReadBoundedFile(path, kMaxScenarioBytes, "calibration file");
   if (!text) {
     Error e = text.error();
-    for (auto& p : e.problems) p.path = "--calibration";
+    for (auto& p : e.problems) p.path = "calibration";
     return Fail(std::move(e));
   }
   return ParseCalibrationText(*text, path);

@@ -72,12 +72,12 @@ double Quantile(std::vector<double> v, double q) {
 }  // namespace
 
 Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
-  if (!std::isfinite(o.target)) return Fail(ErrorCode::kInvalidInput, "--target", "expected a finite number");
+  if (!std::isfinite(o.target)) return Fail(ErrorCode::kInvalidInput, "target", "expected a finite number");
   if (!(o.level > 0 && o.level < 1)) {
-    return Fail(ErrorCode::kInvalidInput, "--level", fmt::format("{} is not a probability between 0 and 1", o.level));
+    return Fail(ErrorCode::kInvalidInput, "level", fmt::format("{} is not a probability between 0 and 1", o.level));
   }
   if (o.replicates < 0) {
-    return Fail(ErrorCode::kInvalidInput, "--replicates", fmt::format("{} is negative", o.replicates));
+    return Fail(ErrorCode::kInvalidInput, "replicates", fmt::format("{} is negative", o.replicates));
   }
   Outcome r;
   r.target = o.target;

@@ -77,7 +77,7 @@ Result<VerifierWork> ModelVerifierCost(const Scenario& s, const RewardSpec::Veri
   const double per_engine = w.calls / w.engines;
   w.batch = std::max(1.0, std::min(per_engine, std::floor(kv_tokens / per_call_tokens)));
 
-  EngineConfig e{&m, &g, g.efficiency, tp, wp, kvp};
+  EngineConfig e{&m, &g, RolloutEfficiency(s), tp, wp, kvp};  // served by the scenario's engine
   // Prefill of every call's input (attention within each call).
   const Work pre = Prefill(e, per_engine * w.input_tokens, 0, per_engine);
   // Decode in waves of `batch` calls, each writing output_tokens after its input.

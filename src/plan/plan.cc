@@ -87,7 +87,7 @@ std::string KvBelowBatchNote(const Scenario& s, const Estimate& e) {
 Result<Objective> ObjectiveFromString(std::string_view s) {
   if (s == "cost") return Objective::kCost;
   if (s == "time") return Objective::kTime;
-  return Fail(Error::Invalid("--plan-for", fmt::format("'{}': expected cost or time", s)));
+  return Fail(Error::Invalid("plan_for", fmt::format("'{}': expected cost or time", s)));
 }
 
 Layout LayoutOf(const Scenario& s) {
@@ -365,8 +365,8 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
                                   100.0 * (second->score / best->score - 1.0)));
   }
   if (out.changed) {
-    sum.why.push_back(literal_e ? fmt::format("as written (--no-plan): {}: {}", sum.literal, Figures(*literal_e))
-                                : fmt::format("as written (--no-plan): {}: does not run: {}", sum.literal,
+    sum.why.push_back(literal_e ? fmt::format("as written (`no_plan`): {}: {}", sum.literal, Figures(*literal_e))
+                                : fmt::format("as written (`no_plan`): {}: does not run: {}", sum.literal,
                                               sum.literal_error));
   }
   if (best->tier > 0) {
@@ -520,7 +520,7 @@ std::vector<std::string> LiteralNotes(const Scenario& s, const Estimate& literal
     auto e = econ_internal::EstimateAnalyticWithSignal(p->scenario, literal.signal, TextDetail::kNumbers);
     if (e && Score(*e, opt.objective) < lit * (1 - kWorthNoting)) {
       notes.push_back(fmt::format("layout: {} would give {} (as written: {}); rlcost plans the fields a scenario "
-                                  "leaves out unless --no-plan",
+                                  "leaves out unless `no_plan`",
                                   Describe(LayoutOf(p->scenario)), Figures(*e), Figures(literal)));
     }
   }

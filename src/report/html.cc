@@ -657,6 +657,8 @@ std::string WaterfallTable(const levers::Waterfall& wf) {
   };
   row(wf.baseline, false);
   for (const auto& st : wf.stages) row(st, true);
+  h += "<tr><th colspan=\"8\" style=\"text-align:left\">reference (factor vs the baseline)</th></tr>";
+  row(wf.reference, true);
   h += "<tr><th colspan=\"8\" style=\"text-align:left\">each lever alone against the baseline (factor vs baseline)</th></tr>";
   for (const auto& so : wf.solo) row(so, true);
   h += "<tr><td><b>product of solo factors</b></td>";
@@ -978,8 +980,11 @@ std::string RenderHtml(const HtmlInput& in) {
   body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";
   if (in.waterfall) {
     const auto& wf = *in.waterfall;
-    body += "<p class=\"sub\">From a naive baseline (this model, or for an MoE a dense one of matching quality, on H100 with synchronous, colocated veRL-style RL) the levers are applied cumulatively; "
-            "green bars are savings, red bars are costs.</p>";
+    body += wf.options.baseline == levers::Baseline::kRun
+                ? "<p class=\"sub\">From your run as given (the figures of the summary above) the levers are applied cumulatively; "
+                  "green bars are savings, red bars are costs. The essay's naive baseline (H100, synchronous, colocated, bf16, G = 16) is the reference row of the table.</p>"
+                : "<p class=\"sub\">From a naive baseline (this model, or for an MoE a dense one of matching quality, on H100 with synchronous, colocated veRL-style RL) the levers are applied cumulatively; "
+                  "green bars are savings, red bars are costs.</p>";
     body += "<div class=\"verdict\">" + HtmlEscape(wf.verdict_summary) + "</div>";
     body += WaterfallChart(wf, levers::kUsdPerUsefulSample, "chart-waterfall");
     // The verdict's two metrics (like for like); $ per step is in the table,

@@ -149,15 +149,22 @@ std::string ConfigError(const levers::Config& c) {
 std::string WaterfallToTable(const levers::Waterfall& wf) {
   std::string out;
   out += fmt::format("rlcost waterfall — {}\n", wf.scenario_name);
-  out += "  the cost levers (async RL, fp8 rollout, newer GPUs, fp4 rollout, 2-GRPO, bigger batch, LoRA tenancy, MoE)\n"
-         "  applied one at a time, cumulatively, to a naive baseline: this model (for an MoE, a dense one of matching\n"
-         "  quality) on H100 with synchronous, colocated veRL-style RL, bf16, G = 16\n";
+  const bool from_run = wf.options.baseline == levers::Baseline::kRun;
+  out += "  the cost levers (async RL, fp8 rollout, newer GPUs, fp4 rollout, 2-GRPO, bigger batch, LoRA tenancy, MoE)\n";
+  out += from_run ? "  applied one at a time, cumulatively, to your run as given (the baseline row is `estimate`'s run);\n"
+                    "  the essay's naive baseline (H100, synchronous, colocated, bf16, G = 16) is the reference row\n"
+                  : "  applied one at a time, cumulatively, to a naive baseline: this model (for an MoE, a dense one of matching\n"
+                    "  quality) on H100 with synchronous, colocated veRL-style RL, bf16, G = 16\n";
   out += "  columns: step time; dollars per step, per useful sample, per reward bit, to the goal, per run\n";
   out += "  like for like: $ per useful sample and $ to goal (what the money buys); per step and per run are shown\n"
          "  but count a step with fewer or worse rollouts as a saving\n\n";
   out += HeaderRow();
   StageRows(out, wf.baseline, false);
   for (const auto& st : wf.stages) StageRows(out, st, true);
+  out += from_run ? "\n  reference: the essay's naive baseline (factor: your run / this; below 1 your run is cheaper)\n"
+                  : "\n  reference: your run as given (factor: the naive baseline / this)\n";
+  out += HeaderRow();
+  StageRows(out, wf.reference, true);
 
   out += "\n  each lever alone on the baseline\n";
   out += HeaderRow();
@@ -229,6 +236,10 @@ nlohmann::json WaterfallToJson(const levers::Waterfall& wf) {
   }
   j["metrics"] = metrics;
   j["baseline"] = ConfigJson(wf.baseline);
+  // What the levers start from ("run": the user's run, `estimate`'s figures;
+  // "naive": the essay's baseline) and the other one, labelled.
+  j["baseline_kind"] = wf.options.baseline == levers::Baseline::kRun ? "run" : "naive";
+  j["reference"] = ConfigJson(wf.reference);
   j["stages"] = nlohmann::json::array();
   for (const auto& st : wf.stages) j["stages"].push_back(ConfigJson(st));
   j["solo"] = nlohmann::json::array();

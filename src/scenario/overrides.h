@@ -15,7 +15,7 @@
 
 namespace rlcost::scenario_internal {
 
-// Every flag parsed; all bad ones reported at once (file "--set").
+// Every flag parsed; all bad ones reported at once (file "set", the request field; the command line shows --set).
 Result<std::vector<Override>> ParseOverrides(const std::vector<std::string>& key_equals_values);
 
 // Sets `root[a][b][c] = value` for path "a.b.c", creating (or replacing

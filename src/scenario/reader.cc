@@ -39,7 +39,7 @@ std::string Num(double v) {
 void Reader::Add(const YAML::Node& at, const std::string& path, std::string message) {
   for (const auto& o : override_paths_) {
     if (path == o || path.rfind(o + ".", 0) == 0) {
-      problems_.push_back(Problem{path, std::move(message), 0, "--set"});
+      problems_.push_back(Problem{path, std::move(message), 0, "set"});
       return;
     }
   }
@@ -106,7 +106,7 @@ bool Reader::CheckKeys(const YAML::Node& node, const std::string& path, const st
       problems_.push_back(Problem{kpath,
                                   guess.empty() ? "unknown key; expected one of: " + list
                                                 : "unknown key; did you mean '" + guess + "'?",
-                                  0, "--set"});
+                                  0, "set"});
       continue;
     }
     std::string guess = ClosestMatch(key, allowed);

@@ -54,7 +54,7 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  // Paths set by `--set`: problems at or under them name "--set" as the file.
+  // Paths set by `--set`: problems at or under them name "set" as the file (the command line shows --set).
   void SetOverridePaths(std::vector<std::string> paths) { override_paths_ = std::move(paths); }
 
   void Add(const YAML::Node& at, const std::string& path, std::string message);

@@ -387,11 +387,8 @@ class Loader {
         r_.Bool(off, "optimizer", "placement.offload", p.offload.optimizer);
       }
     }
-    // An overlap scheduler hides the per-iteration CPU work the catalog's
-    // decode_iter_overhead_s measures for plain vLLM.
-    if (auto overhead = OverlappedIterOverheadS(p.engine)) {
-      s.hardware.gpu.efficiency.decode_iter_overhead_s = *overhead;
-    }
+    // The engine's own defaults (an overlap scheduler's decode overhead) are
+    // derived where used: perf::RolloutEngine.
     r_.Int(n, "rollout_tp", "placement", p.rollout_tp, 1);
     r_.Int(n, "train_shard_gpus", "placement", p.train_shard_gpus, 1);  // docs/model.md, "Sharding groups"
     r_.Bool(n, "dp_attention", "placement", p.dp_attention);
@@ -1682,7 +1679,7 @@ Result<Override> ParseOverride(std::string_view key_equals_value) {
   auto bad = [](std::string path, std::string msg) {
     Error e;
     e.code = ErrorCode::kInvalidInput;
-    e.problems.push_back(Problem{std::move(path), std::move(msg), 0, "--set"});
+    e.problems.push_back(Problem{std::move(path), std::move(msg), 0, "set"});
     return Fail(std::move(e));
   };
   size_t eq = key_equals_value.find('=');
@@ -1722,7 +1719,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
     if (const ingest::ForeignKey* k = ingest::FindForeignKey(o.path)) {
       std::string msg = "not a scenario field; did you mean " + k->scenario_path + " (" + k->tool + "'s " + k->key +
                         (k->how.empty() ? "" : "; " + k->how) + ")?";
-      err.problems.push_back(Problem{o.path, std::move(msg), 0, "--set"});
+      err.problems.push_back(Problem{o.path, std::move(msg), 0, "set"});
       continue;
     }
     // A mapping the flag creates is the flag's, not the file's: an unknown
@@ -1739,7 +1736,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
         at.reset(Reader::Child(at, key));  // reset: plain `=` would overwrite the node in the tree
       }
     }
-    auto value = LoadYamlValue(o.value, o.path, "--set", &alias_budget);
+    auto value = LoadYamlValue(o.value, o.path, "set", &alias_budget);
     if (!value) {
       for (auto& p : value.error().problems) err.problems.push_back(std::move(p));
       continue;
@@ -1784,7 +1781,7 @@ Result<Scenario> scenario_internal::LoadScenarioNode(YAML::Node root, const Cata
     if (n.IsScalar()) {
       if (std::string why = Utf8Problem(n.Scalar()); !why.empty()) {
         const bool set = from_set();
-        add_utf8(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n), set ? "--set" : origin});
+        add_utf8(Problem{path, set ? why : why + "; save the file as UTF-8", set ? 0 : LineOf(n), set ? "set" : origin});
       }
     } else if (n.IsSequence()) {
       for (size_t i = 0; i < n.size(); ++i) check_utf8(n[i], path + "[" + std::to_string(i) + "]");

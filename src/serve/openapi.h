@@ -66,7 +66,8 @@ inline constexpr const char* kOpenApiJson = R"json({
           "gpu": {"type": "string"}, "tenants": {"type": "integer", "minimum": 0, "maximum": 4096},
           "rank": {"type": "integer", "minimum": 0, "maximum": 4096}, "moe_model": {"type": "string"}, "dense_model": {"type": "string"},
           "moe_pass_rate": {"type": "number"}, "dense_pass_rate": {"type": "number"},
-          "staleness_discount": {"type": "number"}, "fp8_discount": {"type": "number"}, "fp4_discount": {"type": "number"}}}]}}}},
+          "staleness_discount": {"type": "number"}, "fp8_discount": {"type": "number"}, "fp4_discount": {"type": "number"},
+          "baseline": {"type": "string", "enum": ["run", "naive"], "description": "what the levers start from: run (the request's run as /v1/estimate prices it, default) or naive (the essay's naive H100 + synchronous baseline); the other is the reference row"}}}]}}}},
         "responses": {"200": {"$ref": "#/components/responses/Json"}, "default": {"$ref": "#/components/responses/Error"}}
       }
     },

@@ -78,7 +78,6 @@
 #include "forecast/forecast.h"
 #include "forecast/plot.h"
 #include "forecast/render.h"
-#include "cli/common.h"  // PrintError: start-up errors worded as the command line words them
 #include "report/report.h"
 #include "rlcost/embedded.h"
 #include "serve/openapi.h"
@@ -88,6 +87,8 @@
 
 namespace rlcost::cli {
 namespace {
+
+using ops::PrintError;  // start-up errors, printed as every program of rlcost prints them
 
 struct ServeArgs {
   std::string host = "127.0.0.1";
@@ -986,8 +987,10 @@ void Routes(Router& r, const ServeArgs& a) {
   });
   r.Post("/v1/waterfall", Cached(cache, [budget](const httplib::Request& req, httplib::Response& res) {
     RLCOST_TRY(p, ParseBody(req, {"order", "gpu", "tenants", "rank", "moe_model", "dense_model", "moe_pass_rate",
-                                  "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount"}));
+                                  "dense_pass_rate", "staleness_discount", "fp8_discount", "fp4_discount", "baseline"}));
     ops::LeverInput lv;
+    RLCOST_TRY(baseline, Str(p->fields, "baseline", lv.baseline));  // "run" or "naive" (ops::LeverInput)
+    lv.baseline = *baseline;
     RLCOST_TRY(order, Str(p->fields, "order", lv.order));
     RLCOST_TRY(gpu, Str(p->fields, "gpu", lv.gpu));
     RLCOST_TRY(tenants, Int(p->fields, "tenants", 0, 0, 4096));

@@ -5,11 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "api/ops.h"
+
 namespace rlcost::cli {
 
-// One description for `rlcost --help` and `rlcost serve --help`.
-inline constexpr const char* kServeDescription =
-    "JSON HTTP API: POST /v1/estimate, /v1/simulate, /v1/waterfall, /v1/price, /v1/sweep, /v1/report; GET /v1/catalog, /v1/health, /v1/default, /v1/openapi.json (the API described)";
+using ops::kServeDescription;
 
 // The server's options and, as the callback, the server itself, on `app`.
 void ConfigureServe(CLI::App& app, int& exit_code);

@@ -544,24 +544,9 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
   const int train_gpus = colocated ? gpus : s.placement.train_gpus;
   const int tp = std::max(1, s.placement.rollout_tp);
   const double engines = std::max(1, rollout_gpus / tp);
-  const Efficiency& eff = s.hardware.gpu.efficiency;
+  const Efficiency eff = perf::RolloutEfficiency(s);  // the engine's defaults derived here
 
-  perf::EngineConfig e;
-  e.model = &s.model;
-  e.gpu = &s.hardware.gpu;
-  e.eff = eff;
-  e.tp = tp;
-  e.weights = s.precision.rollout;
-  e.kv = s.precision.kv_cache;
-  e.dp_attention = s.placement.dp_attention;
-  e.speculative = s.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
-  e.eager = s.engine.enforce_eager;
-  e.cuda_graph_max_batch = CudaGraphMaxBatch(s);
-  e.nvlink_domain = NvlinkDomainGpus(s.hardware);
-  if (s.algorithm.lora) {
-    e.lora_rank = s.algorithm.lora->rank;
-    e.lora_tenants = s.algorithm.lora->tenants;
-  }
+  const perf::EngineConfig e = perf::RolloutEngine(s);
 
   StepTiming t;
   // Dynamic sampling generates in rounds, as veRL's DAPO trainer loops

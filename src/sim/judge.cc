@@ -50,7 +50,7 @@ Result<void> Judges::Setup(const Scenario& s, double rollouts_per_step, bool pip
   for (const auto& [spec, plan] : parts) {
     Pool p;
     p.plan = *plan;
-    p.ec = perf::EngineConfig{&spec->model, &s.hardware.gpu, s.hardware.gpu.efficiency, plan->tp,
+    p.ec = perf::EngineConfig{&spec->model, &s.hardware.gpu, perf::RolloutEfficiency(s), plan->tp,
                               Precision::kBf16, Precision::kBf16};
     p.input_tokens = spec->input_tokens;
     p.calls_per_rollout = spec->calls_per_rollout;

@@ -46,11 +46,11 @@ Result<void> Simulator::Setup() {
   // instead of running for hours or exhausting memory.
   if (double(steps_) * gen > kMaxSimulatedTrajectories) {
     const bool from_cli = opt_.steps > 0;
-    return Fail(ErrorCode::kInvalidInput, from_cli ? "--steps" : "algorithm.steps",
+    return Fail(ErrorCode::kInvalidInput, from_cli ? "steps" : "algorithm.steps",
                 fmt::format("{} steps x {:.0f} rollouts = {:.3g} trajectories; the simulator handles at most {:.0e} "
                             "(about a minute and 1 GB); simulate fewer steps{}",
                             steps_, gen, double(steps_) * gen, kMaxSimulatedTrajectories,
-                            from_cli ? "" : " with --steps (the per-step figures do not need the whole run)"));
+                            from_cli ? "" : " with `steps` (the per-step figures do not need the whole run)"));
   }
   g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
   double trained = sig_.rollouts_trained_per_step > 0 ? sig_.rollouts_trained_per_step : gen;
@@ -106,21 +106,7 @@ Result<void> Simulator::Setup() {
   }
   watermark_blocks_ = static_cast<int64_t>(std::floor(kWatermarkFraction * double(total_blocks_)));
 
-  ec_.model = &s_.model;
-  ec_.gpu = &s_.hardware.gpu;
-  ec_.eff = s_.hardware.gpu.efficiency;
-  ec_.tp = tp_;
-  ec_.weights = s_.precision.rollout;
-  ec_.kv = s_.precision.kv_cache;
-  ec_.dp_attention = s_.placement.dp_attention;
-  ec_.speculative = s_.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
-  ec_.eager = s_.engine.enforce_eager;
-  ec_.cuda_graph_max_batch = CudaGraphMaxBatch(s_);
-  ec_.nvlink_domain = NvlinkDomainGpus(s_.hardware);
-  if (s_.algorithm.lora) {
-    ec_.lora_rank = s_.algorithm.lora->rank;
-    ec_.lora_tenants = s_.algorithm.lora->tenants;
-  }
+  ec_ = perf::RolloutEngine(s_);
   sync_parts_ = perf::WeightSync(s_);
   perf::ChargeRefitOffloadOut(s_, *mem, sync_parts_);
   sync_s_ = sync_parts_.total_s;

@@ -78,7 +78,7 @@ TEST(ForeignKeys, SetWithAVerlKeySuggestsTheScenarioField) {
   ASSERT_FALSE(s);
   ASSERT_EQ(s.error().problems.size(), 1u) << s.error().ToString();
   const Problem& p = s.error().problems[0];
-  EXPECT_EQ(p.file, "--set");
+  EXPECT_EQ(p.file, "set");  // the request field; the command line names it --set
   EXPECT_EQ(p.path, "actor_rollout_ref.rollout.n");
   EXPECT_NE(p.message.find("did you mean algorithm.group_size (veRL's actor_rollout_ref.rollout.n)?"),
             std::string::npos)
@@ -98,7 +98,7 @@ TEST(ForeignKeys, UnknownKeyFromSetIsBlamedOnSet) {
                             {Override{"trainer.foo", "1"}});
   ASSERT_FALSE(s);
   ASSERT_EQ(s.error().problems.size(), 1u) << s.error().ToString();
-  EXPECT_EQ(s.error().problems[0].file, "--set") << s.error().ToString();
+  EXPECT_EQ(s.error().problems[0].file, "set") << s.error().ToString();
   EXPECT_EQ(s.error().problems[0].path, "trainer");
   // The same key written in the file is the file's.
   s = LoadScenarioText("model: qwen3-8b\nhardware: {gpu: h100, gpus: 8}\ntrainer: {foo: 1}\n", Cat(), "run.yaml");

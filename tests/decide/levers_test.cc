@@ -119,7 +119,7 @@ TEST(Baseline, PairedMoeIsTheMoeWhoseDenseCounterpartIsTheModel) {
   EXPECT_EQ(*m, "qwen3-30b-a3b");
   auto none = PairedMoe("qwen3-32b", c);
   ASSERT_FALSE(none.has_value());
-  EXPECT_EQ(none.error().problems[0].path, "--moe-model");
+  EXPECT_EQ(none.error().problems[0].path, "moe_model");
   EXPECT_NE(none.error().problems[0].message.find("qwen3-32b"), std::string::npos);
 }
 
@@ -407,12 +407,12 @@ TEST_F(Engine, QualityDiscountsAreLabelledAndDivideWhatTheMoneyBuys) {
   o.discounts.fp8 = -0.1;
   auto bad = BuildWaterfall(s_, cat_, o);
   ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error().problems[0].path, "--fp8-discount");
+  EXPECT_EQ(bad.error().problems[0].path, "fp8_discount");
   o.discounts.fp8.reset();
   o.discounts.staleness = 1.0;
   auto bad2 = BuildWaterfall(s_, cat_, o);
   ASSERT_FALSE(bad2.has_value());
-  EXPECT_EQ(bad2.error().problems[0].path, "--staleness-discount");
+  EXPECT_EQ(bad2.error().problems[0].path, "staleness_discount");
 }
 
 TEST_F(Engine, MoeLeverTakesThePairedModelAndItsOwnPassRate) {
@@ -444,7 +444,7 @@ TEST_F(Engine, MoeLeverTakesThePairedModelAndItsOwnPassRate) {
   d.dense_pass_rate = 0.4;
   auto bad = BuildWaterfall(s_, cat_, d);
   ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error().problems[0].path, "--dense-pass-rate");
+  EXPECT_EQ(bad.error().problems[0].path, "dense_pass_rate");
 }
 
 TEST_F(Engine, Grpo2KeepsPromptsAndCutsRolloutsEightfold) {

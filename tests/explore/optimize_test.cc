@@ -22,7 +22,7 @@ TEST(Optimize, ConstraintsParseOrSayWhatIsWrong) {
   EXPECT_TRUE(ParseConstraint("goal.usd>1e3"));
   auto unknown = ParseConstraint("run.wall_hours<=24");
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.error().ToString().find("--subject-to: run.wall_hours: unknown metric"), std::string::npos);
+  EXPECT_NE(unknown.error().ToString().find("subject_to: run.wall_hours: unknown metric"), std::string::npos);
   for (const char* bad : {"run.usd=<5", "run.usd==5", "run.usd=5", "run.usd<>5", "run.usd 5", "run.usd<=x"}) {
     EXPECT_FALSE(ParseConstraint(bad)) << bad;
   }

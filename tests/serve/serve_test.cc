@@ -223,6 +223,11 @@ TEST_F(Serve, OtherEndpoints) {
   auto [s2b, bad_wf] = Post("/v1/waterfall", R"({"order": "async", "staleness_discount": 1.5})");
   EXPECT_EQ(s2b, 400) << bad_wf.dump();
   EXPECT_EQ(Paths(bad_wf), std::vector<std::string>{"staleness_discount"});
+  // An unknown GPU names the request's field `gpu`, not the command line's --gpu (#38).
+  auto [s2c, bad_gpu] = Post("/v1/waterfall", R"({"gpu": "nope"})");
+  EXPECT_GE(s2c, 400) << bad_gpu.dump();
+  EXPECT_EQ(Paths(bad_gpu), std::vector<std::string>{"gpu"});
+  EXPECT_EQ(bad_gpu.dump().find("--gpu"), std::string::npos) << bad_gpu.dump();
   auto [s3, price] = Post("/v1/price", R"({"gpus": ["h100-sxm", "b200"]})");
   EXPECT_EQ(s3, 200) << price.dump();
   // The default scenario's goal rests on the illustrative curve: the price card
