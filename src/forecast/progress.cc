@@ -258,16 +258,16 @@ std::optional<Result<ProgressSeries>> StreamStepCsv(std::istream& in, const std:
     s.metric = ChooseMetric(counts);
     s.metric_chosen = true;
     if (s.metric.empty()) {
-      return Fail(ErrorCode::kInvalidInput, "--metric",
+      return Fail(ErrorCode::kInvalidInput, "metric",
                   fmt::format("{}: no known reward or accuracy column (val_acc, val/test_score/..., validation/accuracy, "
-                              "critic/score/mean, train/reward, ...); name the one to forecast with --metric "
+                              "critic/score/mean, train/reward, ...); name the one to forecast with `metric` "
                               "(columns: {})",
                               origin, ListColumns(s.columns)));
     }
   } else {
     s.metric = o.metric;
     if (!counts.count(o.metric)) {
-      return Fail(ErrorCode::kInvalidInput, "--metric",
+      return Fail(ErrorCode::kInvalidInput, "metric",
                   fmt::format("{}: no column or key named \"{}\" (columns: {})", origin, o.metric,
                               ListColumns(s.columns)));
     }

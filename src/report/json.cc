@@ -116,7 +116,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     je["gpu"] = g.id;
     const auto borrowed = g.sources.find("efficiency.measured_on");  // catalog_internal::SetEfficiencyBorrowedFrom
     je["borrowed"] = borrowed != g.sources.end();
-    je["borrowed_from"] = borrowed != g.sources.end() ? nlohmann::json(borrowed->second) : nlohmann::json(nullptr);
+    // Only a borrowed row names its donor: the contract has no nulls.
+    if (borrowed != g.sources.end()) je["borrowed_from"] = borrowed->second;
     nlohmann::json& src = je["sources"];
     src = nlohmann::json::object();
     for (const auto& [k, v] : g.sources) {

@@ -1086,9 +1086,8 @@ void Routes(Router& r, const ServeArgs& a) {
     // Error paths of the command line's flags, said as this request's fields.
     auto as_fields = [](Error e) {
       for (auto& pr : e.problems) {
-        if (pr.path == "--metric") pr.path = "metric";
-        else if (pr.path == "--target") pr.path = "target";
-        else if (pr.path.empty() || pr.path.rfind("--", 0) != 0) pr.path = pr.path.empty() ? "log" : "log: " + pr.path;
+        if (pr.path == "metric" || pr.path == "target") continue;  // already this request's fields
+        pr.path = pr.path.empty() ? "log" : "log: " + pr.path;
       }
       return e;
     };

@@ -180,7 +180,7 @@ TEST(YamlAliases, ScenarioSetValueBombIsRefusedFast) {
   auto s = DefaultScenario(builtin, {raw});
   EXPECT_LT(Seconds(t0), 0.1);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().ToString().find("--set: run: YAML aliases here stand for more than"), std::string::npos)
+  EXPECT_NE(s.error().ToString().find("set: run: YAML aliases here stand for more than"), std::string::npos)
       << s.error().ToString();
 }
 

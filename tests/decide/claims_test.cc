@@ -191,7 +191,9 @@ Verdicts Typical(std::initializer_list<std::pair<const std::string, std::string>
                 // (Claims.DependsWhenTheVerdictFlipsWithinTheFiguresLikelyRange).
                 {"rollout_share", "falls short"},     {"decode_mfu", "depends"},       {"lora_tenancy", "depends"},
                 {"moe_active_params", "falls short"}, {"async", "holds"},              {"quantized_rollout", "falls short"},
-                {"b200_bandwidth", "falls short"},    {"grpo2", "depends"},            {"combined", "falls short"},
+                // grpo2 holds on "$ to goal" under the noise-scale learning model (docs/model.md sec. 7d):
+                // 0.72x the dollars of G = 16 on default.yaml.
+                {"b200_bandwidth", "falls short"},    {"grpo2", "holds"},              {"combined", "falls short"},
                 // No scenario here states a draft and none is a DeepSeek model with an MTP module:
                 // the acceptance would be assumed (docs/model.md, "Speculative decoding in rollout").
                 {"speculative_rollout", "depends"},
@@ -230,14 +232,18 @@ const std::map<std::string, Verdicts>& Expected() {
       // "The busiest engine"; was 1.43x): the async lever's steady state
       // pools generation across steps and has no such wait.
       {Shared("pilot-eval.yaml"), Typical({{"rollout_share", "holds"}, {"grpo2", "falls short"}})},
-      {Shared("process-reward.yaml"), Typical({{"tool_use_tokens", "holds"}, {"async", "falls short"}})},
+      // grpo2 depends where no goal is set (process-reward, swe-agent, harbor-swe-tests):
+      // without "$ to goal" only the paper's claim is left to judge by.
+      {Shared("process-reward.yaml"),
+       Typical({{"tool_use_tokens", "holds"}, {"async", "falls short"}, {"grpo2", "depends"}})},
       // lora_tenancy depends at 1.00x: LoRA itself 1.01x x the 4x batch 1.03x
       // x sharing 0.967x (market GPU prices, sandbox CPUs 8% of the bill; the
       // refit offload LoRA's small optimizer avoids). moe_active_params
       // depends: the MoE paired with qwen3-32b (qwen3-235b-a22b) does not fit
       // at this rollout_tp.
       {Shared("swe-agent.yaml"),
-       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"}})},
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"},
+                {"grpo2", "depends"}})},
       // The built-in default is the shared one with veRL 0.6's defaults
       // (docs/model.md, "The built-in default"). moe_active_params depends
       // (n/a): at the file's rollout_tp 1, qwen3-30b-a3b's 61.0 GB of weights
@@ -248,8 +254,9 @@ const std::map<std::string, Verdicts>& Expected() {
       {Bundled("default.yaml"), Typical({{"moe_active_params", "depends"}})},
       // As swe-agent.
       {Bundled("harbor-swe-tests.yaml"),
-       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"}})},
-      {Bundled("llm-judge.yaml"), Typical({{"async", "falls short"}})},
+       Typical({{"tool_use_tokens", "holds"}, {"moe_active_params", "depends"}, {"async", "falls short"},
+                {"grpo2", "depends"}})},
+      {Bundled("llm-judge.yaml"), Typical({{"async", "falls short"}, {"grpo2", "depends"}})},  // no goal set
   };
   return m;
 }

@@ -223,10 +223,10 @@ TEST(Scenario, Overrides) {
   auto many = scenario_internal::ParseOverrides({"x", "=1", "a.b=2"});
   ASSERT_FALSE(many);
   EXPECT_EQ(many.error().problems.size(), 2u);
-  // A bad value set on the command line is attributed to --set.
+  // A bad value set on the command line is attributed to `set` (the CLI prints --set).
   auto bad = DefaultScenario(Cat(), {*ParseOverride("algorithm.grup_size=4")});
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().ToString(), "--set: algorithm.grup_size: unknown key; did you mean 'group_size'?");
+  EXPECT_EQ(bad.error().ToString(), "set: algorithm.grup_size: unknown key; did you mean 'group_size'?");
 }
 
 struct BadCase {
