@@ -193,7 +193,16 @@ Result<View> PriceView(const ScenarioInput& in, const PriceInput& p) {
   opt.tenants = p.tenants;
   opt.discounts = checked->discounts;
   opt.replan = ReplanOf(in);
-  auto card = levers::BuildPriceCard(s, *run->catalog, p.models, p.gpus, stack, opt);
+  // Each row is planned for its own model and GPU from the scenario as written,
+  // as `estimate --set hardware.gpu=...` plans it: the layout planned for the
+  // scenario's own GPU (an engine memory share, a split) is not carried over.
+  Scenario literal = s;
+  if (opt.replan) {
+    auto as_written = LoadScenarioOf(in, *run->catalog);
+    if (!as_written) return Fail(as_written.error());
+    literal = std::move(*as_written);
+  }
+  auto card = levers::BuildPriceCard(literal, *run->catalog, p.models, p.gpus, stack, opt);
   if (!card) return Fail(card.error());
   View v;
   v.json = report::PriceCardToJson(*card);
