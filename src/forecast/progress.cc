@@ -112,6 +112,31 @@ std::string ListColumns(const std::vector<std::string>& cols) {
   return out.empty() ? "none" : out;
 }
 
+// The series' columns and the metric it forecasts: `o.metric`, else the first
+// known reward or accuracy column present (errors name the request's `metric`).
+Result<void> ChooseSeriesMetric(const std::map<std::string, int>& counts, const ReadOptions& o,
+                                const std::string& origin, ProgressSeries& s) {
+  for (const auto& [k, n] : counts) s.columns.push_back(k);
+  if (o.metric.empty()) {
+    s.metric = ChooseMetric(counts);
+    s.metric_chosen = true;
+    if (s.metric.empty()) {
+      return Fail(ErrorCode::kInvalidInput, "metric",
+                  fmt::format("{}: no known reward or accuracy column (val_acc, val/test_score/..., validation/accuracy, "
+                              "critic/score/mean, train/reward, ...); name the one to forecast with `metric` "
+                              "(columns: {})",
+                              origin, ListColumns(s.columns)));
+    }
+    return {};
+  }
+  s.metric = o.metric;
+  if (!counts.count(o.metric)) {
+    return Fail(ErrorCode::kInvalidInput, "metric",
+                fmt::format("{}: no column or key named \"{}\" (columns: {})", origin, o.metric, ListColumns(s.columns)));
+  }
+  return {};
+}
+
 // A comment line ('#' first) or a blank one.
 bool Skippable(std::string_view line) {
   const size_t i = line.find_first_not_of(" \t\r");
@@ -251,27 +276,9 @@ std::optional<Result<ProgressSeries>> StreamStepCsv(std::istream& in, const std:
   for (size_t i = 0; i < unique.size(); ++i) {
     if (count[i] > 0) counts[unique[i]] = count[i];
   }
-  for (const auto& [k, n] : counts) s.columns.push_back(k);
   s.first_step = first;
   s.last_step = last;
-  if (o.metric.empty()) {
-    s.metric = ChooseMetric(counts);
-    s.metric_chosen = true;
-    if (s.metric.empty()) {
-      return Fail(ErrorCode::kInvalidInput, "metric",
-                  fmt::format("{}: no known reward or accuracy column (val_acc, val/test_score/..., validation/accuracy, "
-                              "critic/score/mean, train/reward, ...); name the one to forecast with `metric` "
-                              "(columns: {})",
-                              origin, ListColumns(s.columns)));
-    }
-  } else {
-    s.metric = o.metric;
-    if (!counts.count(o.metric)) {
-      return Fail(ErrorCode::kInvalidInput, "metric",
-                  fmt::format("{}: no column or key named \"{}\" (columns: {})", origin, o.metric,
-                              ListColumns(s.columns)));
-    }
-  }
+  if (auto ok = ChooseSeriesMetric(counts, o, origin, s); !ok) return Fail(ok.error());
   // Pass 2: the metric and the step's cost, a row at a time.
   in.clear();
   in.seekg(body);
@@ -396,27 +403,9 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
     last = std::max(last, r.step);
     for (const auto& [k, v] : r.values) counts[k]++;
   }
-  for (const auto& [k, n] : counts) s.columns.push_back(k);
   s.first_step = first;
   s.last_step = last;
-  if (o.metric.empty()) {
-    s.metric = ChooseMetric(counts);
-    s.metric_chosen = true;
-    if (s.metric.empty()) {
-      return Fail(ErrorCode::kInvalidInput, "metric",
-                  fmt::format("{}: no known reward or accuracy column (val_acc, val/test_score/..., validation/accuracy, "
-                              "critic/score/mean, train/reward, ...); name the one to forecast with `metric` "
-                              "(columns: {})",
-                              origin, ListColumns(s.columns)));
-    }
-  } else {
-    s.metric = o.metric;
-    if (!counts.count(o.metric)) {
-      return Fail(ErrorCode::kInvalidInput, "metric",
-                  fmt::format("{}: no column or key named \"{}\" (columns: {})", origin, o.metric,
-                              ListColumns(s.columns)));
-    }
-  }
+  if (auto ok = ChooseSeriesMetric(counts, o, origin, s); !ok) return Fail(ok.error());
   // A step column that goes back: a run resumed from a checkpoint re-does
   // the steps after it (veRL and NeMo RL resume their step counter from the
   // checkpoint), so where steps repeat the later lines are the run that went

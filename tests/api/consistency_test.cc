@@ -181,6 +181,19 @@ INSTANTIATE_TEST_SUITE_P(SharedScenarios, Consistency, ::testing::ValuesIn(Share
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Consistency);
 
+// The step of the waterfall's hardware lever applied alone to the run of `in`.
+void ExpectSoloHardwareStep(const ops::ScenarioInput& in, const ops::LeverInput& lv, double want, const std::string& what) {
+  auto wf = ops::Waterfall(in, lv);
+  ASSERT_TRUE(wf) << wf.error().ToString();
+  bool found = false;
+  for (const auto& so : wf->at("solo")) {
+    if (so.at("id") != "solo:hardware") continue;
+    found = true;
+    ExpectSame(want, so.at("values").at("step_time_s"), what);
+  }
+  EXPECT_TRUE(found) << wf->dump();
+}
+
 // A lever that changes the GPU keeps the scenario's engine: on a B200 with
 // SGLang, estimate, the price card's B200 row and the waterfall's hardware
 // lever (to the same B200) price the same step. Before #38, SetGpu swapped in
@@ -200,16 +213,8 @@ TEST(OneAnswer, HardwareLeverKeepsTheEngine) {
   ops::LeverInput lv;
   lv.order = "hardware";
   lv.gpu = "b200";
-  auto wf = ops::Waterfall(in, lv);
-  ASSERT_TRUE(wf) << wf.error().ToString();
   // The lever alone on the run (a planned layout lever may stand first in the stages).
-  bool found = false;
-  for (const auto& so : wf->at("solo")) {
-    if (so.at("id") != "solo:hardware") continue;
-    found = true;
-    ExpectSame(step, so.at("values").at("step_time_s"), "waterfall hardware lever");
-  }
-  EXPECT_TRUE(found) << wf->dump();
+  ExpectSoloHardwareStep(in, lv, step, "waterfall hardware lever");
   // And the engine's default is what the estimate states.
   const std::string assumptions = est->dump();
   EXPECT_NE(assumptions.find("sglang (0.00 ms of fixed cost per decode iteration"), std::string::npos);
@@ -247,16 +252,7 @@ TEST(OneAnswer, PriceRowsAreTheEstimatesOfTheirModelAndGpu) {
   ops::LeverInput lv;
   lv.order = "hardware";
   lv.gpu = "b200";
-  auto wf = ops::Waterfall(in, lv);
-  ASSERT_TRUE(wf) << wf.error().ToString();
-  bool found = false;
-  for (const auto& so : wf->at("solo")) {
-    if (so.at("id") != "solo:hardware") continue;
-    found = true;
-    ExpectSame(est->at("step").at("time_s").get<double>(), so.at("values").at("step_time_s"),
-               "waterfall hardware lever from H100");
-  }
-  EXPECT_TRUE(found) << wf->dump();
+  ExpectSoloHardwareStep(in, lv, est->at("step").at("time_s").get<double>(), "waterfall hardware lever from H100");
 }
 
 // A request names its own fields: /v1/waterfall {"gpu": "nope"} says `gpu`,
