@@ -166,7 +166,23 @@ int Run(const OptimizeArgs& a) {
     axes.push_back(*axis);
   }
   if (!bad.problems.empty()) return PrintError(bad, a.json);
-  auto design = explore::Design::Grid(axes, 10'000'000);
+  // At most 20,000 points: each is a planned estimate (about 1k a second on a
+  // core, docs/performance.md), so an open range (hardware.gpus=8..1000000:8,
+  // 124,999 points) took minutes and printed a front of as many rows (#40).
+  constexpr uint64_t kMaxOptimizePoints = 20'000;
+  uint64_t points = axes.empty() ? 0 : 1;
+  for (const auto& axis : axes) {
+    const uint64_t n = std::max<uint64_t>(1, axis.values.size());
+    points = points > kMaxOptimizePoints / n ? kMaxOptimizePoints + 1 : points * n;
+  }
+  if (points > kMaxOptimizePoints) {
+    return PrintError(Error::Invalid("--over", fmt::format("the search has more than {} points (the product of the "
+                                                           "ranges' value counts); expected at most {}: narrow a "
+                                                           "range or take a larger :STEP",
+                                                           kMaxOptimizePoints, kMaxOptimizePoints)),
+                      a.json);
+  }
+  auto design = explore::Design::Grid(axes, kMaxOptimizePoints);
   if (!design) return PrintError(design.error(), a.json);
   auto doc = scenario_internal::ScenarioDocument::FromFile(a.file);
   if (!doc) return PrintError(doc.error(), a.json);

@@ -51,6 +51,16 @@ std::vector<std::string> Cells(const std::string& line) {
 // Pareto front of bare numbers. Every column header now carries its unit: the
 // objective's from the metric registry ($ for USD), wall time in h, a GPU
 // count in GPUs; a choice (the GPU type) has none.
+// An open range is refused before any point is priced, naming --over (#40:
+// hardware.gpus=8..1000000:8 took 125 s and printed a front of 124,894 rows).
+TEST(WhatAPersonSees, OptimizeRefusesASearchOfMoreThanTwentyThousandPoints) {
+  auto t = Rlcost("optimize --minimize goal.usd --over hardware.gpus=8..1000000:8", 30);
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_NE(t.err.find("--over: the search has more than 20000 points"), std::string::npos) << t.err;
+  auto ok = Rlcost("optimize --minimize run.usd --over hardware.gpus=8..64:8 --top 1", 120);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
 TEST(WhatAPersonSees, OptimizeHeadersCarryTheirUnits) {
   const std::string args = "optimize " + Bundled("default.yaml") +
                            " --minimize run.usd --over hardware.gpus=8,16 --over hardware.gpu=h100-sxm,b200 --top 2";
