@@ -63,7 +63,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"curve", "--curve"}, {"range", "--range"}, {"no_plan", "--no-plan"}, {"subject_to", "--subject-to"},
     {"full", "--full"}, {"json", "--json"}, {"price", "--price"}, {"level", "--level"}, {"replicates", "--replicates"},
     {"usd_per_gpu_hour", "--usd-per-gpu-hour"}, {"trace", "--trace"}, {"simulate", "--simulate"},
-    {"useful_per_step", "--useful-per-step"}, {"group_size", "--group-size"},
+    {"useful_per_step", "--useful-per-step"}, {"group_size", "--group-size"}, {"learning", "--learning"},
 };
 
 std::optional<std::string_view> FlagOf(std::string_view field) {

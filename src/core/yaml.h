@@ -50,7 +50,7 @@ Result<YAML::Node> LoadOneYamlDocument(std::string_view text, const std::string&
 
 // One YAML value that is not a file (a `--set` value, a request's field):
 // malformed YAML and aliases past the budget are refused as Problems naming
-// `path` in `origin` ("--set"). More than one document reads as YAML::Load
+// `path` in `origin` ("set", printed as --set on the command line). More than one document reads as YAML::Load
 // reads it (the first).
 Result<YAML::Node> LoadYamlValue(std::string_view text, const std::string& path, const std::string& origin,
                                  size_t* alias_budget = nullptr);

@@ -101,7 +101,7 @@ Result<std::vector<Case>> LoadDir(const std::string& dir) {
     const auto ext = entry.path().extension().string();
     if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path());
   }
-  if (ec) return Fail(Error::Invalid("--learning", fmt::format("\"{}\": {}; expected a folder of case files", dir, ec.message())));
+  if (ec) return Fail(Error::Invalid("learning", fmt::format("\"{}\": {}; expected a folder of case files", dir, ec.message())));
   std::sort(files.begin(), files.end());
   std::vector<Case> out;
   for (const auto& f : files) {
@@ -109,7 +109,7 @@ Result<std::vector<Case>> LoadDir(const std::string& dir) {
     if (!c) return Fail(c.error());
     out.push_back(std::move(*c));
   }
-  if (out.empty()) return Fail(Error::Invalid("--learning", fmt::format("\"{}\": no case files (*.yaml)", dir)));
+  if (out.empty()) return Fail(Error::Invalid("learning", fmt::format("\"{}\": no case files (*.yaml)", dir)));
   return out;
 }
 

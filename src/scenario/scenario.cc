@@ -1692,7 +1692,7 @@ Result<Override> ParseOverride(std::string_view key_equals_value) {
   }
   if (o.value.empty()) return bad(o.path, "empty value; expected key=value");
   // Parsed to check it (aliases bounded: core/yaml.h); read again when applied.
-  if (auto v = LoadYamlValue(o.value, o.path, "--set"); !v) return Fail(v.error());
+  if (auto v = LoadYamlValue(o.value, o.path, "set"); !v) return Fail(v.error());
   return o;
 }
 
