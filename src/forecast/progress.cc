@@ -40,20 +40,26 @@ std::string DropComments(const std::string& text) {
   return out;
 }
 
-// A CSV whose header has a column named exactly "step".
+// A CSV header line with a column named exactly "step" (not a console line
+// that happens to hold commas and "step:").
+bool IsStepCsvHeader(const std::string& line) {
+  if (line.find(',') == std::string::npos || line.find("step:") != std::string::npos) return false;
+  std::istringstream cells(line);
+  std::string cell;
+  while (std::getline(cells, cell, ',')) {
+    std::string_view c = calib::log_internal::Trim(cell);
+    if (c == "step" || c == "\"step\"") return true;
+  }
+  return false;
+}
+
+// A CSV whose header (its first non-blank line) has a column named exactly "step".
 bool IsStepCsv(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (line.find(',') == std::string::npos || line.find("step:") != std::string::npos) return false;
-    std::istringstream cells(line);
-    std::string cell;
-    while (std::getline(cells, cell, ',')) {
-      std::string_view c = calib::log_internal::Trim(cell);
-      if (c == "step" || c == "\"step\"") return true;
-    }
-    return false;
+    return IsStepCsvHeader(line);
   }
   return false;
 }
@@ -112,6 +118,33 @@ std::string ListColumns(const std::vector<std::string>& cols) {
   return out.empty() ? "none" : out;
 }
 
+// A logged step's cost, in step order: its time, and its GPU-hours from the
+// cumulative GPU-hours (the difference from the last step that logged them;
+// the first such step spreads its total over the steps since the log began),
+// else from its time and the run's GPUs. A step with neither is left out.
+struct StepCosts {
+  int first = 0;
+  int gpus = 0;
+  double prev_cum = std::numeric_limits<double>::quiet_NaN();
+  int prev_step = -1;
+
+  void Add(int step, double t, double cum, ProgressSeries& s) {
+    double gh = std::numeric_limits<double>::quiet_NaN();
+    if (std::isfinite(cum)) {
+      if (std::isfinite(prev_cum) && step > prev_step) gh = (cum - prev_cum) / (step - prev_step);
+      else if (prev_step < 0) gh = cum / (step - first + 1);
+      prev_cum = cum;
+      prev_step = step;
+    } else if (std::isfinite(t) && gpus > 0) {
+      gh = t * gpus / 3600.0;
+    }
+    if (!std::isfinite(t) && !std::isfinite(gh)) return;
+    s.cost_steps.push_back(step);
+    s.step_s.push_back(t);
+    s.step_gpu_hours.push_back(gh);
+  }
+};
+
 // The series' columns and the metric it forecasts: `o.metric`, else the first
 // known reward or accuracy column present (errors name the request's `metric`).
 Result<void> ChooseSeriesMetric(const std::map<std::string, int>& counts, const ReadOptions& o,
@@ -141,19 +174,6 @@ Result<void> ChooseSeriesMetric(const std::map<std::string, int>& counts, const 
 bool Skippable(std::string_view line) {
   const size_t i = line.find_first_not_of(" \t\r");
   return i == std::string_view::npos || line[i] == '#';
-}
-
-// The first line that is neither: a CSV header with a column named exactly
-// "step" (IsStepCsv's test, on one line).
-bool IsStepCsvHeader(const std::string& line) {
-  if (line.find(',') == std::string::npos || line.find("step:") != std::string::npos) return false;
-  std::istringstream cells(line);
-  std::string cell;
-  while (std::getline(cells, cell, ',')) {
-    std::string_view c = calib::log_internal::Trim(cell);
-    if (c == "step" || c == "\"step\"") return true;
-  }
-  return false;
 }
 
 // A column the step cost reads through calibrate's phases (ExtractPhases):
@@ -345,8 +365,7 @@ std::optional<Result<ProgressSeries>> StreamStepCsv(std::istream& in, const std:
   s.points.resize(kept);
   s.points.shrink_to_fit();
   std::stable_sort(cost.begin(), cost.end(), by_step);
-  double prev_cum = kNaN;
-  int prev_step = -1;
+  StepCosts costs{first, o.gpus};
   for (size_t i = 0; i < cost.size();) {
     // The step's rows merged: each figure the last one logged.
     const int step = cost[i].step;
@@ -355,19 +374,7 @@ std::optional<Result<ProgressSeries>> StreamStepCsv(std::istream& in, const std:
       if (std::isfinite(cost[i].t)) t = cost[i].t;
       if (std::isfinite(cost[i].cum)) cum = cost[i].cum;
     }
-    double gh = kNaN;
-    if (std::isfinite(cum)) {
-      if (std::isfinite(prev_cum) && step > prev_step) gh = (cum - prev_cum) / (step - prev_step);
-      else if (prev_step < 0) gh = cum / (step - first + 1);
-      prev_cum = cum;
-      prev_step = step;
-    } else if (std::isfinite(t) && o.gpus > 0) {
-      gh = t * o.gpus / 3600.0;
-    }
-    if (!std::isfinite(t) && !std::isfinite(gh)) continue;
-    s.cost_steps.push_back(step);
-    s.step_s.push_back(t);
-    s.step_gpu_hours.push_back(gh);
+    costs.Add(step, t, cum, s);
   }
   return s;
 }
@@ -449,28 +456,14 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
   if (auto phases = calib::ExtractPhases(*log)) {
     for (const auto& p : *phases) phase_s[p.step] = p.step_s;
   }
-  double prev_cum = kNaN;
-  int prev_step = -1;
+  StepCosts costs{first, o.gpus};
   for (const auto& [step, v] : merged) {
     double t = Find(v, {"step_time_s", "timing_s/step", "timing/train/total_step_time"});
     if (!std::isfinite(t)) {
       auto it = phase_s.find(step);
       if (it != phase_s.end()) t = it->second;
     }
-    double gh = kNaN;
-    double cum = Find(v, {"cum_gpu_hours", "gpu_hours"});
-    if (std::isfinite(cum)) {
-      if (std::isfinite(prev_cum) && step > prev_step) gh = (cum - prev_cum) / (step - prev_step);
-      else if (prev_step < 0) gh = cum / (step - first + 1);
-      prev_cum = cum;
-      prev_step = step;
-    } else if (std::isfinite(t) && o.gpus > 0) {
-      gh = t * o.gpus / 3600.0;
-    }
-    if (!std::isfinite(t) && !std::isfinite(gh)) continue;
-    s.cost_steps.push_back(step);
-    s.step_s.push_back(t);
-    s.step_gpu_hours.push_back(gh);
+    costs.Add(step, t, Find(v, {"cum_gpu_hours", "gpu_hours"}), s);
   }
   return s;
 }
