@@ -2,6 +2,7 @@
 // weights (and KV cache), speculative decoding; and the quality discounts a
 // rollout sampled at lower precision than the trainer (or stale) carries.
 // Rules and formulas: docs/model.md (levers section).
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -59,27 +60,30 @@ std::vector<Discount> DiscountsOf(const Scenario& s, const QualityDiscounts& q) 
   return out;
 }
 
-void ApplyLowPrecision(Building& b) {
+namespace {
+
+// Rollout weights at `p` (fp8 or fp4) with an fp8 KV cache where the GPU has
+// the tensor cores for `p`; said either way.
+void RollOutAt(Building& b, Precision p) {
   Scenario& s = b.s;
-  const bool fp4_here = Has(b.levers, Lever::kFp4) && s.hardware.gpu.Supports(Precision::kFp4);
-  if (Has(b.levers, Lever::kQuantize) && !fp4_here) {  // fp4, where it runs, replaces fp8
-    if (s.hardware.gpu.Supports(Precision::kFp8)) {
-      s.precision.rollout = Precision::kFp8;
-      s.precision.kv_cache = Precision::kFp8;
-      b.said.push_back(fmt::format("fp8 rollout weights, fp8 KV cache on {}", s.hardware.gpu.id));
-    } else {
-      b.said.push_back(fmt::format("fp8: no effect, {} has no FP8 tensor cores", s.hardware.gpu.id));
-    }
+  const std::string name(ToString(p));
+  if (!s.hardware.gpu.Supports(p)) {
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    b.said.push_back(fmt::format("{}: no effect, {} has no {} tensor cores", name, s.hardware.gpu.id, upper));
+    return;
   }
-  if (Has(b.levers, Lever::kFp4)) {
-    if (s.hardware.gpu.Supports(Precision::kFp4)) {
-      s.precision.rollout = Precision::kFp4;
-      s.precision.kv_cache = Precision::kFp8;
-      b.said.push_back(fmt::format("fp4 rollout weights, fp8 KV cache on {}", s.hardware.gpu.id));
-    } else {
-      b.said.push_back(fmt::format("fp4: no effect, {} has no FP4 tensor cores", s.hardware.gpu.id));
-    }
-  }
+  s.precision.rollout = p;
+  s.precision.kv_cache = Precision::kFp8;
+  b.said.push_back(fmt::format("{} rollout weights, fp8 KV cache on {}", name, s.hardware.gpu.id));
+}
+
+}  // namespace
+
+void ApplyLowPrecision(Building& b) {
+  const bool fp4_here = Has(b.levers, Lever::kFp4) && b.s.hardware.gpu.Supports(Precision::kFp4);
+  if (Has(b.levers, Lever::kQuantize) && !fp4_here) RollOutAt(b, Precision::kFp8);  // fp4, where it runs, replaces fp8
+  if (Has(b.levers, Lever::kFp4)) RollOutAt(b, Precision::kFp4);
 }
 
 void ApplySpeculative(Building& b) {
