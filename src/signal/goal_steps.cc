@@ -116,6 +116,11 @@ Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& c
   return StepsToTarget(s, curve, target, *base, GoalDetail::kWithTrajectory);
 }
 
+// One function of ~200 lines on purpose: it is on the path of every estimate
+// (a goal at a few microseconds, estimate's < 50 us budget), and its step
+// loop, its tail integral and its chart points share the tabulated P(informative)
+// and the closures over a dozen locals (the curve, the plan, the failures);
+// split, each part would take them all as arguments.
 Result<GoalProgress> StepsToTarget(const Scenario& s, const LearningCurveSpec& curve, double target,
                                    const Summary& analyzed, GoalDetail detail) {
   if (auto ok = CheckCurve(curve, target); !ok) return Fail(ok.error());
