@@ -340,6 +340,14 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // of HBM traffic per parameter at the GPU's peak bandwidth.
 // docs/model.md, "Optimizer steps per RL step".
 double OptimizerStepTime(const Scenario& s);
+// placement.train_backend fsdp: seconds of FSDP parameter all-gathers (bf16,
+// forward and backward) and fp32 gradient reduce-scatters that a pass over
+// `tokens` moves per GPU, every micro-batch, over the sharding group (the
+// train_tp shard's data-parallel ranks; NVLink inside one domain, else the
+// network) at eff.weight_sync_eff of the link. Forward-only passes gather
+// once. 0 for megatron, and when train_micro_batch_tokens is not stated.
+// docs/model.md, "FSDP traffic per micro-batch".
+double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only);
 // What algorithm.minibatches (N) and ppo_epochs (E) add to TrainStep's time
 // besides the E passes themselves: the N E - 1 optimizer steps beyond the
 // one the measured train MFU holds, and the pipeline drained and refilled

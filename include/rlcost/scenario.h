@@ -130,6 +130,13 @@ struct PlacementSpec {
   // trajectories' own tokens (packed, the default). docs/model.md, "Training
   // on padded sequences".
   TrainPadding train_padding = TrainPadding::kPacked;
+  // megatron (default): data-parallel traffic is inside the measured train
+  // MFU. fsdp (PyTorch FSDP/FSDP2: NeMo RL's DTensor policy, veRL's FSDP
+  // actor): every micro-batch all-gathers the parameters (forward and
+  // backward) and reduce-scatters fp32 gradients over the sharding group; a
+  // pass takes at least that traffic's time. docs/model.md, "FSDP traffic per
+  // micro-batch".
+  TrainBackend train_backend = TrainBackend::kMegatron;
   // The training state is sharded over groups of this many GPUs and
   // replicated across the groups (FSDP2 hybrid sharding: veRL
   // actor.fsdp_config.fsdp_size); 0 = over all the training GPUs (ZeRO-3).

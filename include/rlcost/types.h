@@ -36,6 +36,13 @@ enum class RefitOffload { kPageable, kPinned, kNone };
 // (veRL without use_remove_padding). docs/model.md, "Training on padded
 // sequences".
 enum class TrainPadding { kPacked, kMaxLength };
+// Which engine trains: Megatron-Core (the default; the measured train MFUs are
+// Megatron runs, data-parallel traffic inside them) or a fully sharded data-
+// parallel engine (PyTorch FSDP / FSDP2, NeMo RL's DTensor policy, veRL's
+// FSDP actor) that all-gathers each layer's parameters in every micro-batch's
+// forward and backward and reduce-scatters its gradients after each
+// micro-batch's backward. docs/model.md, "FSDP traffic per micro-batch".
+enum class TrainBackend { kMegatron, kFsdp };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
@@ -56,6 +63,7 @@ std::string_view ToString(InferenceEngine v);
 std::string_view ToString(WeightSyncMethod v);
 std::string_view ToString(RefitOffload v);
 std::string_view ToString(TrainPadding v);
+std::string_view ToString(TrainBackend v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -69,6 +77,7 @@ std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s);
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s);
+std::optional<TrainBackend> TrainBackendFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

@@ -30,6 +30,8 @@ constexpr Names<RefitOffload, 3> kRefitOffload{{{RefitOffload::kPageable, "pagea
                                                 {RefitOffload::kNone, "none"}}};
 constexpr Names<TrainPadding, 2> kTrainPadding{{{TrainPadding::kPacked, "packed"},
                                                 {TrainPadding::kMaxLength, "max-length"}}};
+constexpr Names<TrainBackend, 2> kTrainBackend{{{TrainBackend::kMegatron, "megatron"},
+                                                {TrainBackend::kFsdp, "fsdp"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -65,6 +67,7 @@ std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
 std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
 std::string_view ToString(RefitOffload v) { return Lookup(kRefitOffload, v); }
 std::string_view ToString(TrainPadding v) { return Lookup(kTrainPadding, v); }
+std::string_view ToString(TrainBackend v) { return Lookup(kTrainBackend, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -78,6 +81,7 @@ std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { r
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) { return Parse(kWeightSync, s); }
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s) { return Parse(kRefitOffload, s); }
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s) { return Parse(kTrainPadding, s); }
+std::optional<TrainBackend> TrainBackendFromString(std::string_view s) { return Parse(kTrainBackend, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -91,6 +95,7 @@ template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine);
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 template <> std::string AcceptedNames<RefitOffload>() { return Join(kRefitOffload); }
 template <> std::string AcceptedNames<TrainPadding>() { return Join(kTrainPadding); }
+template <> std::string AcceptedNames<TrainBackend>() { return Join(kTrainBackend); }
 
 constexpr Names<VerifierKind, 5> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
                                             {VerifierKind::kLlmJudge, "llm-judge"},

@@ -111,6 +111,18 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                 "one more forward per update, 4/3 of its time for full fine-tuning; train MFU counts the model's "
                 "FLOPs only");
   }
+  if (s.placement.train_backend == TrainBackend::kFsdp) {
+    const int tp = std::max(1, s.placement.train_tp);
+    const int group = std::max(1, std::min(s.placement.train_gpus, perf::ShardGpus(s)) / tp);
+    a.push_back(fmt::format(
+        "FSDP trainer (placement.train_backend): every micro-batch all-gathers the parameters for its forward and "
+        "again for its backward and reduce-scatters fp32 gradients over groups of {} GPUs ({}); a pass takes the "
+        "longer of that traffic and its compute{}",
+        group, group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
+        s.placement.train_micro_batch_tokens > 0
+            ? ""
+            : "; NOT PRICED here: set placement.train_micro_batch_tokens (the count of micro-batches sets it)"));
+  }
   if (!s.framework.empty()) {
     if (s.framework_defaults.empty()) {
       a.push_back(fmt::format("framework {}: every default it has was set in the scenario", s.framework));

@@ -47,6 +47,12 @@ constexpr double kOffloadedAdamGpuBytes = 4.0;
 // the bf16 model params after each step). 16 + 12 + 2 = 30. The 16 bytes of
 // state per parameter are ZeRO's (Rajbhandari et al. 2020, section 3.1).
 constexpr double kAdamStepBytesPerParam = 30.0;
+// FSDP per micro-batch: parameters gathered in bf16 (param_dtype), gradients
+// reduce-scattered in fp32 (reduce_dtype): NeMo RL nemo_rl/models/dtensor/
+// parallelize.py:464-468 @ v0.3.0; veRL's FSDP actor the same
+// (mixed_precision param_dtype bf16, reduce_dtype fp32).
+constexpr double kFsdpGatherBytes = 2.0;
+constexpr double kFsdpReduceBytes = 4.0;
 
 }  // namespace
 
@@ -392,6 +398,43 @@ double PaddedTokenFactor(const Scenario& s, double mean_seq_len) {
   return std::max(1.0, padded / mean_seq_len);
 }
 
+double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  if (p.train_backend != TrainBackend::kFsdp || tokens <= 0 || gpus <= 0) return 0;
+  // The count of micro-batches sets the traffic; one sequence each (the
+  // bubble's fallback) would overstate it for the usual multi-sequence
+  // micro-batches, so without train_micro_batch_tokens it is not priced (the
+  // estimate says so).
+  if (p.train_micro_batch_tokens <= 0) return 0;
+  // The sharding group: the data-parallel (and context-parallel) ranks of one
+  // tensor-parallel shard, or veRL's fsdp_size groups (train_shard_gpus).
+  const int tp = std::max(1, p.train_tp);
+  const int shard = std::max(1, std::min(gpus, ShardGpus(s)) / tp);
+  if (shard <= 1) return 0;
+  // Per micro-batch each GPU receives (D - 1)/D of its TP shard's parameters
+  // in bf16 for the forward, again for the backward (FSDP2 fully_shard per
+  // layer reshards after forward), and reduce-scatters fp32 gradients of the
+  // trainable ones (MixedPrecisionPolicy reduce_dtype float32, no
+  // no_sync between micro-batches): NeMo RL nemo_rl/models/dtensor/
+  // parallelize.py:464-479 and dtensor_policy_worker.py:757 @ v0.3.0.
+  const double params = s.model.params_b * 1e9 / tp;
+  const double trainable = TrainableParams(s) / tp;
+  const double bytes_per_mb = forward_only ? kFsdpGatherBytes * params
+                                           : 2.0 * kFsdpGatherBytes * params + kFsdpReduceBytes * trainable;
+  const double moved = bytes_per_mb * (shard - 1.0) / shard;
+  // A ring inside one NVLink domain runs at NVLink; one that spans domains
+  // is held to the network rate of each GPU's NIC. NCCL's effective share of
+  // the link: eff.weight_sync_eff (nccl-tests issue #212, as the sync).
+  const GpuSpec& g = s.hardware.gpu;
+  const bool in_domain = shard * tp <= NvlinkDomainGpus(s.hardware);
+  const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
+  const double bw = std::max(link_gb, 1e-9) * 1e9 * std::max(g.efficiency.weight_sync_eff, 1e-9);
+  // Micro-batches per rank: the update's mini-batches each run their own.
+  const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
+  const double microbatches = minibatches * TrainMicrobatches(p, gpus, tokens / minibatches, mean_seq_len);
+  return microbatches * moved / bw;
+}
+
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {
   Work w;
   if (tokens <= 0 || gpus <= 0) return w;
@@ -410,9 +453,13 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // model FLOPs (w.flops, MFU) stay the real tokens'.
   const double pad = PaddedTokenFactor(s, mean_seq_len);
   const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
-  w.time_s = epochs * TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
-                 RecomputeFactor(s, per_token, attention) +
-             (optimizer_steps - 1) * OptimizerStepTime(s);
+  // FSDP's per-micro-batch traffic overlaps the compute (FSDP2 prefetches the
+  // next layer's gather): a pass takes the longer of the two.
+  const double pass =
+      std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
+                   RecomputeFactor(s, per_token, attention),
+               FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false));
+  w.time_s = epochs * pass + (optimizer_steps - 1) * OptimizerStepTime(s);
   w.compute_bound = true;
   return w;
 }
@@ -459,7 +506,8 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   w.flops = tokens * (linear + attention) / gpus;
   const double pad = PaddedTokenFactor(s, mean_seq_len);
   const double executed = tokens * (linear * pad + attention) / gpus;
-  w.time_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true);
+  w.time_s = std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true),
+                      FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true));
   w.compute_bound = true;
   return w;
 }

@@ -137,7 +137,8 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
                                 "gpu_memory_utilization",
                                 "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
                                 "weight_sync", "offload", "engine_sleep_level", "refit_offload",
-                                "gradient_checkpointing", "resplit", "train_padding", "train_shard_gpus"});
+                                "gradient_checkpointing", "resplit", "train_padding", "train_shard_gpus",
+                                "train_backend"});
   r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
   r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
   r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -148,6 +149,8 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
   r_.Bool(n, "gradient_checkpointing", "placement", p.gradient_checkpointing);  // docs/model.md, "Gradient checkpointing"
   r_.Enum(n, "train_padding", "placement", p.train_padding, &TrainPaddingFromString,
           AcceptedNames<TrainPadding>());  // docs/model.md, "Training on padded sequences"
+  r_.Enum(n, "train_backend", "placement", p.train_backend, &TrainBackendFromString,
+          AcceptedNames<TrainBackend>());  // docs/model.md, "FSDP traffic per micro-batch"
   if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {
     if (r_.CheckKeys(off, "placement.offload", {"params", "optimizer"})) {
       r_.Bool(off, "params", "placement.offload", p.offload.params);
@@ -233,6 +236,17 @@ void Loader::ReadTrainLayout(const YAML::Node& n, Scenario& s) {
     if (given && !r_.Int(n, key, "placement", *field, 1)) ok = false;
   }
   if (!ok || p.train_gpus < 1) return;
+  if (p.train_backend == TrainBackend::kFsdp && (p.train_pp > 1 || p.train_ep > 1)) {
+    // NeMo RL's DTensor policy shards over (dp, cp, tp) meshes only
+    // (nemo_rl/models/dtensor/parallelize.py @ v0.3.0); pipeline and expert
+    // parallel are Megatron's.
+    const char* at = p.train_pp > 1 ? "train_pp" : "train_ep";
+    r_.Add(Reader::Child(n, "train_backend"), "placement.train_backend",
+           fmt::format("fsdp with {} {}; an FSDP trainer has no pipeline or expert parallel: expected "
+                       "train_backend megatron or {} 1",
+                       at, at == std::string("train_pp") ? p.train_pp : p.train_ep, at));
+    return;
+  }
   const int model_parallel = p.train_tp * p.train_cp * p.train_pp;
   if (p.train_gpus % model_parallel != 0) {
     const char* at = Reader::Child(n, "train_pp").IsDefined()   ? "train_pp"
