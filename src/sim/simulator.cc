@@ -543,7 +543,10 @@ Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const 
                                   : "what its closed form supports"));
     }
   }
-  if (opt.measure_steps > 0) {
+  // Tail handling (pipeline.tail) carries prompts and partial responses from
+  // step to step and runs a long round every few steps: its steps are not
+  // alike, and such a run is simulated whole.
+  if (opt.measure_steps > 0 && !s.pipeline.tail.Active()) {
     const int n = opt.steps > 0 ? opt.steps : s.algorithm.steps;
     const int warm = SteadyWarmupSteps(s);
     const int k = warm + opt.measure_steps;

@@ -15,7 +15,7 @@ using test::LoadFile;
 
 const std::string kDefault = std::string(RLCOST_SOURCE_DIR) + "/../shared/scenarios/default.yaml";
 
-Result<SimResult> Run(const Scenario& s, int steps, int measure) {
+Result<SimResult> SimulateFor(const Scenario& s, int steps, int measure) {
   auto sig = signal::Analyze(s);
   EXPECT_TRUE(sig.has_value());
   Options o;
@@ -69,8 +69,8 @@ TEST(SteadySteps, WarmUpFollowsTheStaleness) {
 TEST(SteadySteps, AShortRunIsSimulatedWhole) {
   // 2 warm-up + 10 measured: a run of at most 14 steps is the run itself.
   Scenario s = LoadFile(kDefault, {{"algorithm.prompts_per_step", "8"}});
-  auto whole = Run(s, 14, 0);
-  auto measured = Run(s, 14, 10);
+  auto whole = SimulateFor(s, 14, 0);
+  auto measured = SimulateFor(s, 14, 10);
   ASSERT_TRUE(whole && measured);
   EXPECT_EQ(whole->mean_step.time_s, measured->mean_step.time_s);
   EXPECT_EQ(whole->mean_step.gpu_s_idle, measured->mean_step.gpu_s_idle);
@@ -86,9 +86,9 @@ TEST(SteadySteps, AnAsyncRunsStepTimeWithoutItsWarmUpBias) {
   Scenario s = LoadFile(kDefault, {{"algorithm.prompts_per_step", "16"}, {"placement.mode", "disaggregated"},
                                    {"placement.rollout_gpus", "4"}, {"placement.train_gpus", "4"},
                                    {"pipeline.mode", "async"}, {"pipeline.max_staleness", "1"}});
-  auto whole = Run(s, 40, 0);
-  auto measured = Run(s, 40, 20);
-  auto truncated = Run(s, 23, 0);
+  auto whole = SimulateFor(s, 40, 0);
+  auto measured = SimulateFor(s, 40, 20);
+  auto truncated = SimulateFor(s, 23, 0);
   ASSERT_TRUE(whole && measured && truncated);
   EXPECT_EQ(measured->steps_simulated, 23);
   EXPECT_EQ(measured->warmup_steps, 3);
