@@ -40,8 +40,9 @@ bench: build
 docs: build
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --learning validation/learning --markdown docs/validation.md --report-only >/dev/null
 	@$(BUILD_DIR)/rlcost validate ../shared/validation --facts ../shared/validation/facts/source-facts.yaml --markdown docs/validation-source-facts.md --report-only >/dev/null
+	@$(BUILD_DIR)/rlcost validate ../shared/validation/logs --markdown docs/validation-logs.md --report-only >/dev/null
 	@scripts/forecast-validation.sh $(BUILD_DIR)/rlcost > docs/forecast-validation.md
-	@echo "wrote docs/validation.md, docs/validation-source-facts.md and docs/forecast-validation.md"
+	@echo "wrote docs/validation.md, docs/validation-source-facts.md, docs/validation-logs.md and docs/forecast-validation.md"
 
 # libFuzzer targets (clang-14): built in the sanitizer build (preset
 # asan-ubsan; nothing to do when `make test-asan` built them), then each run

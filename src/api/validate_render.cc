@@ -80,6 +80,39 @@ std::string MdEscape(std::string s) {
 
 std::string FactLine(const validate::Fact& f) { return fmt::format("{} = {} ({})", f.path, f.value, f.source); }
 
+std::string Ratio(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) : "n/a"; }
+
+// Phase by phase: each metric over the cases that measure it (fit/validate.h,
+// MetricSummary), the same figures in text, JSON and markdown.
+std::string ByMetricMarkdown(const validate::Report& r) {
+  bool any = false;
+  for (const auto& p : r.paths) any |= p.available && !p.by_metric.empty();
+  if (!any) return "";
+  std::string md =
+      "\n## Phase by phase\n\nEach metric over the cases that measure it: how many pass, and predicted / measured "
+      "(median, smallest, largest). Below 1 the model is too fast (too cheap), above 1 too slow.\n\n"
+      "| path | metric | cases | pass | median predicted / measured | range |\n|---|---|---|---|---|---|\n";
+  for (const auto& p : r.paths) {
+    if (!p.available) continue;
+    for (const auto& m : p.by_metric) {
+      md += fmt::format("| {} | `{}` | {} | {} | {} | {} .. {} |\n", ToString(p.path), m.key, m.cases, m.passed,
+                        Ratio(m.median_ratio), Ratio(m.min_ratio), Ratio(m.max_ratio));
+    }
+  }
+  return md;
+}
+
+std::string ByMetricText(const validate::PathResult& p) {
+  std::string out;
+  if (p.by_metric.size() < 2) return out;
+  out += "  phase by phase (predicted / measured: median, range):\n";
+  for (const auto& m : p.by_metric) {
+    out += fmt::format("    {:<28} {:>2}/{:<2} pass  {}  ({} .. {})\n", m.key, m.passed, m.cases, Ratio(m.median_ratio),
+                       Ratio(m.min_ratio), Ratio(m.max_ratio));
+  }
+  return out;
+}
+
 std::string ValidationToText(const validate::Report& r) {
   std::string out = fmt::format("rlcost validate — {} scenarios in {}/, {} with expectations\n", r.scenarios,
                                 r.dir_name, r.cases.size());
@@ -102,6 +135,7 @@ std::string ValidationToText(const validate::Report& r) {
     if (std::string oos = OutOfSample(p); !oos.empty()) out += "  " + oos + "\n";
     if (p.available) out += "  " + CoverageLine(p) + "\n";
     if (!p.available) continue;
+    out += ByMetricText(p);
     out += fmt::format("  {:<42} {:<55} {:>10} {:>10} {:>8} {:>5}  {}\n", "case", "metric", "measured", "predicted",
                        "error", "tol", "result");
     for (const auto& c : p.checks) {
@@ -156,6 +190,12 @@ nlohmann::json ValidationToJson(const validate::Report& r) {
                                  {"leave_one_run_out", {{"inside", loo.inside}, {"total", loo.total},
                                                         {"fraction", loo.total ? json(double(loo.inside) / loo.total)
                                                                                : json(nullptr)}}}};
+    }
+    jp["by_metric"] = json::array();
+    for (const auto& m : p.by_metric) {
+      jp["by_metric"].push_back({{"metric", m.key}, {"cases", m.cases}, {"passed", m.passed},
+                                 {"median_ratio", num(m.median_ratio)}, {"min_ratio", num(m.min_ratio)},
+                                 {"max_ratio", num(m.max_ratio)}});
     }
     jp["checks"] = json::array();
     for (const auto& c : p.checks) {
@@ -256,6 +296,7 @@ std::string ValidationToMarkdown(const validate::Report& r) {
                       p.passed, p.failed, AbsPct(p.median_abs_error), AbsPct(p.max_abs_error), p.oos_metrics,
                       p.oos_passed, AbsPct(p.oos_median_abs_error));
   }
+  md += ByMetricMarkdown(r);
   md += "\n## Likely ranges\n\nEvery headline figure of `estimate`, `simulate`, `waterfall`, `price` and the HTML report carries an 80% likely range: "
         "its value divided by the upper and by the lower bound of a distribution-free 80% prediction band for predicted / "
         "measured, read off the step and wall times below (order statistics j and n+1-j, j = max(1, floor(0.1 (n+1))); "

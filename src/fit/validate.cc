@@ -178,6 +178,42 @@ bool Report::AllPass() const {
   return true;
 }
 
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Absolute metrics grouped by key (ratios between two cases left out: they
+// are no phase of one run).
+std::vector<MetricSummary> SummarizeByMetric(const std::vector<Check>& checks) {
+  std::map<std::string, std::vector<const Check*>> by_key;
+  for (const auto& c : checks) {
+    if (c.relative_to.empty() && (c.status == Status::kPass || c.status == Status::kFail)) by_key[c.key].push_back(&c);
+  }
+  std::vector<MetricSummary> out;
+  for (const auto& [key, list] : by_key) {
+    MetricSummary m;
+    m.key = key;
+    std::vector<double> ratios;
+    for (const Check* c : list) {
+      ++m.cases;
+      if (c->status == Status::kPass) ++m.passed;
+      ratios.push_back(1.0 + c->error);
+    }
+    m.median_ratio = Median(ratios);
+    m.min_ratio = *std::min_element(ratios.begin(), ratios.end());
+    m.max_ratio = *std::max_element(ratios.begin(), ratios.end());
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
 double MedianAbs(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   for (double& x : v) x = std::abs(x);
@@ -339,6 +375,7 @@ Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Cat
     }
     pr.median_abs_error = MedianAbs(errs);
     pr.oos_median_abs_error = MedianAbs(oos_errs);
+    pr.by_metric = SummarizeByMetric(pr.checks);
     if (!errs.empty()) {
       pr.max_abs_error = 0;
       for (double e : errs) pr.max_abs_error = std::max(pr.max_abs_error, std::abs(e));

@@ -47,6 +47,16 @@ struct Check {
   bool in_sample = false;    // this case (or relative_to) is where a catalog default was read off
 };
 
+// One metric (a phase of the step, the step, the run) over the cases that
+// measure it, absolute figures only: how far off the model is phase by phase.
+struct MetricSummary {
+  std::string key;             // e.g. "step.rollout_s"
+  int cases = 0, passed = 0;   // checks with a prediction (pass + fail)
+  double median_ratio = std::numeric_limits<double>::quiet_NaN();  // median of predicted / measured
+  double min_ratio = std::numeric_limits<double>::quiet_NaN();
+  double max_ratio = std::numeric_limits<double>::quiet_NaN();
+};
+
 struct PathResult {
   Path path = Path::kAnalytic;
   bool available = true;
@@ -59,6 +69,7 @@ struct PathResult {
   // off their runs): the figure that says how well rlcost predicts.
   int oos_metrics = 0, oos_passed = 0, oos_failed = 0;
   double oos_median_abs_error = std::numeric_limits<double>::quiet_NaN();
+  std::vector<MetricSummary> by_metric;  // in key order
 };
 
 // A catalog default read off a published figure of a run that is also a

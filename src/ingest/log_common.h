@@ -52,6 +52,7 @@ inline bool IsUsedKey(std::string_view key) {
 bool SplitCsv(std::string_view line, std::vector<std::string>& out);
 
 Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origin);
+Result<TrainingLog> ParseConsoleStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin);
 Result<TrainingLog> ParseTensorboardJson(const nlohmann::json& j, const std::string& origin);
 Result<TrainingLog> ParseWandbCsv(std::string_view text, const std::string& origin);

@@ -61,15 +61,22 @@ Result<TrainingLog> ParseTrainingLogText(std::string_view text, const std::strin
     if (all_objects) return ParseTensorboardJson(whole, origin);
     return ParseJsonl(text, origin);
   }
-  // A wandb CSV export: a header line of comma-separated names with a step
-  // column (or a .csv file); veRL's console lines separate with " - ".
-  const std::string_view first = t.substr(0, t.find('\n'));
-  const bool csv_name = origin.size() > 4 && origin.compare(origin.size() - 4, 4, ".csv") == 0;
-  if (first.find(',') != std::string_view::npos && first.find("step:") == std::string_view::npos &&
-      (csv_name || first.find("_step") != std::string_view::npos || first.find("Step") != std::string_view::npos)) {
-    return ParseWandbCsv(text, origin);
-  }
+  if (!IsConsoleLog(t.substr(0, t.find('\n')), origin)) return ParseWandbCsv(text, origin);
   return ParseConsole(text, origin);
+}
+
+// A wandb CSV export: a header line of comma-separated names with a step
+// column (or a .csv file); veRL's console lines separate with " - ".
+bool IsConsoleLog(std::string_view first_line, const std::string& origin) {
+  const std::string_view first = Trim(first_line);
+  if (first.empty() || first.front() == '{') return false;
+  const bool csv_name = origin.size() > 4 && origin.compare(origin.size() - 4, 4, ".csv") == 0;
+  return !(first.find(',') != std::string_view::npos && first.find("step:") == std::string_view::npos &&
+           (csv_name || first.find("_step") != std::string_view::npos || first.find("Step") != std::string_view::npos));
+}
+
+Result<TrainingLog> ParseConsoleLogStream(std::istream& in, const std::string& origin, const KeyFilter& filter) {
+  return ParseConsoleStream(in, origin, filter);
 }
 
 Result<TrainingLog> ParseTrainingLogFile(const std::string& path) {

@@ -19,6 +19,8 @@
 // Key names: docs/model.md (validation section), "Calibration".
 #pragma once
 
+#include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +44,22 @@ struct TrainingLog {
 };
 
 Result<TrainingLog> ParseTrainingLogText(std::string_view text, const std::string& origin);
+
+// What a reader keeps of each line: every metric key is counted in `counts`
+// (when given), and a record keeps the values of the keys `keep` accepts (all
+// when unset). A forecast of a million-line console log keeps a few keys a
+// step, not the line's hundred.
+struct KeyFilter {
+  std::function<bool(std::string_view)> keep;
+  std::map<std::string, int>* counts = nullptr;
+  bool drop_comment_lines = false;  // lines whose first non-blank is '#' are read as blank
+};
+// True when ParseTrainingLogText reads a log whose first non-blank line is
+// `first_line` as veRL console lines (not JSON, not a CSV export).
+bool IsConsoleLog(std::string_view first_line, const std::string& origin);
+// veRL console lines read from a stream, line by line: the same records and
+// errors as ParseTrainingLogText on the whole text, less what `filter` drops.
+Result<TrainingLog> ParseConsoleLogStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseTrainingLogFile(const std::string& path);
 
 // One logged training step, in the terms the fit uses. NaN = not logged.

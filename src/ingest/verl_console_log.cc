@@ -1,5 +1,6 @@
 // veRL's console logger: "step:1 - timing_s/gen:42.9 - ..." lines among other output.
 #include <cctype>
+#include <istream>
 #include <sstream>
 
 #include "ingest/log_common.h"
@@ -23,15 +24,20 @@ size_t FindStepField(std::string_view line) {
 }  // namespace
 
 Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origin) {
+  std::istringstream in{std::string(text)};
+  return ParseConsoleStream(in, origin, KeyFilter{});
+}
+
+Result<TrainingLog> ParseConsoleStream(std::istream& in, const std::string& origin, const KeyFilter& filter) {
   TrainingLog log;
   log.path = origin;
   log.format = "verl-console";
   int line_no = 0;
-  std::istringstream in{std::string(text)};
   std::string raw;
   while (std::getline(in, raw)) {
     ++line_no;
     std::string_view line = Trim(raw);
+    if (filter.drop_comment_lines && !line.empty() && line.front() == '#') continue;
     size_t at = FindStepField(line);
     if (at == std::string_view::npos) continue;  // not a metrics line
     line.remove_prefix(at);
@@ -65,7 +71,8 @@ Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origi
         rec.step = *step;
         have_step = true;
       } else {
-        rec.values[key] = *v;
+        if (filter.counts) ++(*filter.counts)[key];
+        if (!filter.keep || filter.keep(key)) rec.values[key] = *v;
       }
     }
     if (!have_step) return Fail(LineError(origin, line_no, "step: missing"));

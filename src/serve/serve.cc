@@ -82,6 +82,7 @@
 #include "rlcost/embedded.h"
 #include "serve/openapi.h"
 #include "serve/serve.h"
+#include "serve/memory.h"
 #include "serve/slots.h"
 #include "sim/cancel.h"
 
@@ -1313,6 +1314,7 @@ int Serve(ServeArgs a) {
   }
   if (auto cat = ops::BuiltinCatalog(); !cat) return PrintError(cat.error(), false);
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer must not end the server
+  serve::TuneAllocator();      // before any thread starts (serve/memory.h)
   constexpr int kKeepAliveSeconds = 5;
   GuardedServer svr(a.request_timeout_ms, a.header_timeout_ms, kKeepAliveSeconds * 1000);
   svr.new_task_queue = [a, &svr] {
@@ -1326,6 +1328,9 @@ int Serve(ServeArgs a) {
   svr.set_keep_alive_timeout(kKeepAliveSeconds);
   svr.set_keep_alive_max_count(10000);
   svr.set_tcp_nodelay(true);
+  serve::IdleTrimmer trimmer(
+      [] { return g_analytic.Running() + g_heavy.Running() + g_sims.Running() + g_sweeps.Running() > 0; });
+  svr.set_logger([&trimmer](const httplib::Request&, const httplib::Response&) { trimmer.NoteRequest(); });
   int listen_fd = -1;
   svr.set_socket_options([&listen_fd](socket_t sock) {
     int yes = 1;

@@ -96,6 +96,15 @@ TEST(Validate, AbsoluteAndRelativeMetricsPassAndFail) {
   EXPECT_EQ(p.failed, 2);
   // |errors| 0.0909, 0.25, 0.0909 -> median 0.0909.
   EXPECT_NEAR(p.median_abs_error, 1 - 1 / 1.1, 1e-9);
+  // Phase by phase: step.time_s over base and strict (the ratio is no phase
+  // of one run): both predicted at 1/1.1 of the measured, one passes.
+  ASSERT_EQ(p.by_metric.size(), 1u);
+  EXPECT_EQ(p.by_metric[0].key, "step.time_s");
+  EXPECT_EQ(p.by_metric[0].cases, 2);
+  EXPECT_EQ(p.by_metric[0].passed, 1);
+  EXPECT_NEAR(p.by_metric[0].median_ratio, 1 / 1.1, 1e-9);
+  EXPECT_NEAR(p.by_metric[0].min_ratio, 1 / 1.1, 1e-9);
+  EXPECT_NEAR(p.by_metric[0].max_ratio, 1 / 1.1, 1e-9);
   EXPECT_FALSE(rep->AllPass());
   EXPECT_EQ(rep->dir_name, f.dir.filename().string());
 }
@@ -297,6 +306,18 @@ TEST(ValidateCli, CommittedSourceFactsMarkdownMatchesTheCode) {
   std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_facts_" + std::to_string(::getpid()) + ".md")).string();
   ASSERT_EQ(RunCli("validate " + dir + " --report-only --facts " + facts + " --markdown " + tmp), 0);
   EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation-source-facts.md is stale: run `make docs`";
+  fs::remove(tmp);
+}
+
+// docs/validation-logs.md: the real runs with per-phase timings
+// (../shared/validation/logs), phase by phase.
+TEST(ValidateCli, CommittedLogsMarkdownMatchesTheCode) {
+  std::string docs = std::string(RLCOST_SOURCE_DIR) + "/docs/validation-logs.md";
+  std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation/logs";
+  if (!fs::exists(docs) || !fs::exists(dir)) GTEST_SKIP() << "docs/validation-logs.md or ../shared/validation/logs absent";
+  std::string tmp = (fs::temp_directory_path() / ("rlcost_validation_logs_" + std::to_string(::getpid()) + ".md")).string();
+  ASSERT_EQ(RunCli("validate " + dir + " --report-only --markdown " + tmp), 0);
+  EXPECT_EQ(Slurp(tmp), Slurp(docs)) << "docs/validation-logs.md is stale: run `make docs`";
   fs::remove(tmp);
 }
 

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "forecast/backtest_report.h"
 #include "forecast/forecast.h"
 #include "forecast/render.h"
@@ -190,3 +192,67 @@ TEST(ForecastReach, TheBacktestTextHasColumnHeaders) {
 }
 
 }  // namespace
+
+namespace {
+void ExpectSameSeries(const ProgressSeries& a, const ProgressSeries& b) {
+  EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.metric, b.metric);
+  EXPECT_EQ(a.metric_chosen, b.metric_chosen);
+  EXPECT_EQ(a.first_step, b.first_step);
+  EXPECT_EQ(a.last_step, b.last_step);
+  EXPECT_EQ(a.columns, b.columns);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].step, b.points[i].step);
+    EXPECT_EQ(a.points[i].value, b.points[i].value);
+    EXPECT_EQ(a.points[i].line, b.points[i].line);
+  }
+  ASSERT_EQ(a.resumes.size(), b.resumes.size());
+  for (size_t i = 0; i < a.resumes.size(); ++i) EXPECT_EQ(a.resumes[i].line, b.resumes[i].line);
+  EXPECT_EQ(a.cost_steps, b.cost_steps);
+  ASSERT_EQ(a.step_s.size(), b.step_s.size());
+  for (size_t i = 0; i < a.step_s.size(); ++i) {
+    EXPECT_TRUE(a.step_s[i] == b.step_s[i] || (std::isnan(a.step_s[i]) && std::isnan(b.step_s[i])));
+    EXPECT_TRUE(a.step_gpu_hours[i] == b.step_gpu_hours[i] ||
+                (std::isnan(a.step_gpu_hours[i]) && std::isnan(b.step_gpu_hours[i])));
+  }
+}
+}  // namespace
+
+// A veRL console log read from a file is streamed (two passes, a few keys a
+// line kept); the same text posted is read whole. Both give the same series:
+// metric chosen among every key, comment lines, a resume, phase timings that
+// make the step's time, a line of other output, and the same errors.
+TEST(ForecastReach, TheStreamedConsoleLogAndTheTextGiveTheSameSeries) {
+  std::string log = "# a comment line: step:99 - critic/score/mean:0.9\nINFO starting the trainer\n";
+  for (int step = 1; step <= 40; ++step) {
+    log += fmt::format("(main_task pid=7) step:{} - actor/entropy:0.5 - critic/score/mean:{} - timing_s/gen:{} - "
+                       "timing_s/update_actor:{} - response_length/mean:{} - note:text\n",
+                       step, 0.2 + 0.01 * step, 40 + step % 3, 20 + step % 5, 500 + step);
+    if (step % 10 == 0) log += fmt::format("step:{} - val/test_score/gsm8k:{}\n", step, 0.3 + 0.005 * step);
+    if (step == 30) log += "step:25 - critic/score/mean:0.44 - timing_s/gen:41 - timing_s/update_actor:21\n";
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("rlcost_console_" + std::to_string(::getpid()) + ".log");
+  std::ofstream(path) << log;
+  for (const ReadOptions& o : {ReadOptions{}, ReadOptions{"critic/score/mean", 8}, ReadOptions{"actor/entropy", 0}}) {
+    auto a = ReadProgressFile(path.string(), o);
+    auto b = ReadProgressText(log, path.string(), o);
+    ASSERT_TRUE(a && b) << (a ? b.error().ToString() : a.error().ToString());
+    ExpectSameSeries(*a, *b);
+  }
+  EXPECT_EQ(ReadProgressFile(path.string(), {})->metric, "val/test_score/gsm8k");
+  EXPECT_EQ(ReadProgressFile(path.string(), {})->format, "verl-console");
+  EXPECT_FALSE(ReadProgressFile(path.string(), {"critic/score/mean", 0})->resumes.empty());
+  // Errors: the same message, naming file:line, from both readers.
+  for (const std::string& bad : {log + "step:41 - timing_s/gen:fast\n", log + "step:4.5 - critic/score/mean:0.5\n"}) {
+    std::ofstream(path) << bad;
+    auto a = ReadProgressFile(path.string(), {});
+    auto b = ReadProgressText(bad, path.string(), {});
+    ASSERT_FALSE(a);
+    ASSERT_FALSE(b);
+    EXPECT_EQ(a.error().ToString(), b.error().ToString());
+  }
+  auto missing = ReadProgressFile(path.string(), {"no/such/key", 0});
+  ASSERT_FALSE(missing);
+  std::filesystem::remove(path);
+}

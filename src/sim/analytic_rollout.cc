@@ -1,0 +1,512 @@
+// Generation models of the analytic step: the draining batch of one engine
+// (length slices), the admission-ordered fluid model of a full, preempting
+// KV cache (FullCache), multi-turn trajectories, steady state and tail rounds.
+// Derivation: docs/model.md, "Analytic step".
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "rlcost/perf.h"
+#include "rlcost/sim.h"
+#include "rlcost/tail.h"
+#include "core/count.h"
+#include "core/slices.h"
+#include "sim/kv_cache.h"
+
+#include "sim/analytic_rollout.h"
+
+namespace rlcost::sim::analytic_internal {
+
+
+// Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
+double NormalQuantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549671010115819e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  p = std::clamp(p, 1e-12, 1 - 1e-12);
+  if (p < 0.02425) {
+    double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - 0.02425) return -NormalQuantile(1 - p);
+  double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+namespace {
+
+// Mean generated context of a sequence running in a continuously batched
+// engine at a random moment: its age. Renewal theory (length-biased sampling):
+// a sequence of length L is in the batch for L iterations, so the one found
+// running has length density L f(L) / E[L], and its age is uniform on [0, L]:
+// E[age] = E[L^2] / (2 E[L]).
+double MeanAge(const Distribution& resp) {
+  return resp.SecondMoment() / (2.0 * std::max(resp.mean(), 1e-9));
+}
+
+// Running sequences a full, preempting KV cache holds on average (vLLM-style:
+// admit while the prompt's blocks fit above the watermark, preempt when a
+// running sequence needs a block that is not free). Each running sequence
+// holds its prompt, its age (MeanAge) and on average half a block of
+// fragmentation; the cache swings between 1 - watermark (admission stops)
+// and full (preemption starts): mean use 1 - watermark / 2 (an assumption).
+// Derivation: docs/model.md, "The analytic step".
+double FullCacheBatch(double kv_tokens, double prompt, double age) {
+  double held = prompt + age + 0.5 * double(kBlockTokens);
+  return std::max(1.0, kv_tokens * (1.0 - 0.5 * kWatermarkFraction) / held);
+}
+
+// Response lengths of an engine's n sequences as equal-weight quantile
+// points, ascending. The last sits at the expected maximum of all n_total
+// draws of the step (u = n_total / (n_total + 1)): the step ends when the
+// slowest engine — the one holding the longest sequence — finishes.
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out) {
+  if (d.is_fixed()) {
+    out[0] = d.mean();
+    return 1;
+  }
+  int m = CeilCount(n, 1, kMaxSlices);
+  double top = n_total / (n_total + 1.0);
+  for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
+  // Rescale the body so the slices' mean equals the distribution's mean (the
+  // grid under-samples the body when the tail point is pinned).
+  KeepMeanWithTopPinned(std::span<double>(out.data(), m), d.mean());
+  return m;
+}
+
+// A batch of `n` sequences, each with `ctx0` tokens of context already cached,
+// decoding lengths given by `slices`, all admitted at once: the draining batch.
+RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
+                    const std::array<double, kMaxSlices>& len, int m) {
+  RolloutResult r;
+  double done = 0;  // iterations so far
+  double batch_time = 0;
+  for (int j = 0; j < m; ++j) {
+    double alive = n * (m - j) / m;
+    double iters = len[j] - done;
+    if (iters <= 0) continue;
+    auto w = perf::DecodeIterations(e, alive, alive * (ctx0 + done), iters);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    batch_time += alive * w.time_s;
+    r.decode_tokens += alive * iters;
+    done = len[j];
+  }
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
+// Half a block of fragmentation per sequence (its last block is on average
+// half full).
+constexpr double kFragTokens = 0.5 * double(kBlockTokens);
+
+// Cohorts of the admission-ordered fluid model (FullCache). Its cost is
+// O(cohorts x slices) events. A spread of lengths (48 slices) gets 1024 / 48
+// = 21 cohorts: the slices already spread the finishes, and 85 cohorts (4096
+// cohort-slices) moved the KV-limit sweep of default.yaml by at most 0.016 of
+// the simulator's rollout time (tests/sim/kv_limit_sweep_test.cc) at 1.4x
+// the sweep benchmark's time per point (bench/sweep_bench.cc). Fixed lengths (one slice) get 4096 cohorts, so that cohorts
+// admitted apart do not finish in lockstep (1024 put TensorRT-LLM 1000/1000
+// 1.8% further from the simulator).
+constexpr int kMaxCohortSlices = 1024;
+constexpr int kMaxCohortsFixedLength = 4096;
+
+// Generation of n sequences whose all-at-once drain does not fit in the KV
+// cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
+// admission, the most recently admitted running sequence preempted when a
+// block is missing, recompute on resume, the preempted one first in line).
+// Derivation: docs/model.md, "A full, preempting KV cache".
+//
+// The engine's sequences are C = min(n, 1024 / m, or 4096 for fixed lengths) cohorts in admission order, c = n / C each,
+// every cohort with the lengths `len` (equal-weight slices, as Drain). Cohort
+// k has run a_k iterations; c * S(a_k) of it is alive, each holding P + a_k
+// tokens (+ half a block). Under FCFS admission and last-in-first-out
+// preemption the running set is always a prefix of the admission order: the
+// cohorts, taken in order, that fit in the cache, the last one running a
+// share phi of its sequences (the boundary, where the scheduler admits and
+// preempts). As the running sequences grow, the cache overflows and the
+// boundary share falls (preemption, from the back); once sequences finish and
+// more than the watermark is free, it rises again (admission, which vLLM
+// skips in an iteration that preempted). The two thresholds — full to
+// preempt, full less the watermark to admit — are the scheduler's hysteresis:
+// without it the boundary would be preempted and resumed at every finish.
+// Between two events (a running cohort reaching a length slice, or a
+// re-evaluation every len_max / 512 iterations) the running set is fixed:
+// DecodeIterations with its batch and growing context. A cohort whose share
+// rises after it has run is resumed: its sequences' whole context (P + a_k)
+// is prefilled again (recompute preemption).
+//
+// This one mechanism gives all three regimes: every sequence admitted at
+// once while the cache fills (the batch starts at n, not at the equilibrium);
+// the full cache, whose mean context per running sequence tends to the
+// renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
+// cohorts admitted drain with the cache no longer full.
+RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                        int m, double kv_tokens) {
+  const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
+  const double c = n / C;
+  // Preemption when the cache is full; admission only while a watermark of
+  // blocks stays free (kv_cache.h).
+  const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
+  // Re-evaluate the prefix every len_max / 512 iterations, and at most ~20,000
+  // times over the run (huge batches per engine: the whole run's iterations,
+  // estimated at the batch of whole sequences the cache holds).
+  double mean_len = 0;
+  for (int j = 0; j < m; ++j) mean_len += len[j] / m;
+  const double iters_est = n * mean_len / std::max(1.0, kv_tokens / (p + mean_len + kFragTokens));
+  const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
+  // Per cohort: age, running share, first slice still alive; and, updated
+  // only when that slice changes, the sequences alive (c * (m - next) / m)
+  // and the length that ends the slice (len[next], infinity when done).
+  std::vector<double> age(C, 0.0), share(C, 0.0), alive(C, c), ends(C, len[0]);
+  std::vector<int> next(C, 0);
+  int first = 0;                        // first cohort with sequences alive
+  double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
+  // The running prefix: cohorts first..last, the last one possibly in part,
+  // and the cache it uses (summed where the ages advance, below).
+  double used = 0;
+  int last = first;
+  RolloutResult r;
+  while (first < C) {
+    // A block missing: preempt from the back (the most recently admitted).
+    bool preempted = false;
+    for (int k = last; k >= first && used > full_kv; --k) {
+      double mem = alive[k] * (p + age[k] + kFragTokens);
+      if (mem <= 0) continue;
+      double drop = std::min(share[k], (used - full_kv) / mem);
+      if (drop <= 0) break;
+      share[k] -= drop;
+      used -= drop * mem;
+      preempted = true;
+    }
+    // No preemption: admit in order while the watermark stays free, the
+    // boundary cohort first (resumed: its context is prefilled again).
+    if (!preempted) {
+      for (int k = first; k < C; ++k) {
+        if (share[k] >= 1.0) continue;
+        if (alive[k] <= 0) continue;
+        double mem = alive[k] * (p + age[k] + kFragTokens);
+        double add = std::min(1.0 - share[k], (admit_kv - used) / mem);
+        if (add <= 0) break;
+        if (age[k] > 0) {
+          recompute_tokens += add * alive[k] * (p + age[k]);
+          recompute_seqs += add * alive[k];
+        }
+        share[k] += add;
+        used += add * mem;
+        if (share[k] < 1.0) break;
+      }
+    }
+    // The first cohort always runs: alone it takes what the cache holds (a
+    // single sequence larger than the cache is ruled out by PlanMemory).
+    if (share[first] <= 0) {
+      double mem = alive[first] * (p + age[first] + kFragTokens);
+      share[first] = std::min(1.0, full_kv / std::max(mem, 1e-9));
+    }
+    // Run until the next event.
+    // Events: a running cohort reaching its next length slice (a finish,
+    // which may let more in), and every step_max iterations while the cache
+    // could outgrow itself (preemption). Until the next finish the running
+    // set only grows its cache, by `growth` tokens an iteration: when that
+    // cannot pass the cache before the finish, nothing changes in between.
+    double dt = INFINITY, batch = 0, ctx = 0, growth = 0;
+    for (int k = first; k < C && share[k] > 0; ++k) {
+      if (next[k] >= m) continue;  // done
+      batch += share[k] * alive[k];
+      ctx += share[k] * alive[k] * (p + age[k]);
+      growth += share[k] * share[k] * alive[k];
+      dt = std::min(dt, (ends[k] - age[k]) / share[k]);
+    }
+    if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
+    dt = std::max(dt, 1e-9);
+    auto w = perf::DecodeIterations(e, batch, ctx, dt);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    r.decode_tokens += batch * dt;
+    batch_time += batch * w.time_s;
+    // Advance the running cohorts and sum the cache they now use.
+    used = 0;
+    last = first;
+    for (int k = first; k < C && share[k] > 0; ++k) {
+      last = k;
+      if (next[k] >= m) continue;
+      age[k] += share[k] * dt;
+      if (ends[k] <= age[k] + 1e-9) {
+        while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
+        alive[k] = c * (m - next[k]) / m;
+        ends[k] = next[k] < m ? len[next[k]] : INFINITY;
+      }
+      used += share[k] * alive[k] * (p + age[k] + kFragTokens);
+    }
+    while (first < C && next[first] >= m) ++first;
+    if (last < first) last = first;
+  }
+  auto pre = perf::Prefill(e, n * p, 0, n);
+  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
+  r.time_s += pre.time_s + re.time_s;
+  r.flops += pre.flops + re.flops;
+  r.prefill_tokens = n * p + recompute_tokens;
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
+// One engine's n sequences with response lengths `len` (m slices): all at
+// once when their peak KV fits, else the full, preempting cache.
+RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                           int m, double kv_tokens) {
+  // Peak KV use of the all-at-once drain: max over slices of alive * (P + L),
+  // each sequence charged as in the full-cache model below.
+  double peak = 0;
+  for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j] + kFragTokens));
+  RolloutResult r;
+  if (peak <= kv_tokens) {
+    auto pre = perf::Prefill(e, n * p, 0, n);
+    r = Drain(e, n, p, len, m);
+    r.time_s += pre.time_s;
+    r.flops += pre.flops;
+    r.prefill_tokens = n * p;
+    return r;
+  }
+  return FullCache(e, n, p, len, m, kv_tokens);
+}
+
+// The step waits for its slowest engine, and with random lengths that is the
+// one whose n draws add up to the most work, not the mean engine. Engine i's
+// total response tokens S_i = sum of its n lengths is about normal (central
+// limit), mean n E[L], sd sqrt(n) sd(L); the largest of E engines' sums is
+// E[max] = n E[L] (1 + z_E cv(L) / sqrt(n)), z_E the expected largest of E
+// standard normals, Blom's approximation z_E = Phi^-1((E - 0.375) / (E +
+// 0.25)) (G. Blom, "Statistical Estimates and Transformed Beta-Variables",
+// 1958; 1.434 for E = 8, the tabulated 1.4236). The busiest engine's slices
+// are the mean engine's scaled by that factor, the last (the step's expected
+// longest sequence) kept, none past it. Returns the factor (1: one engine or
+// fixed lengths). docs/model.md, "The busiest engine".
+double BusiestEngineLengths(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& len,
+                            int m) {
+  if (d.is_fixed() || m <= 1 || n <= 0) return 1.0;
+  const double mean = std::max(d.mean(), 1e-12);
+  const double cv = std::sqrt(std::max(0.0, d.SecondMoment() / (mean * mean) - 1.0));
+  const double f = BusiestEngineFactor(n_total / n, n, cv);
+  if (f <= 1.0) return 1.0;
+  for (int j = 0; j < m - 1; ++j) len[j] = std::min(len[j] * f, len[m - 1]);
+  return f;
+}
+
+}  // namespace
+
+// Single-turn generation of n sequences on one engine with a KV budget: the
+// work (tokens, FLOPs, mean batch) of the mean engine, the wall time of the
+// busiest (BusiestEngineLengths).
+RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                         double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const auto& resp = env.response_tokens;
+  std::array<double, kMaxSlices> len{};
+  int m = LengthSlices(resp, n, n_total, len);
+  RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
+  if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+  return r;
+}
+
+
+// Multi-turn generation of n trajectories per engine (N in all), tool calls
+// between turns. Tool calls per trajectory = turns - 1 (the last turn ends
+// the episode).
+MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                          double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const double t_mean = env.turns.mean();
+  const double r_mean = env.response_tokens.mean();
+  const double o_mean = env.tool_output_tokens.mean();
+  const double tau = env.tool_latency_s.mean();
+  const double calls = std::max(0.0, t_mean - 1.0);
+  const double startup = env.sandbox ? env.sandbox->startup_s : 0.0;
+  // Mean context of a decoding sequence: prompt + half the trajectory's growth.
+  const double final_ctx = p + t_mean * r_mean + calls * o_mean;
+  const double ctx = p + (final_ctx - p) / 2.0;
+  const double cap = std::max(1.0, std::floor(kv_tokens / final_ctx));
+  MultiTurnResult out;
+  RolloutResult& r = out.roll;
+
+  if (s.pipeline.dispatch == Dispatch::kLockstep) {
+    // Every turn waits for the slowest tool call of the batch: rounds are
+    // synchronous drains over the trajectories still active.
+    double rounds = env.turns.is_fixed() ? t_mean : env.turns.Quantile(n_total / (n_total + 1.0));
+    double tool_max = env.tool_latency_s.is_fixed() ? tau : env.tool_latency_s.Quantile(n_total / (n_total + 1.0));
+    double batch_time = 0;
+    double life = startup;  // a trajectory alive in round k holds its sandbox through it
+    const int last_round = CeilCount(rounds, 0, std::numeric_limits<int>::max());
+    for (int k = 0; k < last_round; ++k) {
+      double alive_frac = env.turns.is_fixed() ? 1.0 : 1.0 - env.turns.Cdf(k + 0.5);
+      double alive = std::min(n * alive_frac, cap);
+      if (alive <= 0) break;
+      double ctx0 = p + k * (r_mean + o_mean);
+      std::array<double, kMaxSlices> len{};
+      int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len);
+      auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
+      auto d = Drain(e, alive, ctx0, len, m);
+      const double round_s = pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
+      r.time_s += round_s;
+      life += std::min(1.0, alive_frac) * round_s;
+      r.flops += pre.flops + d.flops;
+      r.decode_tokens += d.decode_tokens;
+      r.prefill_tokens += alive * (k == 0 ? p : o_mean);
+      batch_time += d.mean_batch * d.time_s;
+    }
+    r.time_s += startup;
+    r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+    out.sandbox_life_s = life;
+    return out;
+  }
+
+  // Async dispatch: each trajectory alternates decode on the engine and tool
+  // calls off it. Fixed point for the running batch B = n * f, where f is the
+  // share of a trajectory's time spent decoding.
+  double batch = std::min(n, cap);
+  double iter_s = 0, turn_decode_s = 0;
+  for (int it = 0; it < 20; ++it) {
+    iter_s = perf::DecodeIteration(e, batch, batch * ctx).time_s;
+    turn_decode_s = r_mean * iter_s;
+    double f = turn_decode_s * t_mean / (turn_decode_s * t_mean + calls * tau + startup);
+    double next = std::clamp(n * f, 1.0, std::min(n, cap));
+    if (std::fabs(next - batch) < 1e-3 * batch) { batch = next; break; }
+    batch = 0.5 * (batch + next);
+  }
+  auto prefill_total = perf::Prefill(e, n * (p + calls * o_mean), ctx - p, n * (1 + calls));
+  // One trajectory: T turns of decode, T-1 tool calls, start-up.
+  double traj_mean = startup + t_mean * turn_decode_s + calls * tau;
+  out.sandbox_life_s = traj_mean;
+  // Its variance: a compound sum over turns (Wald): Var = E[T] Var(X) + Var(T) E[X]^2,
+  // X = one turn's decode + tool time.
+  double var_r = env.response_tokens.SecondMoment() - r_mean * r_mean;
+  double var_tau = env.tool_latency_s.SecondMoment() - tau * tau;
+  double var_t = env.turns.SecondMoment() - t_mean * t_mean;
+  double x_mean = turn_decode_s + tau * (calls / std::max(t_mean, 1.0));
+  double var_x = iter_s * iter_s * std::max(0.0, var_r) + std::max(0.0, var_tau);
+  double sd = std::sqrt(std::max(0.0, t_mean * var_x + std::max(0.0, var_t) * x_mean * x_mean));
+  // The step waits for the slowest of N trajectories: E[max] ~ mean + sd * z.
+  double z = NormalQuantile(n_total / (n_total + 1.0));
+  double makespan = traj_mean + sd * z;
+  // Throughput bound: all decode work at the capped batch.
+  double total_iters = n * t_mean * r_mean / batch;
+  double throughput_s = total_iters * iter_s;
+  r.time_s = std::max(makespan, throughput_s) + prefill_total.time_s;
+  auto w = perf::DecodeIteration(e, batch, batch * ctx);
+  r.flops = w.flops * total_iters + prefill_total.flops;
+  r.decode_tokens = n * t_mean * r_mean;
+  r.prefill_tokens = n * (p + calls * o_mean);
+  r.mean_batch = batch * (total_iters * iter_s) / std::max(r.time_s, 1e-12);
+  return out;
+}
+
+// Sequences one engine keeps in flight in a steady-state (partial-rollout)
+// pipeline with staleness k: the rollout side may run k steps ahead of the
+// trainer, so up to k steps' sequences are generating at once, not just the
+// step's own n. NeMo RL's trajectory collector limits its in-flight requests
+// to num_prompts_per_step x max_trajectory_age_steps prompt groups
+// (nemo_rl/algorithms/async_utils.py @ r0.6.0, AsyncTrajectoryCollector:
+// _inflight_sema); the simulator lets trajectory j start once
+// j < (version + k + 1) G (sim/pipeline.cc, CanStart), k G to (k + 1) G in
+// flight. A staleness under one step still keeps the step's own n.
+// docs/model.md, "Sequences in flight under bounded staleness".
+double InFlightPerEngine(double n, double max_staleness) { return n * std::max(1.0, max_staleness); }
+
+// Steady-state (no drain tail) generation: continuous generation across
+// steps, as with partial rollouts in an async pipeline. `n` is the step's
+// sequences per engine, `in_flight` how many of them (and of the steps ahead)
+// the engine may hold at once (InFlightPerEngine).
+RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double in_flight,
+                          double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const double t_mean = env.turns.mean();
+  const double calls = std::max(0.0, t_mean - 1.0);
+  const double tokens = t_mean * env.response_tokens.mean();
+  const double final_ctx = p + tokens + calls * env.tool_output_tokens.mean();
+  const double age = MeanAge(env.response_tokens);
+  const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
+  double cap = env.turns.mean() > 1 ? std::max(1.0, std::floor(kv_tokens / final_ctx))
+                                    : FullCacheBatch(kv_tokens, p, age);
+  double batch = std::min(cap, std::max(n, in_flight));
+  auto w = perf::DecodeIteration(e, batch, batch * ctx);
+  double iters = n * tokens / batch;
+  auto pre = perf::Prefill(e, n * (p + calls * env.tool_output_tokens.mean()), 0, n * (1 + calls));
+  // The step's weight sync lands on running sequences whose KV was computed
+  // with the old weights: each is recomputed once per step, its prompt and
+  // what it has generated (ctx) prefilled again (AReaL's interruptible
+  // generation; the simulator does the same, sim/engines.cc ResumeEngine).
+  // docs/model.md, "Sequences in flight under bounded staleness".
+  auto redo = perf::Prefill(e, batch * ctx, 0, batch);
+  RolloutResult r;
+  r.time_s = w.time_s * iters + pre.time_s + redo.time_s;
+  r.flops = w.flops * iters + pre.flops + redo.flops;
+  r.decode_tokens = n * tokens;
+  r.prefill_tokens = n * (p + calls * env.tool_output_tokens.mean()) + batch * ctx;
+  r.mean_batch = batch;
+  return r;
+}
+
+
+// pipeline.tail (docs/model.md, "Tail handling"): the step's rounds as the
+// closed form gives them (perf::TailRounds), each decoded by the engines as a
+// batch of its own (SingleTurnOn, the busiest engine's share of work scaled
+// as BusiestEngineLengths does), averaged over the rounds' shares of steps.
+Result<RolloutResult> TailRollout(const perf::EngineConfig& e, const Scenario& s, double n_total, double engines,
+                                  double kv_tokens, perf::TailStep* out) {
+  auto ts = perf::TailRounds(s.environment.response_tokens, n_total, s.algorithm.group_size, s.pipeline.tail,
+                             kMaxSlices);
+  if (!ts) return Fail(ts.error());
+  const double p = s.environment.prompt_tokens.mean();
+  RolloutResult sum;
+  double batch_time = 0;
+  for (const perf::TailRound& rd : ts->rounds) {
+    const double n = rd.sequences / engines;
+    std::array<double, kMaxSlices> len{};
+    const int m = std::min<int>(kMaxSlices, int(rd.slices.size()));
+    double mean = 0, sq = 0;
+    for (int j = 0; j < m; ++j) {
+      len[j] = rd.slices[j];
+      mean += len[j] / m;
+      sq += len[j] * len[j] / m;
+    }
+    RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
+    const double cv = mean > 0 ? std::sqrt(std::max(0.0, sq / (mean * mean) - 1.0)) : 0.0;
+    const double f = BusiestEngineFactor(engines, n, cv);
+    if (f > 1.0 && m > 1) {
+      for (int j = 0; j < m - 1; ++j) len[j] = std::min(len[j] * f, len[m - 1]);
+      r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+    }
+    if (rd.carried > 0) {
+      // Carried responses come back to new weights: their prompt and what they
+      // generated is prefilled again (APRIL resumes from the saved tokens).
+      auto re = perf::Prefill(e, rd.carried_context / engines, 0, std::max(1.0, rd.carried / engines));
+      r.time_s += re.time_s;
+      r.flops += re.flops;
+      r.prefill_tokens += rd.carried_context / engines;
+    }
+    sum.time_s += rd.share * r.time_s;
+    sum.flops += rd.share * r.flops;
+    sum.decode_tokens += rd.share * r.decode_tokens;
+    sum.prefill_tokens += rd.share * r.prefill_tokens;
+    batch_time += rd.share * r.mean_batch * r.time_s;
+  }
+  sum.mean_batch = sum.time_s > 0 ? batch_time / sum.time_s : 0;
+  *out = *ts;
+  return sum;
+}
+
+}  // namespace rlcost::sim::analytic_internal

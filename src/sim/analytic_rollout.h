@@ -1,0 +1,50 @@
+// The analytic step's generation models (analytic_rollout.cc), used by
+// AnalyticStep (analytic.cc). Private to src/sim. Derivation: docs/model.md,
+// "Analytic step" and "A full, preempting KV cache".
+#pragma once
+
+#include "rlcost/perf.h"
+#include "rlcost/sim.h"
+#include "rlcost/tail.h"
+
+namespace rlcost::sim::analytic_internal {
+
+inline constexpr int kMaxSlices = 48;
+
+struct RolloutResult {
+  double time_s = 0;       // wall time
+  double flops = 0;        // per GPU of one engine
+  double mean_batch = 0;   // time-weighted running sequences
+  double decode_tokens = 0;
+  double prefill_tokens = 0;
+};
+
+struct MultiTurnResult {
+  RolloutResult roll;
+  // Per trajectory: how long its sandbox is held, start-up to its last turn
+  // (verification is added by the caller): the container lives for the whole
+  // trajectory, not only during its tool calls.
+  double sandbox_life_s = 0;
+};
+
+// Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
+double NormalQuantile(double p);
+
+// Single-turn generation of n sequences on one engine with a KV budget (n_total in all).
+RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
+
+// Multi-turn generation of n trajectories per engine (n_total in all), tool calls between turns.
+MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
+
+// Sequences one engine keeps in flight in a steady-state (partial-rollout) pipeline.
+double InFlightPerEngine(double n, double max_staleness);
+
+// Steady-state (no drain tail) generation across steps, as with partial rollouts.
+RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double n, double in_flight,
+                          double kv_tokens);
+
+// Generation with a tail policy (perf::TailRounds): rounds of the step's sequences; fills *out.
+Result<RolloutResult> TailRollout(const perf::EngineConfig& e, const Scenario& s, double n_total, double engines,
+                                  double kv_tokens, perf::TailStep* out);
+
+}  // namespace rlcost::sim::analytic_internal
