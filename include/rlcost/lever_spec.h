@@ -70,6 +70,12 @@ struct EngineSpec {
   // "CUDA-graph coverage"). -1 = the engine's default (CudaGraphMaxBatch in
   // rlcost/scenario.h); 0 = every batch runs from a graph.
   int cuda_graph_max_batch = -1;
+  // engine.max_num_seqs: the most sequences the engine runs at once (vLLM
+  // max_num_seqs; its scheduler admits no more while that many are running or
+  // prefilling); the rest wait for a slot (docs/model.md, "The engine's cap on
+  // running sequences"). -1 = the engine's default (MaxNumSeqs in
+  // rlcost/scenario.h); 0 = no cap beyond the KV cache.
+  int max_num_seqs = -1;
 };
 
 // `hardware.spot`: spot (preemptible) GPUs for one role of the run

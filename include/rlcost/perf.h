@@ -75,6 +75,9 @@ struct EngineConfig {
   // The largest batch decoded from a CUDA graph (CudaGraphMaxBatch of the
   // scenario); a larger batch pays the eager launches. 0 = every batch graphed.
   double cuda_graph_max_batch = 0;
+  // The most sequences running at once (MaxNumSeqs of the scenario: vLLM
+  // max_num_seqs); 0 = only the KV cache bounds the batch.
+  double max_num_seqs = 0;
   // GPUs joined by NVLink (NvlinkDomainGpus of the scenario's hardware); 0 =
   // the catalog GPU's nvlink_domain.
   int nvlink_domain = 0;

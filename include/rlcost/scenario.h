@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -440,6 +441,40 @@ inline int CudaGraphMaxBatch(const Scenario& s) {
   if (s.engine.cuda_graph_max_batch >= 0) return s.engine.cuda_graph_max_batch;
   const InferenceEngine e = s.placement.engine;
   return (e == InferenceEngine::kVllm || e == InferenceEngine::kVllmAsync) ? kVllmCudaGraphMaxBatch : 0;
+}
+
+// vLLM's default max_num_seqs for the LLM class (the offline engine veRL and
+// NeMo RL build): 1024 on a GPU of at least 70 GiB whose name does not contain
+// "a100", 256 on every other GPU (vllm-project/vllm vllm/engine/arg_utils.py
+// EngineArgs.get_batch_defaults @ 99d7eb5d: "For GPUs like H100 and MI300x,
+// use larger default values"; the A100 is kept at 256 because the larger
+// budget cut its throughput, vLLM PR #17885). Releases before that branch
+// (vLLM <= 0.9.1, _set_default_args_v1) used 256 on every GPU; a framework
+// release that pins such a vLLM supplies 256 (catalog/frameworks).
+inline constexpr int kVllmMaxNumSeqsLarge = 1024;
+inline constexpr int kVllmMaxNumSeqsSmall = 256;
+inline int VllmDefaultMaxNumSeqs(const GpuSpec& g) {
+  auto names_a100 = [](std::string_view text) {
+    for (size_t i = 0; i + 4 <= text.size(); ++i) {
+      if ((text[i] == 'a' || text[i] == 'A') && text.substr(i + 1, 3) == "100") return true;
+    }
+    return false;
+  };
+  // torch reports total_memory in bytes; the catalog's memory_gb is 1e9 bytes.
+  const double gib = g.memory_gb * 1e9 / (1024.0 * 1024.0 * 1024.0);
+  const bool a100 = names_a100(g.id) || names_a100(g.name);
+  return gib >= 70.0 && !a100 ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqsSmall;
+}
+
+// The most sequences one rollout engine runs at once (engine.max_num_seqs):
+// the scenario's value (a framework's default included), else vLLM's own
+// default for the GPU (VllmDefaultMaxNumSeqs); SGLang and TensorRT-LLM size
+// theirs from memory and launch settings: not modelled (0: no cap beyond the
+// KV cache). docs/model.md, "The engine's cap on running sequences".
+inline int MaxNumSeqs(const Scenario& s) {
+  if (s.engine.max_num_seqs >= 0) return s.engine.max_num_seqs;
+  const InferenceEngine e = s.placement.engine;
+  return (e == InferenceEngine::kVllm || e == InferenceEngine::kVllmAsync) ? VllmDefaultMaxNumSeqs(s.hardware.gpu) : 0;
 }
 
 // One `--set key=value` override: a dotted path into the document and a YAML

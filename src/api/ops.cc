@@ -1,5 +1,6 @@
 #include "api/ops.h"
 #include "api/illustrative.h"
+#include "api/sweep_checks.h"
 #include "api/views.h"
 
 #include <algorithm>
@@ -332,39 +333,18 @@ Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std:
 }
 
 Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std::string* stopped) {
-  // Everything that can be wrong is found before any point runs, as `rlcost sweep` does.
+  // Everything that can be wrong is found before any point runs, by the
+  // checks `rlcost sweep` makes (api/sweep_checks.h).
   Error bad;
   auto add = [&](const Error& e) {
     if (bad.problems.empty()) bad.code = e.code;
-    for (auto p : e.problems) {
-      if (p.file == "vary") p.file.clear();  // the request's field, named by the path
-      bad.problems.push_back(std::move(p));
-    }
+    for (const auto& p : e.problems) bad.problems.push_back(p);
   };
-  std::vector<explore::Axis> axes;
-  for (const auto& v : sw.vary) {
-    auto axis = explore::ParseAxis(v, sw.sample > 0);
-    if (!axis) {
-      add(axis.error());
-      continue;
-    }
-    for (const auto& prev : axes) {
-      if (prev.key == axis->key) add(Error(ErrorCode::kInvalidInput, axis->key, "varied twice; give each key one set of values"));
-    }
-    axes.push_back(std::move(*axis));
-  }
-  if (sw.vary.empty()) add(Error(ErrorCode::kInvalidInput, "vary", "nothing to vary; expected at least one field with its values"));
-  std::vector<Override> fixed;
-  for (const auto& s : in.sets) {
-    auto o = ParseOverride(s);
-    if (!o) add(o.error()); else fixed.push_back(*o);
-  }
+  auto fields = CheckSweepFields(sw.vary, sw.sample > 0, in.sets, sw.metrics, SweepFieldWords{}, bad);
+  const std::vector<explore::Axis>& axes = fields.axes;
+  const std::vector<Override>& fixed = fields.fixed;
   explore::SweepOptions opt;
-  for (const auto& m : sw.metrics) {
-    auto def = explore::MetricByName(m, "metrics");
-    if (!def) add(def.error()); else opt.metrics.push_back(*def);
-  }
-  if (opt.metrics.empty()) opt.metrics = explore::DefaultMetrics();
+  opt.metrics = fields.metrics;
   if (sw.steps < 0) add(Error(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(sw.steps)));
   if (!bad.problems.empty()) return Fail(std::move(bad));
 

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "api/illustrative.h"
+#include "catalog/format.h"
 #include "core/file.h"
 #include "decide/claims.h"
 #include "decide/levers.h"
@@ -454,6 +455,10 @@ Result<View> SensitivityView(const ScenarioInput& in, const SensitivityInput& si
     v.text += "  note: " + note + "\n";
   }
   return v;
+}
+
+std::string CatalogListing(const rlcost::Catalog& cat, bool json) {
+  return json ? FormatCatalogJson(cat) : FormatCatalogTable(cat);
 }
 
 }  // namespace rlcost::ops

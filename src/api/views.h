@@ -85,4 +85,7 @@ struct ForecastInput {
 };
 Result<View> ForecastView(const ForecastInput& f);
 
+// The GPUs and models of a catalog: a table, or JSON (`rlcost catalog`).
+std::string CatalogListing(const rlcost::Catalog& cat, bool json);
+
 }  // namespace rlcost::ops

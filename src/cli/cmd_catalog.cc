@@ -2,7 +2,7 @@
 #include <iostream>
 #include <memory>
 
-#include "catalog/format.h"
+#include "api/views.h"
 #include "cli/common.h"
 
 namespace rlcost::cli {
@@ -15,7 +15,7 @@ void RegisterCatalog(CLI::App& app, int& exit_code) {
   sub->callback([args, &exit_code] {
     auto cat = LoadCatalog(*args);
     if (!cat) { exit_code = PrintError(cat.error(), args->json); return; }
-    std::cout << (args->json ? FormatCatalogJson(*cat) : FormatCatalogTable(*cat));
+    std::cout << ops::CatalogListing(*cat, args->json);
     exit_code = 0;
   });
 }

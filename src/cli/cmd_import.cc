@@ -143,7 +143,7 @@ void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, co
     common.catalog_files = args->catalog_files;
     auto cat = LoadCatalog(common);
     if (!cat) { exit_code = PrintError(cat.error(), args->json); return; }
-    auto imported = importer(args->config, args->overrides, *cat, ingest::ImportOptions{args->gpu});
+    auto imported = importer(args->config, args->overrides, *cat, ingest::ImportOptions{args->gpu, "", "--gpu", "--model"});
     if (!imported) { exit_code = PrintError(imported.error(), args->json); return; }
     // The scenario must load as written, before anything is written.
     auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
@@ -191,7 +191,7 @@ void RegisterImportHarbor(CLI::App* parent, int& exit_code) {
     common.catalog_files = args->catalog_files;
     auto cat = LoadCatalog(common);
     if (!cat) { exit_code = PrintError(cat.error(), args->json); return; }
-    auto imported = ingest::ImportHarbor(args->dir, *cat, ingest::ImportOptions{args->gpu, args->model});
+    auto imported = ingest::ImportHarbor(args->dir, *cat, ingest::ImportOptions{args->gpu, args->model, "--gpu", "--model"});
     if (!imported) { exit_code = PrintError(imported.error(), args->json); return; }
     auto check = LoadScenarioText(imported->yaml, *cat, "the imported scenario", ".");
     if (!check) { exit_code = PrintError(check.error(), args->json); return; }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "api/illustrative.h"
+#include "api/sweep_checks.h"
 #include "cli/common.h"
 #include "core/file.h"
 
@@ -93,33 +94,20 @@ void AddSweepOptions(CLI::App* sub, SweepArgs& a) {
 }
 
 Result<PreparedSweep> PrepareSweep(const SweepArgs& a, const std::string& command_name) {
-  // Everything that can be wrong with the command is found before any point runs.
+  // Everything that can be wrong with the command is found before any point runs,
+  // by the checks the server's sweep makes too, said in the command line's words.
   Error bad;
-  auto add_problems = [&](const Error& e) {
-    if (bad.problems.empty()) bad.code = e.code;
-    for (const auto& p : e.problems) bad.problems.push_back(p);
-  };
-  std::vector<explore::Axis> axes;
-  for (const auto& v : a.vary) {
-    auto axis = explore::ParseAxis(v, a.sample > 0);
-    if (!axis) { add_problems(axis.error()); continue; }
-    for (const auto& prev : axes) {
-      if (prev.key == axis->key) add_problems(Error(ErrorCode::kInvalidInput, axis->key, "varied twice; give each key one --vary"));
-    }
-    axes.push_back(std::move(*axis));
-  }
-  if (a.vary.empty()) add_problems(Error(ErrorCode::kInvalidInput, "", "nothing to vary; expected at least one --vary KEY=V1,V2,... or KEY=LO..HI[:STEP]"));
-  std::vector<Override> fixed;
-  for (const auto& s : a.sets) {
-    auto o = ParseOverride(s);
-    if (!o) add_problems(o.error()); else fixed.push_back(*o);
-  }
+  ops::SweepFieldWords words;
+  words.vary_twice = "varied twice; give each key one --vary";
+  words.nothing_path = "";
+  words.nothing_message = "nothing to vary; expected at least one --vary KEY=V1,V2,... or KEY=LO..HI[:STEP]";
+  words.metric_field = "--metric";
+  words.clear_vary_file = false;
+  auto fields = ops::CheckSweepFields(a.vary, a.sample > 0, a.sets, a.metrics, words, bad);
+  const std::vector<explore::Axis>& axes = fields.axes;
+  const std::vector<Override>& fixed = fields.fixed;
   explore::SweepOptions opt;
-  for (const auto& m : a.metrics) {
-    auto def = explore::MetricByName(m, "--metric");
-    if (!def) add_problems(def.error()); else opt.metrics.push_back(*def);
-  }
-  if (opt.metrics.empty()) opt.metrics = explore::DefaultMetrics();
+  opt.metrics = fields.metrics;
   if (!bad.problems.empty()) return Fail(std::move(bad));
 
   auto design = a.sample ? explore::Design::Sample(axes, a.sample, a.seed) : explore::Design::Grid(axes);

@@ -241,22 +241,22 @@ Result<ImportedScenario> ImportHarbor(const std::string& dir_arg, const Catalog&
   out.Set("", "name", "\"harbor-" + name + "\"");
   // The policy and the GPUs: a task does not say.
   if (options.model.empty()) {
-    out.Assume("", "model", "qwen3-8b", "a task does not say which policy trains on it; pass --model");
+    out.Assume("", "model", "qwen3-8b", "a task does not say which policy trains on it; pass " + options.model_name);
   } else if (const ModelSpec* m = catalog.FindModel(options.model)) {
-    out.Set("", "model", m->id, "--model " + options.model);
+    out.Set("", "model", m->id, options.model_name + " " + options.model);
   } else {
     std::string known;
     for (const auto& id : catalog.ModelIds()) known += (known.empty() ? "" : ", ") + id;
-    return Fail(ErrorCode::kNotFound, "--model", "unknown model '" + options.model + "'; known: " + known);
+    return Fail(ErrorCode::kNotFound, options.model_name, "unknown model '" + options.model + "'; known: " + known);
   }
   if (options.gpu.empty()) {
-    out.Assume("hardware", "gpu", "h100-sxm", "a task does not name the GPU; pass --gpu");
+    out.Assume("hardware", "gpu", "h100-sxm", "a task does not name the GPU; pass " + options.gpu_name);
   } else if (const GpuSpec* g = catalog.FindGpu(options.gpu)) {
-    out.Set("hardware", "gpu", g->id, "--gpu " + options.gpu);
+    out.Set("hardware", "gpu", g->id, options.gpu_name + " " + options.gpu);
   } else {
     std::string known;
     for (const auto& id : catalog.GpuIds()) known += (known.empty() ? "" : ", ") + id;
-    return Fail(ErrorCode::kNotFound, "--gpu", "unknown GPU '" + options.gpu + "'; known: " + known);
+    return Fail(ErrorCode::kNotFound, options.gpu_name, "unknown GPU '" + options.gpu + "'; known: " + known);
   }
   out.Assume("hardware", "gpus", "8", "the run's GPUs");
   out.Assume("hardware", "gpus_per_node", "8", "one node");

@@ -18,6 +18,11 @@ namespace rlcost::ingest {
 struct ImportOptions {
   std::string gpu;    // catalog GPU name; "" = not given (written as an assumption)
   std::string model;  // harbor: the policy (catalog name); "" = not given (an assumption)
+  // How the caller names these two in what the import writes (a line's
+  // source, "pass NAME") and in its errors: the request's own field names
+  // unless the front end says them its way (the command line: its flags).
+  std::string gpu_name = "gpu";
+  std::string model_name = "model";
 };
 
 struct ImportedScenario {

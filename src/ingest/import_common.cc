@@ -44,16 +44,16 @@ void ModelLine(ConfigTree& tree, const std::string& key, const Catalog& catalog,
 
 void GpuLine(const ImportOptions& options, const Catalog& catalog, ConfigTree& tree, ScenarioText& out) {
   if (options.gpu.empty()) {
-    out.Assume("hardware", "gpu", "h100-sxm", "the config does not name the GPU; pass --gpu, or change this line");
+    out.Assume("hardware", "gpu", "h100-sxm", "the config does not name the GPU; pass " + options.gpu_name + ", or change this line");
     return;
   }
   if (const GpuSpec* g = catalog.FindGpu(options.gpu)) {
-    out.Set("hardware", "gpu", g->id, "--gpu " + options.gpu);
+    out.Set("hardware", "gpu", g->id, options.gpu_name + " " + options.gpu);
     return;
   }
   std::string known;
   for (const auto& id : catalog.GpuIds()) known += (known.empty() ? "" : ", ") + id;
-  tree.problems().push_back(Problem{"--gpu", "unknown GPU '" + options.gpu + "'; known: " + known, 0, "command line"});
+  tree.problems().push_back(Problem{options.gpu_name, "unknown GPU '" + options.gpu + "'; known: " + known, 0, "command line"});
 }
 
 long long AssumedMean(long long placeholder, std::optional<long long> max) {

@@ -30,6 +30,7 @@ EngineConfig RolloutEngine(const Scenario& s) {
   e.speculative = s.engine.speculative;  // docs/model.md, "Speculative decoding in rollout"
   e.eager = s.engine.enforce_eager;
   e.cuda_graph_max_batch = CudaGraphMaxBatch(s);
+  e.max_num_seqs = MaxNumSeqs(s);  // docs/model.md, "The engine's cap on running sequences"
   e.nvlink_domain = NvlinkDomainGpus(s.hardware);
   if (s.algorithm.lora) {
     e.lora_rank = s.algorithm.lora->rank;

@@ -289,11 +289,13 @@ void ReadResplit(Reader& r, const YAML::Node& root, Scenario& s) {
 void ReadLeverSections(Reader& r, const YAML::Node& root, Scenario& s) {
   YAML::Node engine = Reader::Child(root, "engine");
   if (engine.IsDefined() &&
-      r.CheckKeys(engine, "engine", {"speculative", "enforce_eager", "cuda_graph_max_batch"})) {
+      r.CheckKeys(engine, "engine", {"speculative", "enforce_eager", "cuda_graph_max_batch", "max_num_seqs"})) {
     ReadSpeculative(r, engine, s);
     r.Bool(engine, "enforce_eager", "engine", s.engine.enforce_eager);  // docs/model.md, "Eager decoding"
     // docs/model.md, "CUDA-graph coverage": 0 = every batch from a graph.
     r.Int(engine, "cuda_graph_max_batch", "engine", s.engine.cuda_graph_max_batch, 0, 1'000'000);
+    // docs/model.md, "The engine's cap on running sequences": 0 = no cap.
+    r.Int(engine, "max_num_seqs", "engine", s.engine.max_num_seqs, 0, 10'000'000);
   }
   ReadEnergy(r, root, s);
   ReadSpot(r, root, s);

@@ -4,7 +4,7 @@
 // here with its method (and with another: 405), so the two cannot drift apart.
 #pragma once
 
-namespace rlcost::cli {
+namespace rlcost::serve {
 
 inline constexpr const char* kOpenApiJson = R"json({
   "openapi": "3.0.3",
@@ -119,4 +119,4 @@ inline constexpr const char* kOpenApiJson = R"json({
   }
 })json";
 
-}  // namespace rlcost::cli
+}  // namespace rlcost::serve

@@ -1,17 +1,19 @@
 // `rlcost serve`: the JSON HTTP API, a program of its own (rlcost-serve) so
 // that only the server loads the HTTP library. `rlcost serve ARGS` replaces
-// itself with `rlcost-serve ARGS` (src/cli/cmd_serve.cc).
+// itself with `rlcost-serve ARGS` (src/cli/cmd_serve.cc), whose command line
+// is src/cli/serve/main.cc. The endpoints, the rules that keep it safe to
+// leave running, and the files: serve/serve.cc.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "api/serve_request.h"
+#include "rlcost/error.h"
 
-#include "api/ops.h"
+namespace rlcost::serve {
 
-namespace rlcost::cli {
+// Checks the request (ServeRequest::Validate, after RLCOST_SERVE_TOKEN is
+// read), listens, prints "rlcost serve: listening on http://HOST:PORT" and
+// answers until the server stops. An error names the request's field
+// ("threads", "queue", "token", "port").
+Result<void> Run(ops::ServeRequest a);
 
-using ops::kServeDescription;
-
-// The server's options and, as the callback, the server itself, on `app`.
-void ConfigureServe(CLI::App& app, int& exit_code);
-
-}  // namespace rlcost::cli
+}  // namespace rlcost::serve

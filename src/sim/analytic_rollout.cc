@@ -165,7 +165,8 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // estimated at the batch of whole sequences the cache holds).
   double mean_len = 0;
   for (int j = 0; j < m; ++j) mean_len += len[j] / m;
-  const double iters_est = n * mean_len / std::max(1.0, kv_tokens / (p + mean_len + kFragTokens));
+  const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
+  const double iters_est = n * mean_len / std::max(1.0, std::min(seats, kv_tokens / (p + mean_len + kFragTokens)));
   const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
   // Per cohort: age, running share, first slice still alive; and, updated
   // only when that slice changes, the sequences alive (c * (m - next) / m)
@@ -194,12 +195,17 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     // No preemption: admit in order while the watermark stays free, the
     // boundary cohort first (resumed: its context is prefilled again).
     if (!preempted) {
+      // The engine's cap on running sequences (engine.max_num_seqs): no
+      // admission while that many run, whatever the cache has free.
+      double running = 0;
+      for (int k = first; k < C && share[k] > 0; ++k) running += share[k] * alive[k];
       for (int k = first; k < C; ++k) {
         if (share[k] >= 1.0) continue;
         if (alive[k] <= 0) continue;
         double mem = alive[k] * (p + age[k] + kFragTokens);
-        double add = std::min(1.0 - share[k], (admit_kv - used) / mem);
+        double add = std::min({1.0 - share[k], (admit_kv - used) / mem, (seats - running) / alive[k]});
         if (add <= 0) break;
+        running += add * alive[k];
         if (age[k] > 0) {
           recompute_tokens += add * alive[k] * (p + age[k]);
           recompute_seqs += add * alive[k];
@@ -213,7 +219,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     // single sequence larger than the cache is ruled out by PlanMemory).
     if (share[first] <= 0) {
       double mem = alive[first] * (p + age[first] + kFragTokens);
-      share[first] = std::min(1.0, full_kv / std::max(mem, 1e-9));
+      share[first] = std::min({1.0, full_kv / std::max(mem, 1e-9), seats / std::max(alive[first], 1e-9)});
     }
     // Run until the next event.
     // Events: a running cohort reaching its next length slice (a finish,
@@ -271,7 +277,8 @@ RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, cons
   double peak = 0;
   for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j] + kFragTokens));
   RolloutResult r;
-  if (peak <= kv_tokens) {
+  // All at once only when the engine also lets them all run (engine.max_num_seqs).
+  if (peak <= kv_tokens && (e.max_num_seqs <= 0 || n <= e.max_num_seqs)) {
     auto pre = perf::Prefill(e, n * p, 0, n);
     r = Drain(e, n, p, len, m);
     r.time_s += pre.time_s;
@@ -338,7 +345,8 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   // Mean context of a decoding sequence: prompt + half the trajectory's growth.
   const double final_ctx = p + t_mean * r_mean + calls * o_mean;
   const double ctx = p + (final_ctx - p) / 2.0;
-  const double cap = std::max(1.0, std::floor(kv_tokens / final_ctx));
+  double cap = std::max(1.0, std::floor(kv_tokens / final_ctx));
+  if (e.max_num_seqs > 0) cap = std::min(cap, e.max_num_seqs);  // engine.max_num_seqs
   MultiTurnResult out;
   RolloutResult& r = out.roll;
 
@@ -441,6 +449,7 @@ RolloutResult SteadyState(const perf::EngineConfig& e, const Scenario& s, double
   const double ctx = env.turns.mean() > 1 ? p + (final_ctx - p) / 2 : p + age;
   double cap = env.turns.mean() > 1 ? std::max(1.0, std::floor(kv_tokens / final_ctx))
                                     : FullCacheBatch(kv_tokens, p, age);
+  if (e.max_num_seqs > 0) cap = std::min(cap, e.max_num_seqs);  // engine.max_num_seqs
   double batch = std::min(cap, std::max(n, in_flight));
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   double iters = n * tokens / batch;

@@ -102,7 +102,12 @@ void Simulator::Preempt(Engine& en, int32_t id) {
 }
 
 void Simulator::Admit(Engine& en) {
+  // vLLM's scheduler admits no new request while max_num_seqs are running or
+  // prefilling (engine.max_num_seqs; docs/model.md, "The engine's cap on
+  // running sequences"); 0 = only the KV cache bounds the batch.
+  const double seats = ec_.max_num_seqs;
   while (!en.waiting.empty()) {
+    if (seats > 0 && double(en.n_running) + double(en.prefill_q.size()) >= seats) break;
     int32_t id = en.waiting.front();
     Traj& t = T(id);
     int64_t target = t.pf_ctx + t.pf_left;

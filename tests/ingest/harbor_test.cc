@@ -66,7 +66,7 @@ TEST(Harbor, OptionsNameThePolicyAndGpu) {
   EXPECT_DOUBLE_EQ(s.environment.reward.verify_s.max(), 600);
   auto bad = ingest::ImportHarbor(Data("dataset/sqlite-recover"), test::Cat(), {.model = "gpt-9"});
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().ToString().find("--model"), std::string::npos);
+  EXPECT_NE(bad.error().ToString().find("model: unknown model 'gpt-9'"), std::string::npos);
 }
 
 TEST(Harbor, DatasetFolderAggregatesItsTasks) {

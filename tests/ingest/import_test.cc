@@ -199,7 +199,7 @@ TEST(ImportBadInput, UnknownModelMissingFileBadValue) {
   EXPECT_NE(r.error().ToString().find("expected key=value"), std::string::npos);
   r = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "h300"});
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().ToString().find("--gpu: unknown GPU 'h300'"), std::string::npos);
+  EXPECT_NE(r.error().ToString().find("gpu: unknown GPU 'h300'"), std::string::npos);
 }
 
 }  // namespace

@@ -118,7 +118,7 @@ TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
   EXPECT_FALSE(s->expect.has_value());
   // What verl@0.6 supplies (catalog/frameworks/verl.yaml, tag v0.6.0): CUDA
   // graphs, sleep level 2, nothing offloaded, half of each GPU for the engine,
-  // gradient checkpointing, one load per tensor.
+  // gradient checkpointing, one load per tensor, 1024 running sequences.
   EXPECT_EQ(s->framework, "verl@0.6");
   EXPECT_FALSE(s->engine.enforce_eager);
   EXPECT_EQ(s->placement.engine_sleep_level, 2);
@@ -129,7 +129,8 @@ TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
   EXPECT_EQ(*s->placement.gpu_memory_utilization, 0.5);
   EXPECT_TRUE(s->placement.gradient_checkpointing);
   EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
-  EXPECT_EQ(s->framework_defaults.size(), 8u);
+  EXPECT_EQ(s->engine.max_num_seqs, 1024);
+  EXPECT_EQ(s->framework_defaults.size(), 9u);
 }
 
 TEST(Scenario, JsonLoadsLikeYaml) {
@@ -311,8 +312,8 @@ TEST(Scenario, BadInputsNameTheField) {
 TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   // verl@0.4 (catalog/frameworks/verl.yaml, tag v0.4.1): eager vLLM, sleep
   // level 1, optimizer states kept on the GPU, gpu_memory_utilization 0.5,
-  // gradient checkpointing on, one all-gather and load per tensor.
-  // The file sets refit_offload itself: that value stands and is not listed.
+  // gradient checkpointing on, one all-gather and load per tensor, 256
+  // running sequences. The file sets refit_offload itself: that value stands and is not listed.
   auto s = Load(kBase + "framework: verl@0.4\nplacement: {refit_offload: pinned}\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "verl@0.4");
@@ -329,8 +330,10 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.engine_sleep_level",
                                              "placement.offload", "placement.gpu_memory_utilization",
-                                             "placement.gradient_checkpointing", "placement.weight_sync"}));
+                                             "placement.gradient_checkpointing", "placement.weight_sync",
+                                             "engine.max_num_seqs"}));
   EXPECT_TRUE(s->placement.gradient_checkpointing);  // ppo_trainer.yaml:116 @ v0.4.1
+  EXPECT_EQ(s->engine.max_num_seqs, 256);  // vllm_rollout_spmd.py never passes it; vllm<=0.8.5's default
   // --set wins over the framework as the file does.
   auto set = Load(kBase + "framework: verl@0.4\n", {{"engine.enforce_eager", "false"}});
   ASSERT_TRUE(set) << set.error().ToString();
