@@ -31,6 +31,13 @@ double BusiestEngineFactor(double engines, double sequences, double length_cv);
 struct Options {
   uint64_t seed = 1;
   int steps = 0;              // 0 = the scenario's algorithm.steps
+  // > 0: the per-step figures of a run longer than its warm-up and this
+  // many steps are measured on a shorter run and extrapolated to the whole
+  // run (docs/model.md, "Steady steps"): the simulator runs W warm-up steps
+  // and W + measure_steps steps (two runs, same seed), and each per-step
+  // total of the N-step run is read off the line through the two. A run of
+  // at most 2 W + measure_steps steps is simulated whole (the same bits).
+  int measure_steps = 0;
   std::string trace_path;     // Chrome trace-event JSON; empty = none
 };
 
@@ -51,6 +58,11 @@ struct SimResult {
   double mean_batch_occupancy = 0;       // running sequences / KV capacity, time-weighted
   long long events = 0;
   int steps_simulated = 0;
+  // Options::measure_steps: the figures stand for a run of this many steps,
+  // extrapolated from runs of `warmup_steps` and steps_simulated steps; 0 =
+  // the run of steps_simulated steps itself.
+  int extrapolated_to_steps = 0;
+  int warmup_steps = 0;
   uint64_t seed = 0;
   // Added by the simulator (docs/model.md (sim section)).
   double idle_waiting_rollout_gpu_s = 0; // trainer GPUs waiting for a full batch (disaggregated), per step
@@ -73,5 +85,11 @@ struct SimResult {
 };
 
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt);
+
+// Options::measure_steps (docs/model.md, "Steady steps"): the warm-up steps
+// of `s`'s pipeline, and `r` (a run of k steps) with its per-step totals put
+// on the line through `r` and `w` (a run of fewer steps) at a run of n steps.
+int SteadyWarmupSteps(const Scenario& s);
+void ExtrapolateSteps(SimResult& r, const SimResult& w, int n);
 
 }  // namespace rlcost::sim

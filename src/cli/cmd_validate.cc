@@ -26,6 +26,7 @@ struct ValidateArgs {
   std::string facts;
   uint64_t seed = 1;
   int sim_steps = 0;
+  int sim_measure = validate::kValidateMeasureSteps;
   bool intervals = false;
   std::string learning;
 };
@@ -37,6 +38,7 @@ int Run(const ValidateArgs& a) {
   opt.simulated = a.path == "simulated" || a.path == "both";
   opt.sim.seed = a.seed;
   opt.sim.steps = a.sim_steps;
+  opt.sim.measure_steps = a.sim_measure;
   for (const auto& s : a.common.sets) {
     auto o = ParseOverride(s);
     if (!o) return PrintError(o.error(), json);
@@ -113,6 +115,10 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
                   "placement), each with its source; applied per case and listed in the report");
   sub->add_option("--seed", args->seed, "random seed of the simulated path")->check(SeedValidator());
   sub->add_option("--sim-steps", args->sim_steps, "steps the simulated path runs per scenario (0 = the scenario's)")
+      ->check(CLI::Range(0, 1'000'000'000));
+  sub->add_option("--sim-measure", args->sim_measure,
+                  "steady steps the simulated path measures after the warm-up, extrapolated to the scenario's steps "
+                  "(0 = simulate every step; default " + std::to_string(validate::kValidateMeasureSteps) + ")")
       ->check(CLI::Range(0, 1'000'000'000));
   sub->add_flag("--intervals", args->intervals,
                 "print the likely-range bands read off these runs (the text of catalog/intervals.yaml) instead of the report");

@@ -94,6 +94,9 @@ Result<ResplitPricing> PriceResplit(const Scenario& s, const signal::Summary& si
     double best_t = *fixed_here;
     for (int r = stride; r < gpus; r += stride) {
       if (r % tp != 0) continue;
+      // A split is a full-cache pass or more (milliseconds each, 32 a phase):
+      // a request no longer wanted stops between two of them.
+      if (sim::CancelRequested()) return Fail(sim::CancelledError());
       auto t = time_at(r);
       if (t && *t < best_t) {
         best_t = *t;

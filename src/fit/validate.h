@@ -120,10 +120,18 @@ struct Report {
   bool AllPass() const;      // no fail and no error on any path
 };
 
+// The simulated path measures each case's per-step figures over this many
+// steady steps after the pipeline's warm-up and extrapolates them to the
+// scenario's steps (sim::Options::measure_steps, docs/model.md "Steady
+// steps"); every metric validate checks is a per-step mean or that mean
+// times the run's steps.
+inline constexpr int kValidateMeasureSteps = 30;
+
 struct Options {
   bool analytic = true;
   bool simulated = true;
-  sim::Options sim;                  // seed, steps (0 = the scenario's)
+  // seed, steps (0 = the scenario's), measure_steps (0 = simulate whole runs)
+  sim::Options sim{.measure_steps = kValidateMeasureSteps};
   std::vector<Override> overrides;   // --set, applied to every scenario
   const Calibration* calibration = nullptr;  // --calibration, applied to every scenario
   const Facts* facts = nullptr;      // --facts, applied per case after `overrides`

@@ -35,6 +35,10 @@ nlohmann::json SimExtrasToJson(const sim::SimResult& r) {
   j["events"] = r.events;
   j["seed"] = r.seed;
   j["steps"] = r.steps_simulated;
+  if (r.extrapolated_to_steps > 0) {
+    j["warmup_steps"] = r.warmup_steps;  // sim::Options::measure_steps: a second, shorter run
+    j["extrapolated_to_steps"] = r.extrapolated_to_steps;
+  }
   return j;
 }
 

@@ -465,6 +465,60 @@ const std::atomic<bool>* CancelFlag() { return t_cancel; }
 ScopedCancel::ScopedCancel(const std::atomic<bool>* flag) : previous_(t_cancel) { t_cancel = flag; }
 ScopedCancel::~ScopedCancel() { t_cancel = previous_; }
 
+int SteadyWarmupSteps(const Scenario& s) {
+  // The pipeline fills over the steps its staleness allows (the first
+  // batches are generated before the trainer has anything to do); one more
+  // step holds the first weight sync. A synchronous run: its first step.
+  const double stale = s.pipeline.mode == PipelineMode::kAsync ? std::max(0.0, s.pipeline.max_staleness) : 0.0;
+  return static_cast<int>(std::ceil(std::min(stale, 1e6))) + 2;
+}
+
+// Each per-step total of a run of n steps on the line through the totals of
+// runs of w.warmup and r steps: a run's total is a fixed part (the warm-up,
+// the drain at the end) plus a steady cost per step, so
+//   total(n) = total(k) + (n - k) (total(k) - total(w)) / (k - w)
+// and the per-step figure is total(n) / n: an affine mix of the two runs'
+// per-step figures with weights a and 1 - a, a = k (n - w) / (n (k - w)).
+// Linear identities between the figures (time = rollout + train + other,
+// GPU time = wall x GPUs) hold for the mix. Ratios that are not per-step
+// totals (mean batch, KV capacity, shares, percentiles, peaks) are the
+// longer run's.
+void ExtrapolateSteps(SimResult& r, const SimResult& w, int n) {
+  const double k = r.steps_simulated, ws = w.steps_simulated;
+  const double a = k * (n - ws) / (double(n) * (k - ws));
+  auto mix = [&](double& x, double y) { x = a * x + (1 - a) * y; };
+  StepTiming& t = r.mean_step;
+  const StepTiming& u = w.mean_step;
+  for (auto f : {&StepTiming::time_s, &StepTiming::rollout_s, &StepTiming::train_s, &StepTiming::other_s,
+                 &StepTiming::logprob_s, &StepTiming::reference_s, &StepTiming::weight_sync_s,
+                 &StepTiming::reward_s, &StepTiming::overhead_s, &StepTiming::offload_s,
+                 &StepTiming::refit_offload_s, &StepTiming::gpu_s_rollout, &StepTiming::gpu_s_train,
+                 &StepTiming::gpu_s_other, &StepTiming::gpu_s_idle, &StepTiming::rollout_busy_s,
+                 &StepTiming::train_busy_s, &StepTiming::rollout_flops, &StepTiming::train_flops,
+                 &StepTiming::other_flops, &StepTiming::rollouts_generated, &StepTiming::rollouts_trained,
+                 &StepTiming::generated_tokens, &StepTiming::prefill_tokens, &StepTiming::trained_tokens,
+                 &StepTiming::sandbox_cpu_s, &StepTiming::tail_wasted_tokens, &StepTiming::tail_launched,
+                 &StepTiming::tail_long_round_share, &StepTiming::gpu_s_reward, &StepTiming::verifier_calls,
+                 &StepTiming::verifier_shared_s}) {
+    mix(t.*f, u.*f);
+  }
+  for (auto f : {&SimResult::idle_length_tail_gpu_s, &SimResult::idle_waiting_trainer_gpu_s,
+                 &SimResult::idle_tools_gpu_s, &SimResult::idle_weight_sync_gpu_s, &SimResult::sandbox_wait_s,
+                 &SimResult::idle_waiting_rollout_gpu_s, &SimResult::preemptions,
+                 &SimResult::length_tail_underfill_gpu_s, &SimResult::idle_waiting_judge_gpu_s,
+                 &SimResult::idle_judge_pool_gpu_s, &SimResult::judge_calls, &SimResult::judge_busy_gpu_s,
+                 &SimResult::judge_phase_s}) {
+    mix(r.*f, w.*f);
+  }
+  r.events += w.events;
+  r.warmup_steps = w.steps_simulated;
+  r.extrapolated_to_steps = n;
+  t.notes.push_back(fmt::format(
+      "simulated {} and {} steps (the same seed) and extrapolated to the run's {}: per-step figures from the "
+      "steady steps {} to {} (docs/model.md, \"Steady steps\")",
+      w.steps_simulated, r.steps_simulated, n, w.steps_simulated + 1, r.steps_simulated));
+}
+
 Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const Options& opt) {
   if (s.pipeline.tail.Active()) {
     // docs/model.md, "Tail handling": the simulator runs it on synchronous,
@@ -487,6 +541,31 @@ Result<SimResult> Simulate(const Scenario& s, const signal::Summary& sig, const 
                                       s.pipeline.mode != PipelineMode::kAsync
                                   ? "it in closed form"
                                   : "what its closed form supports"));
+    }
+  }
+  // Tail handling (pipeline.tail) carries prompts and partial responses from
+  // step to step and runs a long round every few steps: its steps are not
+  // alike, and such a run is simulated whole.
+  if (opt.measure_steps > 0 && !s.pipeline.tail.Active()) {
+    const int n = opt.steps > 0 ? opt.steps : s.algorithm.steps;
+    const int warm = SteadyWarmupSteps(s);
+    const int k = warm + opt.measure_steps;
+    if (n > k + warm) {
+      // docs/model.md, "Steady steps": two shorter runs instead of the whole one.
+      Options part = opt;
+      part.measure_steps = 0;
+      part.steps = warm;
+      part.trace_path.clear();
+      internal::Simulator short_sim(s, sig, part);
+      auto w = short_sim.Run();
+      if (!w) return w;
+      part.steps = k;
+      part.trace_path = opt.trace_path;  // the trace is the longer run's
+      internal::Simulator long_sim(s, sig, part);
+      auto r = long_sim.Run();
+      if (!r) return r;
+      ExtrapolateSteps(*r, *w, n);
+      return r;
     }
   }
   internal::Simulator sim(s, sig, opt);
