@@ -215,11 +215,8 @@ std::vector<MetricSummary> SummarizeByMetric(const std::vector<Check>& checks) {
 }  // namespace
 
 double MedianAbs(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   for (double& x : v) x = std::abs(x);
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return Median(std::move(v));
 }
 
 Result<Report> ValidateFiles(const std::vector<std::string>& files_in, const Catalog& cat, const Options& opt) {

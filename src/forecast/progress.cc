@@ -400,9 +400,7 @@ Result<ProgressSeries> SeriesFromLog(const calib::TrainingLog& log, const std::s
   }
   s.first_step = first;
   s.last_step = last;
-  if (!s.metric.empty()) {
-    // chosen by the caller, from every key's count (the log keeps a few)
-  } else {
+  if (s.metric.empty()) {  // else chosen by the caller from every key's count (the log keeps a few)
     std::map<std::string, int> counts;
     for (const auto& r : log.records) {
       for (const auto& [k, v] : r.values) counts[k]++;
@@ -498,7 +496,7 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
 Result<ProgressSeries> StreamConsoleLog(std::istream& in, const std::string& path, const ReadOptions& o) {
   std::map<std::string, int> counts;
   calib::KeyFilter count_only{[](std::string_view) { return false; }, &counts, true};
-  auto first_pass = calib::ParseConsoleLogStream(in, path, count_only);
+  auto first_pass = calib::log_internal::ParseConsoleStream(in, path, count_only);
   if (!first_pass) return Fail(first_pass.error());
   ProgressSeries s;
   s.path = path;
@@ -519,7 +517,7 @@ Result<ProgressSeries> StreamConsoleLog(std::istream& in, const std::string& pat
                         nullptr, true};
   in.clear();
   in.seekg(0);
-  auto log = calib::ParseConsoleLogStream(in, path, keep);
+  auto log = calib::log_internal::ParseConsoleStream(in, path, keep);
   if (!log) return Fail(log.error());
   return SeriesFromLog(*log, path, o, std::move(s));
 }

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cmath>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,8 @@ inline bool IsUsedKey(std::string_view key) {
 bool SplitCsv(std::string_view line, std::vector<std::string>& out);
 
 Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origin);
+// veRL console lines read from a stream, line by line: the same records and
+// errors as ParseConsole on the whole text, less what `filter` drops.
 Result<TrainingLog> ParseConsoleStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin);
 Result<TrainingLog> ParseTensorboardJson(const nlohmann::json& j, const std::string& origin);

@@ -75,9 +75,6 @@ bool IsConsoleLog(std::string_view first_line, const std::string& origin) {
            (csv_name || first.find("_step") != std::string_view::npos || first.find("Step") != std::string_view::npos));
 }
 
-Result<TrainingLog> ParseConsoleLogStream(std::istream& in, const std::string& origin, const KeyFilter& filter) {
-  return ParseConsoleStream(in, origin, filter);
-}
 
 Result<TrainingLog> ParseTrainingLogFile(const std::string& path) {
   auto text = ReadBoundedFile(path, kMaxLogBytes, "log file");

@@ -20,7 +20,6 @@
 #pragma once
 
 #include <functional>
-#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,9 +56,6 @@ struct KeyFilter {
 // True when ParseTrainingLogText reads a log whose first non-blank line is
 // `first_line` as veRL console lines (not JSON, not a CSV export).
 bool IsConsoleLog(std::string_view first_line, const std::string& origin);
-// veRL console lines read from a stream, line by line: the same records and
-// errors as ParseTrainingLogText on the whole text, less what `filter` drops.
-Result<TrainingLog> ParseConsoleLogStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseTrainingLogFile(const std::string& path);
 
 // One logged training step, in the terms the fit uses. NaN = not logged.

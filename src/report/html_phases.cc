@@ -67,7 +67,7 @@ std::string StackedBars(const std::string& id, const std::string& title, const s
 }
 
 std::string PhaseSections(const HtmlInput& in) {
-  [[maybe_unused]] const Estimate& e = *in.estimate;
+  const Estimate& e = *in.estimate;
   std::string body;
   // Step time and GPU time.
   std::vector<Named> rows = {{"this scenario", &e}};

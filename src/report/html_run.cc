@@ -175,8 +175,8 @@ std::string LikelyRanges(const HtmlInput& in) {
 }
 
 std::string WholeRunSection(const HtmlInput& in) {
-  [[maybe_unused]] const Scenario& sc = *in.scenario;
-  [[maybe_unused]] const Estimate& e = *in.estimate;
+  const Scenario& sc = *in.scenario;
+  const Estimate& e = *in.estimate;
   std::string body;
   // The run beyond its steps.
   body += "<section><h2>8. The whole run</h2><table><tr><th>part</th><th>hours</th><th>share</th>"
@@ -220,8 +220,8 @@ std::string WholeRunSection(const HtmlInput& in) {
 }
 
 std::string TablesSection(const HtmlInput& in) {
-  [[maybe_unused]] const Scenario& sc = *in.scenario;
-  [[maybe_unused]] const Estimate& e = *in.estimate;
+  const Scenario& sc = *in.scenario;
+  const Estimate& e = *in.estimate;
   std::string body;
   // Tables.
   // One table to a section, each as wide as its section: a short inputs

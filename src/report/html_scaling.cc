@@ -118,7 +118,7 @@ std::string GpuCountChart(const std::vector<GpuCountPoint>& pts, int current) {
 }  // namespace
 
 std::string ScalingSections(const HtmlInput& in) {
-  [[maybe_unused]] const Scenario& sc = *in.scenario;
+  const Scenario& sc = *in.scenario;
   std::string body;
   body += "<section><h2>5. Cost against GPU count</h2>";
   if (!in.gpu_counts.empty()) {

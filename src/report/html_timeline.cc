@@ -73,8 +73,8 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
 }  // namespace
 
 std::string TimelineSection(const HtmlInput& in) {
-  [[maybe_unused]] const Scenario& sc = *in.scenario;
-  [[maybe_unused]] const Estimate& e = *in.estimate;
+  const Scenario& sc = *in.scenario;
+  const Estimate& e = *in.estimate;
   std::string body;
   // Timeline.
   body += "<section><h2>7. One step on a timeline</h2>";

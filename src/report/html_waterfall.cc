@@ -134,7 +134,7 @@ std::string WaterfallTable(const levers::Waterfall& wf) {
 }  // namespace
 
 std::string WaterfallSection(const HtmlInput& in) {
-  [[maybe_unused]] const Estimate& e = *in.estimate;
+  const Estimate& e = *in.estimate;
   std::string body;
   // Waterfall.
   body += "<section><h2>1. The levers, one at a time (waterfall)</h2>";
