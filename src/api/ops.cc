@@ -13,7 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/format.h"
-#include "api/validate_render.h"
+#include "api/fit_op.h"
 #include "decide/claims.h"
 #include "core/yaml.h"
 #include "decide/levers.h"
@@ -21,7 +21,6 @@
 #include "explore/store.h"
 #include "explore/sweep.h"
 #include "decide/sensitivity.h"
-#include "fit/validate.h"
 #include "plan/plan.h"
 #include "report/claims_table.h"
 #include "report/html.h"
@@ -236,19 +235,14 @@ Result<nlohmann::json> ScenarioDocument(const ScenarioInput& in) {
 }
 
 Result<nlohmann::json> Validate(const std::string& dir, const std::string& path, uint64_t seed, int sim_steps) {
-  if (path != "analytic" && path != "simulated" && path != "both") {
-    return Fail(ErrorCode::kInvalidInput, "path", "'" + path + "'; expected analytic, simulated or both");
-  }
-  auto cat = BuiltinCatalog();
-  if (!cat) return Fail(cat.error());
-  validate::Options opt;
-  opt.analytic = path == "analytic" || path == "both";
-  opt.simulated = path == "simulated" || path == "both";
-  opt.sim.seed = seed;
-  opt.sim.steps = sim_steps;
-  auto rep = validate::ValidateDir(dir, **cat, opt);
-  if (!rep) return Fail(rep.error());
-  return api::ValidationToJson(*rep);
+  ValidateInput v;
+  v.dir = dir;
+  v.path = path;
+  v.seed = seed;
+  v.sim_steps = sim_steps;
+  auto r = RunValidation(v);
+  if (!r) return Fail(r.error());
+  return std::move(r->view.json);
 }
 
 namespace {

@@ -5,11 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "api/noise_scale_op.h"
 #include "cli/common.h"
-#include "signal/noise_scale.h"
 
 namespace rlcost::cli {
 namespace {
@@ -36,33 +33,19 @@ void RegisterNoiseScale(CLI::App& app, int& exit_code) {
   sub->add_flag("--json", args->json, "JSON output");
   sub->callback([args, &exit_code] {
     const auto& a = *args;
-    Error bad;
-    if (a.batch.size() != 2) bad.problems.push_back({"--batch", fmt::format("{} values; expected two: B1,B2", a.batch.size())});
-    if (a.grad_norm_sq.empty() == a.gain_per_step.empty()) {
-      bad.problems.push_back({"--grad-norm-sq", "give exactly one of --grad-norm-sq G1,G2 or --gain-per-step D1,D2"});
-    }
-    const auto& v = a.grad_norm_sq.empty() ? a.gain_per_step : a.grad_norm_sq;
-    const char* flag = a.grad_norm_sq.empty() ? "--gain-per-step" : "--grad-norm-sq";
-    if (!v.empty() && v.size() != 2) bad.problems.push_back({flag, fmt::format("{} values; expected two", v.size())});
-    if (!bad.problems.empty()) {
-      exit_code = PrintError(bad, a.json);
+    ops::NoiseScaleInput in;
+    in.batch = a.batch;
+    in.grad_norm_sq = a.grad_norm_sq;
+    in.gain_per_step = a.gain_per_step;
+    auto v = ops::NoiseScaleView(in);
+    if (!v) {
+      exit_code = PrintError(v.error(), a.json);
       return;
     }
-    const bool norms = !a.grad_norm_sq.empty();
-    auto b = norms ? signal::BNoiseFromGradientNorms(a.batch[0], v[0], a.batch[1], v[1])
-                   : signal::BNoiseFromStepGains(a.batch[0], v[0], a.batch[1], v[1]);
-    if (!b) {
-      exit_code = PrintError(b.error(), a.json);
-      return;
-    }
-    const char* method = norms ? "gradient norms at two batch sizes (McCandlish et al. 2018, appendix A.1)"
-                               : "the metric's gain per step at two batch sizes";
     if (a.json) {
-      std::cout << Dump(nlohmann::json{{"b_noise", *b}, {"method", method}, {"set", fmt::format("goal.b_noise={:.6g}", *b)}})
-                << "\n";
+      std::cout << Dump(v->json) << "\n";
     } else {
-      std::cout << fmt::format("B_noise = {:.4g} useful samples, from {}\n  use it: --set goal.b_noise={:.6g}\n", *b,
-                               method, *b);
+      std::cout << v->text << "  use it: --set " << v->json.at("set").get<std::string>() << "\n";
     }
     exit_code = 0;
   });

@@ -5,13 +5,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/common.h"
 #include "cli/sweep_command.h"
-#include "explore/eta.h"
+#include "core/interrupt.h"
 
 namespace rlcost::cli {
 namespace {
@@ -24,42 +26,33 @@ std::string Clock(double s) {
 
 int Run(const SweepArgs& a) {
   InterruptGuard guard;
-  auto prepared = PrepareSweep(a);
-  if (!prepared) return PrintError(prepared.error(), false);
+  const ops::SweepRunInput in = SweepRequest(a);
+  auto prepared = ops::PrepareSweep(in);
+  if (!prepared) return PrintError(prepared.error(), false, kSweepFlags);
   auto& p = *prepared;
-  auto output = SweepOutput::Open(a, p.header);
-  if (!output) return PrintError(output.error(), false);
+  auto output = ops::SweepFiles::Open(in, p.header);
+  if (!output) return PrintError(output.error(), false, kSweepFlags);
 
-  explore::SweepOptions opt = p.opt;
-  opt.stop = &InterruptGuard::Interrupted();
-  const uint64_t total = p.design.size();
   const auto start = std::chrono::steady_clock::now();
   const bool tty = ::isatty(STDERR_FILENO) != 0;
-  // The time left from how the points' cost has moved so far, not from their
-  // mean rate (explore/eta.h: on a grid whose points get dearer, the mean
-  // rate's ETA came out about 2x too early).
-  explore::EtaEstimator eta(total);
+  std::function<void(const ops::SweepProgress&)> bar;
   if (tty) {
-    // A simulated point's cost, predicted ahead from the rollouts it simulates.
-    eta.SetPointCosts(explore::PredictedPointCosts(p.doc, p.catalog, p.design, opt));
-    opt.progress = [&](uint64_t done) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      eta.Observe(done, s);
-      const double rate = eta.MeanRate();
+    bar = [](const ops::SweepProgress& pr) {
       const int width = 30;
-      const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total));
+      const int filled = static_cast<int>(width * static_cast<double>(pr.done) / static_cast<double>(pr.planned));
       std::fprintf(stderr, "\r[%s%s] %llu/%llu points  %.0f/s  ETA %s\033[K", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
-                   static_cast<unsigned long long>(total), rate,
-                   Clock(eta.RemainingS()).c_str());
+                   std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(pr.done),
+                   static_cast<unsigned long long>(pr.planned), pr.rate, Clock(pr.remaining_s).c_str());
       std::fflush(stderr);
     };
   }
-  const uint64_t done = explore::RunSweep(p.doc, p.catalog, p.design, opt, [&](explore::PointRow&& row) {
-    output->Write(std::move(row), &InterruptGuard::Interrupted());
-  });
+  const uint64_t done = ops::RunPreparedSweep(p, *output, &InterruptGuard::Interrupted(), bar);
   if (tty) std::fprintf(stderr, "\r\033[K");
-  return output->Finish(done, total, start, p.header.engine);
+  auto summary = output->Finish(done, p.design.size(), start, p.header.engine);
+  if (!summary) return PrintError(summary.error(), false, kSweepFlags);
+  std::cout << summary->text;
+  std::cerr << summary->stopped;
+  return summary->exit_code;
 }
 
 }  // namespace

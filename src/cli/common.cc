@@ -64,9 +64,15 @@ constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"full", "--full"}, {"json", "--json"}, {"price", "--price"}, {"level", "--level"}, {"replicates", "--replicates"},
     {"usd_per_gpu_hour", "--usd-per-gpu-hour"}, {"trace", "--trace"}, {"simulate", "--simulate"},
     {"useful_per_step", "--useful-per-step"}, {"group_size", "--group-size"}, {"learning", "--learning"},
+    {"batch", "--batch"}, {"grad_norm_sq", "--grad-norm-sq"}, {"gain_per_step", "--gain-per-step"},
+    {"minimize", "--minimize"}, {"over", "--over"}, {"top", "--top"}, {"csv", "--csv"}, {"jsonl", "--jsonl"},
+    {"markdown", "--markdown"}, {"sim_steps", "--sim-steps"}, {"sim_measure", "--sim-measure"},
 };
 
-std::optional<std::string_view> FlagOf(std::string_view field) {
+std::optional<std::string_view> FlagOf(std::string_view field, FlagNames own = {}) {
+  for (const auto& [f, flag] : own) {
+    if (f == field) return flag;
+  }
   for (const auto& [f, flag] : kFlags) {
     if (f == field) return flag;
   }
@@ -74,9 +80,9 @@ std::optional<std::string_view> FlagOf(std::string_view field) {
 }
 
 // "fp8_discount" -> "--fp8-discount"; "set[2]" -> "--set[2]"; "vary.model" -> "--vary model".
-std::string PathAsFlag(const std::string& path) {
+std::string PathAsFlag(const std::string& path, FlagNames own) {
   const size_t end = path.find_first_of(".[ ");
-  auto flag = FlagOf(std::string_view(path).substr(0, end));
+  auto flag = FlagOf(std::string_view(path).substr(0, end), own);
   if (!flag) return path;
   if (end == std::string::npos) return std::string(*flag);
   if (path[end] == '.') return std::string(*flag) + " " + path.substr(end + 1);
@@ -85,7 +91,7 @@ std::string PathAsFlag(const std::string& path) {
 
 }  // namespace
 
-std::string AsFlags(std::string text) {
+std::string AsFlags(std::string text, FlagNames own) {
   // `field` in a message: the request's field, spelled as this command line's flag.
   std::string out;
   size_t i = 0;
@@ -97,7 +103,7 @@ std::string AsFlags(std::string text) {
       break;
     }
     const std::string name = text.substr(open + 1, close - open - 1);
-    auto flag = FlagOf(name);
+    auto flag = FlagOf(name, own);
     out += text.substr(i, open - i);
     out += flag ? std::string(*flag) : text.substr(open, close - open + 1);
     i = close + 1;
@@ -105,11 +111,11 @@ std::string AsFlags(std::string text) {
   return out;
 }
 
-Error AsFlags(Error e) {
+Error AsFlags(Error e, FlagNames own) {
   for (auto& p : e.problems) {
-    p.path = PathAsFlag(p.path);
-    if (auto flag = FlagOf(p.file)) p.file = std::string(*flag);  // "set: ..." -> "--set: ..."
-    p.message = AsFlags(std::move(p.message));
+    p.path = PathAsFlag(p.path, own);
+    if (auto flag = FlagOf(p.file, own)) p.file = std::string(*flag);  // "set: ..." -> "--set: ..."
+    p.message = AsFlags(std::move(p.message), own);
   }
   return e;
 }
@@ -147,6 +153,6 @@ Result<Scenario> LoadAll(const std::string& file, const Common& c, Catalog* cata
   return sc;
 }
 
-int PrintError(const Error& e, bool json) { return ops::PrintError(AsFlags(e), json); }
+int PrintError(const Error& e, bool json, FlagNames own) { return ops::PrintError(AsFlags(e, own), json); }
 
 }  // namespace rlcost::cli

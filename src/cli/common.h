@@ -3,6 +3,9 @@
 #pragma once
 
 #include <charconv>
+#include <span>
+#include <string_view>
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <system_error>
@@ -42,11 +45,15 @@ ops::ScenarioInput Input(const std::string& file, const Common& c);
 // The operations' field names as this command line spells them: a problem's
 // path "fp8_discount" is the flag --fp8-discount, and a field named in a
 // message as `moe_model` reads --moe-model. Scenario paths are left as they are.
-Error AsFlags(Error e);
-std::string AsFlags(std::string text);
+// `own`: a command's own spelling of a field where it is not the common one
+// (`rlcost sweep` and `rlcost import` write "output" as -o).
+using FlagName = std::pair<std::string_view, std::string_view>;
+using FlagNames = std::span<const FlagName>;
+Error AsFlags(Error e, FlagNames own = {});
+std::string AsFlags(std::string text, FlagNames own = {});
 // Prints an error (one line per problem; JSON on stdout when json), its fields
 // named as flags, and returns the exit code (ops::ExitCode).
-int PrintError(const Error& e, bool json);
+int PrintError(const Error& e, bool json, FlagNames own = {});
 // Prints the warnings an operation returned, one "warning: " line each.
 void PrintWarnings(const std::vector<std::string>& warnings);
 

@@ -17,8 +17,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "api/sweep_run.h"
 #include "cli/common.h"
 #include "cli/sweep_command.h"
+#include "core/interrupt.h"
 #include "mpi/distributed_sweep.h"
 
 // Under the address sanitizer (preset asan-ubsan): what Open MPI's libraries
@@ -44,8 +46,9 @@ int Finalize(int code) {
 
 int Run(const rlcost::cli::SweepArgs& a, int rank, int size) {
   using namespace rlcost;
-  cli::InterruptGuard guard;
-  auto prepared = cli::PrepareSweep(a, "rlcost-sweep-mpi");
+  InterruptGuard guard;
+  const ops::SweepRunInput in = cli::SweepRequest(a, "rlcost-sweep-mpi");
+  auto prepared = ops::PrepareSweep(in);
   // Bad input fails the same way on every process: process 0 says it once. A
   // process that fails alone (a file it cannot read) says why itself.
   int root_ok = prepared.has_value() ? 1 : 0;
@@ -53,7 +56,7 @@ int Run(const rlcost::cli::SweepArgs& a, int rank, int size) {
   if (!AllOk(prepared.has_value())) {
     if (!prepared && (rank == 0 || root_ok)) {
       if (rank != 0) std::cerr << "rlcost-sweep-mpi: process " << rank << " of " << size << ":\n";
-      return cli::PrintError(prepared.error(), false);
+      return cli::PrintError(prepared.error(), false, cli::kSweepFlags);
     }
     if (prepared && rank == 0)
       std::cerr << "rlcost-sweep-mpi: another process could not start the sweep (its error is printed above)\n";
@@ -74,19 +77,23 @@ int Run(const rlcost::cli::SweepArgs& a, int rank, int size) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     p.opt.threads = std::max(1u, cores / static_cast<unsigned>(mpi::LocalProcesses(MPI_COMM_WORLD)));
   }
-  Result<cli::SweepOutput> output = cli::SweepOutput{};
-  if (rank == 0) output = cli::SweepOutput::Open(a, p.header);
-  if (!AllOk(output.has_value())) return rank == 0 ? cli::PrintError(output.error(), false) : 2;
+  Result<ops::SweepFiles> output = ops::SweepFiles{};
+  if (rank == 0) output = ops::SweepFiles::Open(in, p.header);
+  if (!AllOk(output.has_value())) return rank == 0 ? cli::PrintError(output.error(), false, cli::kSweepFlags) : 2;
 
   explore::SweepOptions opt = p.opt;
-  opt.stop = &cli::InterruptGuard::Interrupted();
+  opt.stop = &InterruptGuard::Interrupted();
   const auto start = std::chrono::steady_clock::now();
   const uint64_t done = mpi::RunSweep(MPI_COMM_WORLD, p.doc, p.catalog, p.design, opt, [&](explore::PointRow&& row) {
-    output->Write(std::move(row), &cli::InterruptGuard::Interrupted());
+    output->Write(std::move(row), &InterruptGuard::Interrupted());
   });
   if (rank != 0) return 0;
   const std::string engine = p.header.engine + ", " + std::to_string(size) + " processes";
-  return output->Finish(done, p.design.size(), start, engine);
+  auto summary = output->Finish(done, p.design.size(), start, engine);
+  if (!summary) return cli::PrintError(summary.error(), false, cli::kSweepFlags);
+  std::cout << summary->text;
+  std::cerr << summary->stopped;
+  return summary->exit_code;
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ std::string TimelineSection(const HtmlInput& in) {
   } else {
     body += TimelineChart(sc, e, false);
     body += "<p class=\"note\">" +
-            HtmlEscape(in.simulate_error.empty() ? "Analytic step (run `rlcost report --simulate` for the simulated step)."
+            HtmlEscape(in.simulate_error.empty() ? "Analytic step (a report asked for with the simulated step draws that here)."
                                                  : "No simulation: " + in.simulate_error + " — showing the analytic step.") +
             "</p>";
   }

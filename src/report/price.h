@@ -13,12 +13,13 @@ namespace rlcost::report {
 std::string PriceSource(const Scenario& s);
 
 // The origin alone: the catalog's source text (what the figure is, its date
-// and where it was published), "set in the scenario (...)" or "set with --price".
+// and where it was published), "set in the scenario (...)" or "set with `price`" (a front end's own knob).
 std::string PriceOrigin(const Scenario& s);
 
 // A catalog source "MARKET, 2026-05-20, override it: $2.95/GPU-h, what it is"
 // as people read it: "market price as of 2026-05-20: what it is; a catalog
-// default, change it with --price GPU=USD". Other origins come back as given.
-std::string ReadablePriceOrigin(std::string_view origin, std::string_view gpu_id);
+// default, change it with hardware.price_per_gpu_hour". Other origins come
+// back as given.
+std::string ReadablePriceOrigin(std::string_view origin);
 
 }  // namespace rlcost::report

@@ -50,10 +50,10 @@ std::string PriceOrigin(const Scenario& s) {
 // The catalog writes a price's source as "KIND, DATE, override it: $X/GPU-h,
 // what it is and where it was published" (catalog/gpus.yaml). Shown beside
 // the price, that repeats the price and reads as a jumble; for people it is
-// "market price as of DATE: what it is ...; a catalog default, --price to
-// change it". Anything else (a --price flag, a --catalog file, the scenario)
-// is shown as written.
-std::string ReadablePriceOrigin(std::string_view origin, std::string_view gpu_id) {
+// "market price as of DATE: what it is ...; a catalog default, change it
+// with hardware.price_per_gpu_hour". Anything else (a price the front end
+// set, a catalog file, the scenario) is shown as written.
+std::string ReadablePriceOrigin(std::string_view origin) {
   const std::string_view marker = ", override it: ";
   const size_t cut = origin.find(marker);
   if (cut == std::string_view::npos) return std::string(origin);
@@ -73,12 +73,14 @@ std::string ReadablePriceOrigin(std::string_view origin, std::string_view gpu_id
                      : kind == "LIST"       ? "list price"
                                             : kind;
   if (!date.empty()) what += " as of " + date;
-  return fmt::format("{}: {}; a catalog default, change it with --price {}=USD", what, rest, gpu_id);
+  // The knob every front end takes (a scenario field), not one front end's
+  // own: the HTML report and the server show this line too.
+  return fmt::format("{}: {}; a catalog default, change it with hardware.price_per_gpu_hour", what, rest);
 }
 
 std::string PriceSource(const Scenario& s) {
   return fmt::format("{}/GPU-h, {}", FormatValue(s.hardware.price_per_gpu_hour, "USD"),
-                     ReadablePriceOrigin(PriceOrigin(s), s.hardware.gpu.id));
+                     ReadablePriceOrigin(PriceOrigin(s)));
 }
 
 namespace {
@@ -323,7 +325,7 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
   if (!s.framework_defaults.empty()) {
     std::string list;
     for (const auto& f : s.framework_defaults) list += (list.empty() ? "" : ", ") + f.path + " = " + f.value;
-    framework_line = fmt::format("framework {} set what the scenario leaves out: {} (the source of each: --full)",
+    framework_line = fmt::format("framework {} set what the scenario leaves out: {} (the source of each: `full`)",
                                  s.framework, list);
     assumed.push_back(&framework_line);
   }
@@ -332,7 +334,7 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
     for (const auto* a : assumed) out += "    - " + *a + "\n";
   }
   out += "  " + interval::BandSentence(interval::BandFor(e.method), e.method) + "\n";
-  out += "  every figure: --full (table) or --json\n";
+  out += "  every figure: `full` (table) or `json`\n";  // the request's fields; a front end says its own
   return out;
 }
 

@@ -11,7 +11,7 @@ inline constexpr const char* kOpenApiJson = R"json({
   "info": {
     "title": "rlcost",
     "version": "0.1.0",
-    "description": "What an RL post-training run of an LLM costs. Every POST takes a JSON object (Content-Type: application/json) or a YAML scenario (Content-Type: application/yaml); other types are refused with 415. A request never names a file: fields that would (model.hf_config, a distribution's or pass rate's file, expect.relative_to.scenario) are refused with their path. Bodies are at most 1 MiB. Errors are {\"error\": {\"code\", \"problems\": [{\"path\", \"message\"}]}}. When the server was started with --token, every request carries \"Authorization: Bearer TOKEN\"."
+    "description": "What an RL post-training run of an LLM costs. Every POST takes a JSON object (Content-Type: application/json) or a YAML scenario (Content-Type: application/yaml); other types are refused with 415. A request never names a file: fields that would (model.hf_config, a distribution's or pass rate's file, expect.relative_to.scenario) are refused with their path. Bodies are at most 1 MiB. Errors are {\"error\": {\"code\", \"problems\": [{\"path\", \"message\"}]}}. When the server requires a token (its operator started it with one), every request carries \"Authorization: Bearer TOKEN\"."
   },
   "components": {
     "schemas": {
@@ -19,7 +19,7 @@ inline constexpr const char* kOpenApiJson = R"json({
         "type": "object",
         "properties": {
           "scenario": {"oneOf": [{"type": "object"}, {"type": "string"}], "description": "the scenario (SCENARIO.md) as an object or as YAML text; absent: the built-in default"},
-          "set": {"type": "array", "items": {"type": "string"}, "description": "\"key=value\" overrides, as --set"}
+          "set": {"type": "array", "items": {"type": "string"}, "description": "\"key=value\" overrides of scenario fields, e.g. \"model=qwen3-32b\""}
         }
       },
       "Error": {
@@ -39,7 +39,7 @@ inline constexpr const char* kOpenApiJson = R"json({
       "Json": {"description": "the JSON of the matching `rlcost COMMAND --json`", "content": {"application/json": {"schema": {"type": "object"}}}},
       "Error": {"description": "400 bad input, 401 token, 403 Host, 405 method, 408 too slow to arrive, 413 body too large, 415 Content-Type, 422 does not fit, 503 busy, 504 too slow", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
-    "securitySchemes": {"token": {"type": "http", "scheme": "bearer", "description": "only when the server was started with --token"}}
+    "securitySchemes": {"token": {"type": "http", "scheme": "bearer", "description": "only when the server requires a token"}}
   },
   "paths": {
     "/v1/estimate": {
@@ -51,7 +51,7 @@ inline constexpr const char* kOpenApiJson = R"json({
     },
     "/v1/simulate": {
       "post": {
-        "summary": "The discrete-event simulation (rlcost simulate --json); stops at the server's --sim-timeout-ms (504) or when the client leaves",
+        "summary": "The discrete-event simulation (rlcost simulate --json); stops at the server's simulation time limit (504) or when the client leaves",
         "requestBody": {"content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Request"}, {"type": "object", "properties": {
           "steps": {"type": "integer", "minimum": 1, "maximum": 20, "default": 3},
           "seed": {"type": "integer", "minimum": 0, "default": 1}}}]}}}},
@@ -84,7 +84,7 @@ inline constexpr const char* kOpenApiJson = R"json({
     },
     "/v1/sweep": {
       "post": {
-        "summary": "A sweep over scenario fields: the rows of rlcost sweep --jsonl (each ends with goal_curve when a goal figure is a column; goal_curve_is_illustrative and notes say what the goal figures rest on); bounded by the server's --sweep-max-points and --sweep-timeout-ms",
+        "summary": "A sweep over scenario fields: the rows of rlcost sweep --jsonl (each ends with goal_curve when a goal figure is a column; goal_curve_is_illustrative and notes say what the goal figures rest on); bounded by the server's limits on points and time",
         "requestBody": {"content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Request"}, {"type": "object", "required": ["vary"], "properties": {
           "vary": {"oneOf": [{"type": "object", "additionalProperties": {"oneOf": [{"type": "array"}, {"type": "string"}]}}, {"type": "array"}]},
           "sample": {"type": "integer", "minimum": 0}, "seed": {"type": "integer", "minimum": 0},
@@ -115,7 +115,7 @@ inline constexpr const char* kOpenApiJson = R"json({
     "/v1/health": {"get": {"summary": "Liveness and load: simulations and sweeps running, connections queued, cache", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},
     "/v1/default": {"get": {"summary": "The built-in default scenario as JSON", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},
     "/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"$ref": "#/components/responses/Json"}}}},
-    "/": {"get": {"summary": "The web calculator (with --token: /?token=TOKEN sets it as a cookie)", "responses": {"200": {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
+    "/": {"get": {"summary": "The web calculator (where the server requires a token: /?token=TOKEN sets it as a cookie)", "responses": {"200": {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
   }
 })json";
 

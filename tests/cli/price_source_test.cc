@@ -31,8 +31,8 @@ TEST(PriceSource, EstimateNamesWhereThePriceComesFrom) {
   // catalog's text after its "$2.95/GPU-h, " and how to change it.
   const std::string rest = source.substr(source.find("$2.95/GPU-h, ") + std::string("$2.95/GPU-h, ").size());
   const std::string line =
-      fmt::format("GPU price: ${:.2f}/GPU-h, market price as of {}: {}; a catalog default, change it with --price "
-                  "h100-sxm=USD\n",
+      fmt::format("GPU price: ${:.2f}/GPU-h, market price as of {}: {}; a catalog default, change it with "
+                  "hardware.price_per_gpu_hour\n",
                   h100->price_per_hour, source.substr(8, 10), rest);
   EXPECT_NE(def.out.find(line), std::string::npos) << def.out;
   const size_t at = def.out.find("GPU price: ");
