@@ -44,73 +44,48 @@ void RegisterImportHf(CLI::App* parent, int& exit_code) {
   });
 }
 
-struct ImportConfigArgs {
-  std::string config;
-  std::vector<std::string> overrides;
-  std::string gpu;
-  std::string out;
-  std::vector<std::string> catalog_files;
+// The flags of `import verl`, `import nemo-rl` and `import harbor` fill the request's fields.
+struct ImportScenarioArgs {
+  ops::ImportScenarioInput in;
   bool json = false;
 };
 
-void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, const char* tool, ops::ImportKind kind) {
-  auto args = std::make_shared<ImportConfigArgs>();
-  auto* sub = parent->add_subcommand(name, std::string("a scenario from a ") + tool + " config and key=value overrides");
-  sub->add_option("config", args->config,
-                  std::string(tool) + " YAML config (its defaults are followed: the files and config groups it lists "
-                                      "are read from beside it)")
-      ->required();
-  sub->add_option("overrides", args->overrides, "key=value overrides, as the launch script passes them");
-  sub->add_option("--gpu", args->gpu, "the GPU the run uses (the config does not say; default: an assumed h100-sxm)");
-  sub->add_option("-o,--output", args->out, "write the scenario here (only when the import succeeds)");
-  sub->add_option("--catalog", args->catalog_files, "extra catalog file (repeatable)");
+// -o, --catalog, --json and the call, which the scenario imports share.
+void AddScenarioImportTail(CLI::App* sub, const std::shared_ptr<ImportScenarioArgs>& args, int& exit_code) {
+  sub->add_option("-o,--output", args->in.output, "write the scenario here (only when the import succeeds)");
+  sub->add_option("--catalog", args->in.catalog_files, "extra catalog file (repeatable)");
   sub->add_flag("--json", args->json, "errors as JSON");
-  sub->callback([args, &exit_code, kind] {
-    ops::ImportScenarioInput in;
-    in.kind = kind;
-    in.source = args->config;
-    in.overrides = args->overrides;
-    in.gpu = args->gpu;
-    in.output = args->out;
-    in.catalog_files = args->catalog_files;
-    in.gpu_name = "--gpu";
+  sub->callback([args, &exit_code] {
+    ops::ImportScenarioInput in = args->in;
+    in.gpu_name = "--gpu";  // in the lines the import writes as well as in errors
     in.model_name = "--model";
     exit_code = Print(ops::ImportScenario(in), args->json);
   });
 }
 
-struct ImportHarborArgs {
-  std::string dir;
-  std::string model;
-  std::string gpu;
-  std::string out;
-  std::vector<std::string> catalog_files;
-  bool json = false;
-};
+void RegisterImportConfig(CLI::App* parent, int& exit_code, const char* name, const char* tool, ops::ImportKind kind) {
+  auto args = std::make_shared<ImportScenarioArgs>();
+  args->in.kind = kind;
+  auto* sub = parent->add_subcommand(name, std::string("a scenario from a ") + tool + " config and key=value overrides");
+  sub->add_option("config", args->in.source,
+                  std::string(tool) + " YAML config (its defaults are followed: the files and config groups it lists "
+                                      "are read from beside it)")
+      ->required();
+  sub->add_option("overrides", args->in.overrides, "key=value overrides, as the launch script passes them");
+  sub->add_option("--gpu", args->in.gpu, "the GPU the run uses (the config does not say; default: an assumed h100-sxm)");
+  AddScenarioImportTail(sub, args, exit_code);
+}
 
 // `rlcost import harbor TASK_DIR|DATASET_DIR [--model M] [--gpu G] [-o FILE]`.
 void RegisterImportHarbor(CLI::App* parent, int& exit_code) {
-  auto args = std::make_shared<ImportHarborArgs>();
+  auto args = std::make_shared<ImportScenarioArgs>();
+  args->in.kind = ops::ImportKind::kHarbor;
   auto* sub = parent->add_subcommand("harbor", "a scenario from a Harbor task folder (or a dataset folder of them)");
-  sub->add_option("dir", args->dir, "task folder (task.toml, instruction.md, environment/, tests/test.sh) or dataset")
+  sub->add_option("dir", args->in.source, "task folder (task.toml, instruction.md, environment/, tests/test.sh) or dataset")
       ->required();
-  sub->add_option("--model", args->model, "the policy that trains on the task (default: an assumed qwen3-8b)");
-  sub->add_option("--gpu", args->gpu, "the GPU the run uses (default: an assumed h100-sxm)");
-  sub->add_option("-o,--output", args->out, "write the scenario here (only when the import succeeds)");
-  sub->add_option("--catalog", args->catalog_files, "extra catalog file (repeatable)");
-  sub->add_flag("--json", args->json, "errors as JSON");
-  sub->callback([args, &exit_code] {
-    ops::ImportScenarioInput in;
-    in.kind = ops::ImportKind::kHarbor;
-    in.source = args->dir;
-    in.gpu = args->gpu;
-    in.model = args->model;
-    in.output = args->out;
-    in.catalog_files = args->catalog_files;
-    in.gpu_name = "--gpu";
-    in.model_name = "--model";
-    exit_code = Print(ops::ImportScenario(in), args->json);
-  });
+  sub->add_option("--model", args->in.model, "the policy that trains on the task (default: an assumed qwen3-8b)");
+  sub->add_option("--gpu", args->in.gpu, "the GPU the run uses (default: an assumed h100-sxm)");
+  AddScenarioImportTail(sub, args, exit_code);
 }
 
 }  // namespace

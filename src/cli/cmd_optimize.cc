@@ -9,29 +9,16 @@
 namespace rlcost::cli {
 namespace {
 
+// The flags fill the request's fields; --no-plan is its `plan` turned off.
 struct OptimizeArgs {
-  std::string file;
-  std::string minimize;
-  std::vector<std::string> subject_to, over, sets, catalog_files;
-  size_t top = 5;
-  unsigned jobs = 0;
+  ops::OptimizeInput in;
   bool json = false;
-  bool no_plan = false;   // --no-plan: every configuration's placement read as written
-  std::string plan_for;   // --plan-for cost|time; default: time for a time metric, else cost
+  bool no_plan = false;
 };
 
 int Run(const OptimizeArgs& a) {
-  ops::OptimizeInput in;
-  in.file = a.file;
-  in.minimize = a.minimize;
-  in.subject_to = a.subject_to;
-  in.over = a.over;
-  in.sets = a.sets;
-  in.catalog_files = a.catalog_files;
-  in.top = a.top;
-  in.jobs = a.jobs;
+  ops::OptimizeInput in = a.in;
   in.plan = !a.no_plan;
-  in.plan_for = a.plan_for;
   auto r = ops::OptimizeView(in);
   if (!r) return PrintError(r.error(), a.json);
   PrintWarnings(r->view.warnings);
@@ -44,19 +31,19 @@ int Run(const OptimizeArgs& a) {
 void RegisterOptimize(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<OptimizeArgs>();
   auto* sub = app.add_subcommand("optimize", "the best configurations under constraints, what binds, the Pareto front");
-  sub->add_option("file", a->file, "scenario YAML or JSON; omitted = built-in default");
-  sub->add_option("--minimize", a->minimize, "metric to minimise, e.g. goal.usd or run.usd")->required();
-  sub->add_option("--subject-to", a->subject_to, "constraint METRIC<=VALUE (<, >=, >), e.g. run.wall_time_h<=168; repeatable");
-  sub->add_option("--over", a->over,
+  sub->add_option("file", a->in.file, "scenario YAML or JSON; omitted = built-in default");
+  sub->add_option("--minimize", a->in.minimize, "metric to minimise, e.g. goal.usd or run.usd")->required();
+  sub->add_option("--subject-to", a->in.subject_to, "constraint METRIC<=VALUE (<, >=, >), e.g. run.wall_time_h<=168; repeatable");
+  sub->add_option("--over", a->in.over,
                   "search KEY=V1,V2,... or KEY=LO..HI[:STEP]; repeatable (default: GPU type and count, rollout "
                   "precision, sync/async, group size; the layout of each is planned)");
-  sub->add_option("--top", a->top, "configurations to print (default 5)");
-  sub->add_option("--jobs", a->jobs, "threads (default: every core)");
-  sub->add_option("--set", a->sets, "fix a scenario field in every configuration; repeatable");
-  sub->add_option("--catalog", a->catalog_files, "extra catalog file; repeatable");
+  sub->add_option("--top", a->in.top, "configurations to print (default 5)");
+  sub->add_option("--jobs", a->in.jobs, "threads (default: every core)");
+  sub->add_option("--set", a->in.sets, "fix a scenario field in every configuration; repeatable");
+  sub->add_option("--catalog", a->in.catalog_files, "extra catalog file; repeatable");
   sub->add_flag("--no-plan", a->no_plan,
                 "read every configuration's placement as written instead of planning the fields it leaves out");
-  sub->add_option("--plan-for", a->plan_for,
+  sub->add_option("--plan-for", a->in.plan_for,
                   "what the layout planner minimises in each configuration: cost or time (default: time when "
                   "minimising a time, else cost)");
   sub->add_flag("--json", a->json, "print JSON");

@@ -3,7 +3,7 @@
 namespace rlcost::cli {
 namespace {
 
-std::string CommandLine(const SweepArgs& a, const std::string& command_name) {
+std::string CommandLine(const ops::SweepRunInput& a, const std::string& command_name) {
   std::string out = command_name;
   auto add = [&](const std::string& flag, const std::string& v) { out += " " + flag + (v.empty() ? "" : " '" + v + "'"); };
   if (!a.file.empty()) out += " '" + a.file + "'";
@@ -20,7 +20,8 @@ std::string CommandLine(const SweepArgs& a, const std::string& command_name) {
 
 }  // namespace
 
-void AddSweepOptions(CLI::App* sub, SweepArgs& a) {
+void AddSweepOptions(CLI::App* sub, SweepArgs& args) {
+  ops::SweepRunInput& a = args.in;
   sub->add_option("file", a.file, "scenario YAML or JSON; omitted = built-in default");
   sub->add_option("--vary", a.vary,
                   "KEY=V1,V2,... or KEY=LO..HI[:STEP] (a --set path and its values); repeatable, grid of all")
@@ -30,35 +31,22 @@ void AddSweepOptions(CLI::App* sub, SweepArgs& a) {
   sub->add_flag("--simulate", a.simulate, "run the discrete-event simulator at every point (slower)");
   sub->add_option("--steps", a.steps, "steps to simulate (default: the scenario's algorithm.steps)");
   sub->add_option("--metric", a.metrics, "output column (a JSON key such as run.usd); repeatable; default: the main ones");
-  sub->add_option("-o,--output", a.db, "SQLite database to write (default sweep.db when no --csv/--jsonl)");
+  sub->add_option("-o,--output", a.output, "SQLite database to write (default sweep.db when no --csv/--jsonl)");
   sub->add_option("--csv", a.csv, "also write the rows as CSV");
   sub->add_option("--jsonl", a.jsonl, "also write the rows as JSON Lines");
   sub->add_option("--jobs", a.jobs, "threads (default and at most: one per core)");
   sub->add_option("--catalog", a.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
   sub->add_option("--set", a.sets, "fix a scenario field at every point, e.g. --set model=qwen3-32b; repeatable");
-  sub->add_flag("--no-plan", a.no_plan,
+  sub->add_flag("--no-plan", args.no_plan,
                 "read every point's placement literally instead of planning the fields it leaves out");
   sub->add_option("--plan-for", a.plan_for, "what the planner minimises at every point: cost (default) or time")
       ->check(CLI::IsMember({"cost", "time"}));
 }
 
 ops::SweepRunInput SweepRequest(const SweepArgs& a, const std::string& command_name) {
-  ops::SweepRunInput in;
-  in.file = a.file;
-  in.catalog_files = a.catalog_files;
-  in.sets = a.sets;
-  in.vary = a.vary;
-  in.metrics = a.metrics;
-  in.sample = a.sample;
-  in.seed = a.seed;
-  in.simulate = a.simulate;
-  in.steps = a.steps;
-  in.jobs = a.jobs;
-  in.output = a.db;
-  in.csv = a.csv;
-  in.jsonl = a.jsonl;
-  in.plan_for = a.no_plan ? "" : a.plan_for;
-  in.command_line = CommandLine(a, command_name);
+  ops::SweepRunInput in = a.in;
+  if (a.no_plan) in.plan_for.clear();
+  in.command_line = CommandLine(a.in, command_name);
   // The checks' messages in this command line's words (`vary` reads --vary).
   in.words.vary_twice = "varied twice; give each key one `vary`";
   in.words.nothing_path = "";

@@ -14,20 +14,10 @@
 
 namespace rlcost::cli {
 
+// The flags fill the request's fields (in.output is -o); --no-plan empties its plan_for.
 struct SweepArgs {
-  std::string file;
-  std::vector<std::string> catalog_files;
-  std::vector<std::string> sets;
-  std::vector<std::string> vary;
-  std::vector<std::string> metrics;
-  uint64_t sample = 0;
-  uint64_t seed = 1;
-  bool simulate = false;
-  int steps = 0;
-  unsigned jobs = 0;
-  std::string db, csv, jsonl;
-  bool no_plan = false;          // --no-plan: every point's placement read literally
-  std::string plan_for = "cost"; // --plan-for cost|time
+  ops::SweepRunInput in;
+  bool no_plan = false;
 };
 
 // Adds the sweep's options (file, --vary, --sample, ... -o, --csv, --jsonl) to `sub`.

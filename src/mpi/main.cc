@@ -69,11 +69,11 @@ int Run(const rlcost::cli::SweepArgs& a, int rank, int size) {
   if (!AllOk(digest == root_digest)) {
     if (digest != root_digest)
       std::cerr << "rlcost-sweep-mpi: process " << rank << " read a different scenario from '"
-                << (a.file.empty() ? std::string("(built-in default)") : a.file)
+                << (in.file.empty() ? std::string("(built-in default)") : in.file)
                 << "' than process 0; every process must see the same files\n";
     return 2;
   }
-  if (a.jobs == 0) {
+  if (in.jobs == 0) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     p.opt.threads = std::max(1u, cores / static_cast<unsigned>(mpi::LocalProcesses(MPI_COMM_WORLD)));
   }
