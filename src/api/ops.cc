@@ -278,6 +278,64 @@ nlohmann::json Unordered(const nlohmann::ordered_json& o) {
   return out;
 }
 
+// The point limit of a request's sweep, checked before a sample allocates its points.
+Result<void> CheckPointLimit(const SweepInput& sw, const std::vector<explore::Axis>& axes) {
+  if (sw.sample > 0) {
+    if (sw.sample > sw.max_points) {
+      return Fail(ErrorCode::kInvalidInput, "sample",
+                  std::to_string(sw.sample) + " points; at most " + std::to_string(sw.max_points) + " in one sweep here");
+    }
+    return {};
+  }
+  uint64_t n = 1;
+  for (const auto& a : axes) {
+    if (a.values.empty()) continue;  // a range without a step: Design::Grid says so
+    if (n > sw.max_points / a.values.size()) {
+      return Fail(ErrorCode::kInvalidInput, "vary",
+                  "the grid has more than " + std::to_string(sw.max_points) +
+                      " points, the most one sweep may have here; vary fewer values or ask for a sample");
+    }
+    n *= a.values.size();
+  }
+  return {};
+}
+
+// The scenario a sweep varies, as text each sweep thread parses for itself
+// (yaml-cpp nodes are not shared), under the input's file rules.
+Result<scenario_internal::ScenarioDocument> SweepDocument(const ScenarioInput& in) {
+  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
+  if (!in.file.empty()) {
+    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
+    return scenario_internal::ScenarioDocument::FromFile(in.file);
+  }
+  if (!in.text.empty()) return scenario_internal::ScenarioDocument::FromText(in.text, in.origin, base_dir, "");
+  if (in.json) return scenario_internal::ScenarioDocument::FromText(in.json->dump(), in.origin, base_dir, "");
+  auto d = EmbeddedFile("default.yaml");  // as FromFile(""), under this input's file rules
+  if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
+  return scenario_internal::ScenarioDocument::FromText(std::string(*d), "default.yaml", base_dir, "");
+}
+
+// Why a request's sweep stopped before its last point: `why` "time" or "cancelled".
+Error StoppedError(const SweepInput& sw, const std::string& why, uint64_t done, uint64_t planned) {
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", sw.max_seconds);
+  return Error(ErrorCode::kInvalidInput, "",
+               why == "time" ? "the sweep took longer than " + std::string(secs) + " s (" + std::to_string(done) +
+                                   " of " + std::to_string(planned) + " points done); ask for fewer points" +
+                                   (sw.simulate ? ", fewer steps or the closed form" : "")
+                             : "the sweep was interrupted (" + std::to_string(done) + " of " +
+                                   std::to_string(planned) + " points done)");
+}
+
+// The columns of a sweep's rows, each with its unit and meaning.
+nlohmann::json MetricsJson(const std::vector<const MetricDef*>& metrics) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto* m : metrics) {
+    out.push_back({{"key", std::string(m->key)}, {"unit", std::string(m->unit)}, {"description", std::string(m->description)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> VaryArgs(const nlohmann::json& vary, const std::string& field) {
@@ -342,24 +400,7 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   if (sw.steps < 0) add(Error(ErrorCode::kInvalidInput, "steps", "must be >= 0 (0 = the scenario's), got " + std::to_string(sw.steps)));
   if (!bad.problems.empty()) return Fail(std::move(bad));
 
-  // The point limit, before a sample allocates its points.
-  if (sw.sample > 0) {
-    if (sw.sample > sw.max_points) {
-      return Fail(ErrorCode::kInvalidInput, "sample",
-                  std::to_string(sw.sample) + " points; at most " + std::to_string(sw.max_points) + " in one sweep here");
-    }
-  } else {
-    uint64_t n = 1;
-    for (const auto& a : axes) {
-      if (a.values.empty()) continue;  // a range without a step: Design::Grid says so
-      if (n > sw.max_points / a.values.size()) {
-        return Fail(ErrorCode::kInvalidInput, "vary",
-                    "the grid has more than " + std::to_string(sw.max_points) +
-                        " points, the most one sweep may have here; vary fewer values or ask for a sample");
-      }
-      n *= a.values.size();
-    }
-  }
+  if (auto ok = CheckPointLimit(sw, axes); !ok) return Fail(ok.error());
   auto design = sw.sample ? explore::Design::Sample(axes, sw.sample, sw.seed) : explore::Design::Grid(axes);
   if (!design) {
     add(design.error());
@@ -367,21 +408,7 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   }
   auto cat = BuiltinCatalog();
   if (!cat) return Fail(cat.error());
-  const std::string base_dir = in.allow_files ? "." : std::string(kNoFileAccess);
-  Result<scenario_internal::ScenarioDocument> doc = Fail(ErrorCode::kInternal, "", "no scenario");
-  if (!in.file.empty()) {
-    if (!in.allow_files) return Fail(ErrorCode::kInvalidInput, "", "a scenario file cannot be named here; send its text");
-    doc = scenario_internal::ScenarioDocument::FromFile(in.file);
-  } else if (!in.text.empty()) {
-    doc = scenario_internal::ScenarioDocument::FromText(in.text, in.origin, base_dir, "");
-  } else if (in.json) {
-    // Each sweep thread parses its own copy of the text (yaml-cpp nodes are not shared).
-    doc = scenario_internal::ScenarioDocument::FromText(in.json->dump(), in.origin, base_dir, "");
-  } else {
-    auto d = EmbeddedFile("default.yaml");  // as FromFile(""), under this input's file rules
-    if (!d) return Fail(ErrorCode::kInternal, "", "the built-in default scenario is not embedded");
-    doc = scenario_internal::ScenarioDocument::FromText(std::string(*d), "default.yaml", base_dir, "");
-  }
+  auto doc = SweepDocument(in);
   if (!doc) return Fail(doc.error());
   // The scenario itself must load (at the first point) before the sweep is
   // worth running; an unknown varied key is named as such.
@@ -427,24 +454,13 @@ Result<nlohmann::json> Sweep(const ScenarioInput& in, const SweepInput& sw, std:
   if (done < planned || stop.load()) {  // stopped: a point under way may have been cut short
     if (why.empty()) why = "time";
     if (stopped) *stopped = why;
-    char secs[32];
-    std::snprintf(secs, sizeof(secs), "%g", sw.max_seconds);
-    return Fail(ErrorCode::kInvalidInput, "",
-                why == "time" ? "the sweep took longer than " + std::string(secs) + " s (" + std::to_string(done) +
-                                    " of " + std::to_string(planned) + " points done); ask for fewer points" +
-                                    (sw.simulate ? ", fewer steps or the closed form" : "")
-                              : "the sweep was interrupted (" + std::to_string(done) + " of " +
-                                    std::to_string(planned) + " points done)");
-  }
-  nlohmann::json metrics = nlohmann::json::array();
-  for (const auto* m : opt.metrics) {
-    metrics.push_back({{"key", std::string(m->key)}, {"unit", std::string(m->unit)}, {"description", std::string(m->description)}});
+    return Fail(StoppedError(sw, why, done, planned));
   }
   // As `rlcost sweep`: each row's goal_curve, and the answer says once what
   // the goal figures rest on (goal_curve_is_illustrative, notes).
   return nlohmann::json{{"engine", sw.simulate ? "simulator" : "analytic"},
                         {"keys", keys},
-                        {"metrics", std::move(metrics)},
+                        {"metrics", MetricsJson(opt.metrics)},
                         {"points", done},
                         {"goal_curve_is_illustrative", goal_curves.count(std::string(explore::kIllustrativeCurve)) > 0},
                         {"notes", api::SweepCurveNotes(goal_curves)},

@@ -59,6 +59,9 @@ std::vector<report::GpuCountPoint> GpuCountSweep(const ScenarioInput& in, const 
 
 }  // namespace
 
+// A little over 80 lines: the report's parts in the page's order (run,
+// timeline, levers, claims, tornado, curve), each computed by the operation
+// that owns it and kept or noted when it fails.
 Result<ReportOutput> Report(const ScenarioInput& in, const ReportInput& ri) {
   auto lever_opt = ToOptions(ri.levers);
   if (!lever_opt) return Fail(lever_opt.error());

@@ -1,7 +1,7 @@
 // The checks of a sweep's fields made before any point runs (the axes to
 // vary, the fixed overrides, the metric columns), shared by the sweep of the
 // HTTP server and Python (ops::Sweep) and `rlcost sweep` / rlcost-sweep-mpi
-// (cli/sweep_command.cc): one set of checks, each front end's own words.
+// (api/sweep_run.cc): one set of checks, each front end's own words.
 #pragma once
 
 #include <string>

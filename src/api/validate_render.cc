@@ -240,6 +240,9 @@ a small model at small micro-batches on a 2024 stack. A team budgeting such a ru
 calibrate on its own log rather than trust the catalog's efficiencies.
 )";
 
+// Long (about 90 lines) on purpose: the page's sections in the order they
+// are read, each a few lines of text around one table; split, each piece
+// would only append to the same string.
 std::string ValidationToMarkdown(const validate::Report& r) {
   std::string md;
   md += "# Validation against published runs\n\n";

@@ -1,6 +1,6 @@
-// Internal to the CLI: the presentation of `rlcost validate` (terminal text,
-// JSON, markdown) and of `rlcost calibrate`. Computes nothing; the numbers
-// come from econ/validate.h and econ/calibrate.h.
+// Internal to the application layer (api/fit_op.cc): the presentation of
+// `validate` (terminal text, JSON, markdown) and of `calibrate`. Computes nothing; the numbers
+// come from fit/validate.h and fit/calibrate.h.
 #pragma once
 
 #include <string>

@@ -287,6 +287,91 @@ std::string GoalCurveYaml(const forecast::ProgressSeries& s, const forecast::Out
       r.fit_until_step);
 }
 
+// What a step of the logged run costs: `estimate`'s step of the scenario
+// (with_scenario), else the log's own GPU-hours at a GPU-hour's price.
+Result<forecast::StepCost> StepCostOf(const ForecastInput& a, const forecast::ProgressSeries& series,
+                                      const forecast::Outcome& fit, std::vector<std::string>* warnings) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  forecast::StepCost cost;
+  if (a.with_scenario) {
+    // The step `estimate` prices: the same run, planned the same way.
+    auto run = LoadRun(a.scenario);
+    if (!run) return Fail(run.error());
+    auto e = EstimateRun(*run, a.scenario, /*scaling_notes=*/false);
+    if (!e) return Fail(e.error());
+    const double gpus = run->scenario.hardware.gpus + e->step.verifier_gpus;  // a dedicated judge's GPUs are the run's too
+    cost.source = "scenario";
+    cost.step_s = e->step.time_s;
+    cost.gpu_hours_per_step = e->step.time_s * gpus / 3600.0;
+    cost.usd_per_step = e->usd_per_step;
+    cost.usd_per_gpu_hour = cost.gpu_hours_per_step > 0 ? e->usd_gpu_per_step / cost.gpu_hours_per_step : nan;
+    cost.note = fmt::format("step cost from the scenario {} ({}): {:.1f} s, ${:.4g} a step", a.scenario_label,
+                            run->scenario.name, cost.step_s, cost.usd_per_step);
+    *warnings = std::move(run->warnings);
+  } else {
+    // The price of a GPU-hour: `usd_per_gpu_hour`, else the catalog price of
+    // `gpu` (an assumed h100-sxm when `gpus` is given without either).
+    double usd = a.usd_per_gpu_hour.value_or(nan);
+    std::string priced;
+    if (!a.usd_per_gpu_hour && (a.gpus > 0 || !a.gpu.empty())) {
+      auto cat = CatalogOf(a.scenario);
+      if (!cat) return Fail(cat.error());
+      const std::string id = a.gpu.empty() ? "h100-sxm" : a.gpu;
+      const GpuSpec* g = (*cat)->FindGpu(id);
+      if (!g) {
+        std::string known;
+        for (const auto& k : (*cat)->GpuIds()) known += (known.empty() ? "" : ", ") + k;
+        return Fail(ErrorCode::kInvalidInput, "gpu", fmt::format("unknown GPU '{}'; known: {}", id, known));
+      }
+      if (g->price_per_hour > 0) {
+        usd = g->price_per_hour;
+        priced = fmt::format("; ${:.2f} a GPU-hour, the catalog price of {}{}", usd, g->id,
+                             a.gpu.empty() ? " (ASSUMED: no GPU named)" : "");
+      }
+    }
+    cost = forecast::CostFromLog(series, fit.fit_until_step, usd);
+    if (!cost.note.empty()) cost.note += priced;
+  }
+  return cost;
+}
+
+// With `output`: the fitted sigmoid written as a goal curve file, and the
+// line that says so ("" without `output`).
+Result<std::string> WriteGoalCurve(const ForecastInput& a, const forecast::ProgressSeries& series,
+                                   const forecast::Outcome& fit) {
+  std::string written;
+  if (!a.output.empty()) {
+    if (!fit.fitted || fit.curve.kind != forecast::CurveKind::kSigmoid) {
+      return Fail(ErrorCode::kInvalidInput, "output",
+                  fmt::format("no sigmoid was fitted to the log ({}); no curve to write",
+                              fit.ok ? "the points already reach the target" : fit.reason));
+    }
+    if (!(fit.curve.a > 0 && fit.curve.a <= 1)) {
+      return Fail(ErrorCode::kInvalidInput, "output",
+                  fmt::format("the fitted asymptote {:.4g} is not a pass rate in (0, 1]; a goal curve needs a "
+                              "pass-rate metric (`metric`)", fit.curve.a));
+    }
+    double useful = a.useful_per_step.value_or(0);
+    int group = a.group_size > 0 ? a.group_size : 16;
+    std::string from = "the given useful samples a step";
+    if (!a.useful_per_step) {
+      auto run = LoadRun(a.scenario);
+      if (!run) return Fail(run.error());
+      auto e = EstimateRun(*run, a.scenario, /*scaling_notes=*/false);
+      if (!e) return Fail(e.error());
+      useful = e->signal.useful_samples_per_step;
+      if (a.group_size <= 0) group = run->scenario.algorithm.group_size;
+      from = "signal.useful_samples_per_step of " + a.scenario_label;
+    }
+    if (!(useful > 0)) return Fail(ErrorCode::kInvalidInput, "useful_per_step", "expected > 0 useful samples a step");
+    if (auto ok = WriteFileAtomic(a.output, GoalCurveYaml(series, fit, useful, group, a.logs[0], from), "output"); !ok) {
+      return Fail(ok.error());
+    }
+    written = fmt::format("\ngoal curve written to {}: rlcost estimate SCENARIO --set goal.curve={}\n", a.output, a.output);
+  }
+  return written;
+}
+
 Result<View> ForecastView(const ForecastInput& a) {
   forecast::ReadOptions ro{a.metric, a.gpus};
   forecast::Options fo;
@@ -337,79 +422,12 @@ Result<View> ForecastView(const ForecastInput& a) {
   if (!s) return Fail(s.error());
   auto r = forecast::Forecast(*s, fo);
   if (!r) return Fail(r.error());
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  forecast::StepCost cost;
-  if (a.with_scenario) {
-    // The step `estimate` prices: the same run, planned the same way.
-    auto run = LoadRun(a.scenario);
-    if (!run) return Fail(run.error());
-    auto e = EstimateRun(*run, a.scenario, /*scaling_notes=*/false);
-    if (!e) return Fail(e.error());
-    const double gpus = run->scenario.hardware.gpus + e->step.verifier_gpus;  // a dedicated judge's GPUs are the run's too
-    cost.source = "scenario";
-    cost.step_s = e->step.time_s;
-    cost.gpu_hours_per_step = e->step.time_s * gpus / 3600.0;
-    cost.usd_per_step = e->usd_per_step;
-    cost.usd_per_gpu_hour = cost.gpu_hours_per_step > 0 ? e->usd_gpu_per_step / cost.gpu_hours_per_step : nan;
-    cost.note = fmt::format("step cost from the scenario {} ({}): {:.1f} s, ${:.4g} a step", a.scenario_label,
-                            run->scenario.name, cost.step_s, cost.usd_per_step);
-    v.warnings = std::move(run->warnings);
-  } else {
-    // The price of a GPU-hour: `usd_per_gpu_hour`, else the catalog price of
-    // `gpu` (an assumed h100-sxm when `gpus` is given without either).
-    double usd = a.usd_per_gpu_hour.value_or(nan);
-    std::string priced;
-    if (!a.usd_per_gpu_hour && (a.gpus > 0 || !a.gpu.empty())) {
-      auto cat = CatalogOf(a.scenario);
-      if (!cat) return Fail(cat.error());
-      const std::string id = a.gpu.empty() ? "h100-sxm" : a.gpu;
-      const GpuSpec* g = (*cat)->FindGpu(id);
-      if (!g) {
-        std::string known;
-        for (const auto& k : (*cat)->GpuIds()) known += (known.empty() ? "" : ", ") + k;
-        return Fail(ErrorCode::kInvalidInput, "gpu", fmt::format("unknown GPU '{}'; known: {}", id, known));
-      }
-      if (g->price_per_hour > 0) {
-        usd = g->price_per_hour;
-        priced = fmt::format("; ${:.2f} a GPU-hour, the catalog price of {}{}", usd, g->id,
-                             a.gpu.empty() ? " (ASSUMED: no GPU named)" : "");
-      }
-    }
-    cost = forecast::CostFromLog(*s, r->fit_until_step, usd);
-    if (!cost.note.empty()) cost.note += priced;
-  }
-  std::string written;
-  if (!a.output.empty()) {
-    if (!r->fitted || r->curve.kind != forecast::CurveKind::kSigmoid) {
-      return Fail(ErrorCode::kInvalidInput, "output",
-                  fmt::format("no sigmoid was fitted to the log ({}); no curve to write",
-                              r->ok ? "the points already reach the target" : r->reason));
-    }
-    if (!(r->curve.a > 0 && r->curve.a <= 1)) {
-      return Fail(ErrorCode::kInvalidInput, "output",
-                  fmt::format("the fitted asymptote {:.4g} is not a pass rate in (0, 1]; a goal curve needs a "
-                              "pass-rate metric (`metric`)", r->curve.a));
-    }
-    double useful = a.useful_per_step.value_or(0);
-    int group = a.group_size > 0 ? a.group_size : 16;
-    std::string from = "the given useful samples a step";
-    if (!a.useful_per_step) {
-      auto run = LoadRun(a.scenario);
-      if (!run) return Fail(run.error());
-      auto e = EstimateRun(*run, a.scenario, /*scaling_notes=*/false);
-      if (!e) return Fail(e.error());
-      useful = e->signal.useful_samples_per_step;
-      if (a.group_size <= 0) group = run->scenario.algorithm.group_size;
-      from = "signal.useful_samples_per_step of " + a.scenario_label;
-    }
-    if (!(useful > 0)) return Fail(ErrorCode::kInvalidInput, "useful_per_step", "expected > 0 useful samples a step");
-    if (auto ok = WriteFileAtomic(a.output, GoalCurveYaml(*s, *r, useful, group, a.logs[0], from), "output"); !ok) {
-      return Fail(ok.error());
-    }
-    written = fmt::format("\ngoal curve written to {}: rlcost estimate SCENARIO --set goal.curve={}\n", a.output, a.output);
-  }
-  v.json = forecast::ToJson(*s, *r, cost);
-  v.text = forecast::ToText(*s, *r, cost) + written;
+  auto cost = StepCostOf(a, *s, *r, &v.warnings);
+  if (!cost) return Fail(cost.error());
+  auto written = WriteGoalCurve(a, *s, *r);
+  if (!written) return Fail(written.error());
+  v.json = forecast::ToJson(*s, *r, *cost);
+  v.text = forecast::ToText(*s, *r, *cost) + *written;
   return v;
 }
 

@@ -212,7 +212,7 @@ TEST(NoiseScale, CommandPrintsTheFieldToSet) {
   EXPECT_EQ(j["set"], "goal.b_noise=100");
   const auto bad = rlcost::test::Rlcost("noise-scale --batch 128,2048 --gain-per-step 1,16");
   EXPECT_NE(bad.code, 0);
-  EXPECT_NE(bad.err.find("gain_per_step"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--gain-per-step"), std::string::npos) << bad.err;
   const auto none = rlcost::test::Rlcost("noise-scale --batch 128,2048");
   EXPECT_NE(none.code, 0);
   EXPECT_NE(none.err.find("--grad-norm-sq"), std::string::npos) << none.err;
