@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/numbers.h"
 #include "core/file.h"
 #include "core/nesting.h"
 #include "forecast/forecast.h"
@@ -22,7 +23,6 @@
 namespace rlcost::forecast {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The keys a step's cost is read from (Find's order below).
 constexpr const char* kCostKeys[] = {"step_time_s", "timing_s/step", "timing/train/total_step_time", "cum_gpu_hours",
