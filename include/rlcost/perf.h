@@ -344,6 +344,14 @@ double OffloadTime(const Scenario& s, const MemoryPlan& plan);
 double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan);  // per GPU, each direction
 double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan);     // the way back, before the update
 double RefitOffloadOutTime(const Scenario& s, const MemoryPlan& plan);  // the way out, inside the refit
+// The trainer's own weights moved to host memory at the end of the refit
+// (NeMo RL's offload_after_refit) and back before the log-prob pass, with the
+// refit offload: FSDP/DTensor its fp32 shard through pageable memory,
+// Megatron its bf16 parameter buffer into pinned memory. GB per GPU each way,
+// and the two times. docs/model.md, "Trainer weights after the refit".
+double RefitWeightsGb(const Scenario& s, const MemoryPlan& plan);
+double RefitWeightsOutTime(const Scenario& s, const MemoryPlan& plan);
+double RefitWeightsBackTime(const Scenario& s, const MemoryPlan& plan);
 
 // --- Training ------------------------------------------------------------
 // Policy update over `tokens` tokens on `gpus` GPUs: 6 * N_active per token for
@@ -400,6 +408,12 @@ void ChargeRefitOffloadOut(const Scenario& s, const MemoryPlan& plan, WeightSync
 double WeightSyncTime(const Scenario& s);  // WeightSync(s).total_s
 // Tensors of a checkpoint in the Hugging Face layout (one per expert matrix).
 double CheckpointTensors(const ModelSpec& m);
+// Collective calls of the trainer's per-parameter export in a colocated refit:
+// Megatron layout, per local tensor one call per group of more than one GPU it
+// is gathered over (TP all-gather, PP broadcast, EP all-gather of each local
+// expert); FSDP (train_backend: fsdp) one all-gather per checkpoint tensor;
+// Megatron data parallel only, 0. docs/model.md, "Per-parameter export".
+double ExportCalls(const Scenario& s);
 // One line for the estimate's notes: the parts and what they rest on.
 std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p);
 

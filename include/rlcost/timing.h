@@ -23,7 +23,9 @@ struct WeightSyncParts {
   double total_s = 0;      // the parts less overlap_s: generation is paused for all of it
   double bytes = 0;        // bytes moved (the full weights), one copy
   double tensors = 0;      // tensors in the checkpoint
-  double collectives = 0;  // collective calls per sync
+  double collectives = 0;  // collective calls per sync (export_calls included)
+  double export_calls = 0; // colocated: of those, the trainer's per-parameter gathers (ExportCalls)
+  double weights_out_s = 0;  // colocated refit offload: of offload_s, the trainer's own weights to host memory
 };
 
 struct StepTiming {

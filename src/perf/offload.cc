@@ -40,12 +40,62 @@ double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
   return kOptimizerBytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
 }
 
+double RefitWeightsGb(const Scenario& s, const MemoryPlan& plan) {
+  if (s.placement.mode != PlacementMode::kColocated) return 0;
+  if (s.placement.refit_offload == RefitOffload::kNone) return 0;
+  // PlanMemory already moves the whole training state (OffloadTime prices it);
+  // placement.offload (veRL) prices its own moves and has no such refit step.
+  if (plan.train_state_offloaded || plan.optimizer_offloaded) return 0;
+  if (s.placement.offload.params || s.placement.offload.optimizer) return 0;
+  const PlacementSpec& pl = s.placement;
+  const double total = s.model.params_b * 1e9;
+  const double expert = std::min(total, s.model.routed_expert_params_b() * 1e9);
+  const double dense = total - expert;
+  const bool fsdp = pl.train_backend == TrainBackend::kFsdp;
+  // FSDP2 / DTensor: NeMo RL loads the model in fp32 to keep fp32 master
+  // weights (v0.3.0 dtensor_policy_worker.py:190-192) and offload_after_refit
+  // moves the module to the CPU (:1287-1292, model.to("cpu")): 4 bytes per
+  // parameter of the GPU's shard. Megatron: offload_after_refit moves the
+  // bf16 parameter buffer (megatron_policy_worker.py:1585-1590 -> move_model
+  // -> _ParamAndGradBuffer.offload_to_cpu), 2 bytes per parameter of the
+  // rank's model-parallel shard (data-parallel ranks each hold a copy).
+  const double bytes = fsdp ? 4.0 : 2.0;
+  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
+  if (!fsdp && tp * pp * ep * std::max(1, pl.train_cp) > 1) {
+    return bytes * (dense / (tp * pp) + expert / (static_cast<double>(tp) * ep * pp)) / kGB;
+  }
+  // No Megatron layout stated: sharded over the sharding group, as PlanMemory assumes.
+  return bytes * total / ShardGpus(s) / kGB;
+}
+
+namespace {
+// FSDP's module.to("cpu") copies each parameter into fresh pageable memory,
+// as the optimizer states go (pinned when placement.refit_offload: pinned);
+// Megatron's offload_to_cpu copies into a pinned buffer: the PCIe rate.
+double RefitWeightsRate(const Scenario& s, bool out) {
+  if (s.placement.train_backend != TrainBackend::kFsdp || s.placement.refit_offload == RefitOffload::kPinned) {
+    return kHostLinkGbPerS;
+  }
+  return out ? kPageableCopyGbPerS : kPageableBackGbPerS;
+}
+}  // namespace
+
+double RefitWeightsOutTime(const Scenario& s, const MemoryPlan& plan) {
+  return RefitWeightsGb(s, plan) / RefitWeightsRate(s, true);
+}
+
+double RefitWeightsBackTime(const Scenario& s, const MemoryPlan& plan) {
+  return RefitWeightsGb(s, plan) / RefitWeightsRate(s, false);
+}
+
 // The way back: prepare_for_training moves the states to the GPU before the
-// update, from host pages already resident (docs/model.md, "Refit offload").
+// update, from host pages already resident (docs/model.md, "Refit offload");
+// and prepare_for_lp_inference the trainer's weights before the log-prob pass
+// ("Trainer weights after the refit").
 double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan) {
   const double rate =
       s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : kPageableBackGbPerS;
-  return RefitOffloadGb(s, plan) / rate;
+  return RefitOffloadGb(s, plan) / rate + RefitWeightsBackTime(s, plan);
 }
 
 // The way out: offload_before_refit, the first call of NeMo RL's

@@ -52,6 +52,43 @@ double RingLinkGbPerS(const Scenario& s, int gpus, int tiling = 0) {
 
 }  // namespace
 
+double ExportCalls(const Scenario& s) {
+  const PlacementSpec& pl = s.placement;
+  const ModelSpec& m = s.model;
+  if (s.algorithm.lora) return 0;  // the adapters: counted as the sync's own tensors
+  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
+  if (tp * pp * ep * std::max(1, pl.train_cp) > 1) {
+    // Megatron-Core's local tensors, each gathered on its own (NeMo RL v0.3.0
+    // nemo_rl/models/megatron/refit_utils.py:98-144, gather_params: for every
+    // parameter an all_gather over the TP group if it is TP-sharded, a
+    // broadcast over the PP group, and for a routed expert an all_gather over
+    // the EP group). Only groups of more than one GPU are counted.
+    const double tpc = tp > 1 ? 1.0 : 0.0, ppc = pp > 1 ? 1.0 : 0.0, epc = ep > 1 ? 1.0 : 0.0;
+    double per_layer = 0;
+    if (m.is_moe()) {
+      // linear_qkv, its fused norm, linear_proj, the pre-MLP norm, the router
+      // (qkv and proj TP-sharded); each shared expert's fc1 and fc2
+      // (TP-sharded); fc1 (gate and up fused) and fc2 of each of the layer's
+      // E / ep local experts (expert tensor parallel 1, NeMo RL's base
+      // grpo_math_1B_megatron.yaml expert_tensor_parallel_size: 1).
+      const double shared = 2.0 * m.shared_experts;
+      const double local_experts = 2.0 * std::ceil(static_cast<double>(m.experts) / ep);
+      per_layer = (2.0 + shared) * tpc + (5.0 + shared) * ppc + local_experts * (epc + ppc);
+    } else {
+      // linear_qkv, linear_proj, linear_fc1, linear_fc2 (TP-sharded) and the
+      // two norms fused into qkv and fc1.
+      per_layer = 4.0 * tpc + 6.0 * ppc;
+    }
+    // Embedding and LM head (TP-sharded), final norm.
+    return m.layers * per_layer + 2.0 * tpc + 3.0 * ppc;
+  }
+  // FSDP2 / DTensor: full_tensor() on every state-dict tensor, one all-gather
+  // each (v0.3.0 nemo_rl/models/policy/dtensor_policy_worker.py:1200-1209).
+  if (pl.train_backend == TrainBackend::kFsdp && ShardGpus(s) > 1) return CheckpointTensors(m);
+  // Megatron data parallel only: every GPU holds the whole model; nothing to gather.
+  return 0;
+}
+
 double CheckpointTensors(const ModelSpec& m) {
   // Hugging Face layout, per layer: q, k, v, o and two norms; a dense MLP has
   // gate, up, down; an MoE layer has a router and gate, up, down per routed
@@ -131,6 +168,13 @@ WeightSyncParts WeightSync(const Scenario& s) {
   p.collectives = s.placement.weight_sync == WeightSyncMethod::kPerTensor
                       ? p.tensors
                       : std::max(1.0, std::ceil(p.bytes / kBucketBytes));
+  if (colocated) {
+    // Colocated, the engine takes the trainer's tensors by CUDA IPC in groups,
+    // but the trainer still gathers them parameter by parameter, each gather a
+    // collective call of its own (docs/model.md, "Per-parameter export").
+    p.export_calls = ExportCalls(s);
+    p.collectives += p.export_calls;
+  }
   p.calls_s = p.collectives * kCollectiveCallS;
   if (s.placement.weight_sync == WeightSyncMethod::kPipelined && p.transfer_s > 0 && p.gather_s > 0) {
     // Two buffers: the trainer gathers (exports) bucket i + 1 on one CUDA
@@ -154,7 +198,10 @@ double WeightSyncTime(const Scenario& s) { return WeightSync(s).total_s; }
 
 void ChargeRefitOffloadOut(const Scenario& s, const MemoryPlan& plan, WeightSyncParts& p) {
   p.total_s -= p.offload_s;
-  p.offload_s = RefitOffloadOutTime(s, plan);
+  // The optimizer states first (offload_before_refit), the trainer's own
+  // weights last (offload_after_refit), both inside the timed refit.
+  p.weights_out_s = RefitWeightsOutTime(s, plan);
+  p.offload_s = RefitOffloadOutTime(s, plan) + p.weights_out_s;
   p.total_s += p.offload_s;
 }
 
@@ -167,10 +214,17 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
   if (p.overlap_s > 0) out += fmt::format(" - {:.2f} s of the two hidden by pipelining the buckets", p.overlap_s);
   out += fmt::format(" + engine load {:.2f} s + {:.0f} collective calls {:.2f} s", p.load_s, p.collectives,
                      p.calls_s);
+  if (p.export_calls > 0) {
+    out += fmt::format(" (of the calls, {:.0f} are the trainer gathering its parameters one by one)", p.export_calls);
+  }
   if (p.offload_s > 0) {
     out += fmt::format(" + the trainer's optimizer states to host memory {:.2f} s (inside the refit, as NeMo RL's "
                        "offload_before_refit; placement.refit_offload)",
-                       p.offload_s);
+                       p.offload_s - p.weights_out_s);
+  }
+  if (p.weights_out_s > 0) {
+    out += fmt::format(" + the trainer's own weights to host memory {:.2f} s (NeMo RL's offload_after_refit)",
+                       p.weights_out_s);
   }
   if (colocated) {
     out += fmt::format(" + engine wake/sleep {:.2f} s (vLLM sleep level {}{})", p.engine_s,

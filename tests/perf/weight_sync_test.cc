@@ -265,6 +265,82 @@ TEST(WeightSync, SleepLevelOneCopiesTheEngineWeightsToTheHostAndBack) {
   EXPECT_EQ(WeightSync(*d).engine_s, 0.0);
 }
 
+// The trainer's per-parameter export in a colocated refit (docs/model.md,
+// "Per-parameter export"): NeMo RL v0.3.0 gathers every Megatron parameter
+// with its own collectives (refit_utils.py gather_params) even though the
+// engine takes the gathered tensors in groups by CUDA IPC. Worked by hand,
+// one call per group of more than one GPU, 0.906 ms each:
+//   Qwen3-30B-A3B, tp 2, ep 8, pp 1: per layer 2 TP gathers (qkv, proj)
+//     + 2 x 128/8 = 32 EP gathers of the local experts' fc1 and fc2 = 34;
+//     48 x 34 + 2 (embedding, LM head) = 1634 calls = 1.4804 s
+//   Llama-3.1-70B, tp 4, pp 4: per layer 4 TP gathers + 6 PP broadcasts = 10;
+//     80 x 10 + 2 + 3 = 805 calls = 0.7293 s
+//   Llama-3.1-8B, FSDP over 8 GPUs: one all-gather per checkpoint tensor,
+//     32 x 9 + 3 = 291 calls; Megatron data parallel only: none.
+TEST(WeightSync, ColocatedExportGathersEachParameterWithItsOwnCalls) {
+  const std::string h = "hardware: {gpu: h100-sxm, gpus: 64, gpus_per_node: 8}\n";
+  const Scenario moe = Load("model: qwen3-30b-a3b\n" + h +
+                            "placement: {mode: colocated, rollout_tp: 4, train_tp: 2, train_ep: 8}\n");
+  EXPECT_DOUBLE_EQ(ExportCalls(moe), 1634.0);
+  auto pm = WeightSync(moe);
+  EXPECT_DOUBLE_EQ(pm.export_calls, 1634.0);
+  EXPECT_DOUBLE_EQ(pm.collectives, 1634.0 + 15.0);  // + ceil(61 GB / 4096 MiB) = 15 buckets
+  EXPECT_NEAR(pm.calls_s, (1634.0 + 15.0) * 0.906e-3, 1e-9);
+  const Scenario dense = Load("model: llama-3.1-70b\n" + h +
+                              "placement: {mode: colocated, rollout_tp: 4, train_tp: 4, train_pp: 4}\n");
+  EXPECT_DOUBLE_EQ(ExportCalls(dense), 805.0);
+  EXPECT_NEAR(ExportCalls(dense) * 0.906e-3, 0.7293, 1e-4);
+  const std::string h8 = "hardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n";
+  EXPECT_DOUBLE_EQ(ExportCalls(Load("model: llama-3.1-8b\n" + h8 +
+                                    "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n")),
+                   291.0);
+  EXPECT_DOUBLE_EQ(ExportCalls(Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1}\n")),
+                   0.0);
+  // Disaggregated syncs keep their own count (per tensor or per bucket): not added there.
+  auto dis = WeightSync(Load("model: qwen3-30b-a3b\n" + h +
+                             "placement: {mode: disaggregated, rollout_gpus: 32, train_gpus: 32, rollout_tp: 4, "
+                             "train_tp: 2, train_ep: 8}\npipeline: {mode: async}\n"));
+  EXPECT_EQ(dis.export_calls, 0.0);
+}
+
+// The trainer's own weights go to host memory at the end of a NeMo RL refit
+// (offload_after_refit) and come back before the log-prob pass (docs/model.md,
+// "Trainer weights after the refit"). Worked by hand:
+//   Megatron, Llama-3.1-70B at tp 4 x pp 4: bf16 buffer of 70.6e9 / 16
+//     parameters = 8.825 GB into pinned memory: 8.825 / 25 = 0.3530 s each way
+//   FSDP, Llama-3.1-8B over 8 GPUs: fp32 shard 4 x 8.03e9 / 8 = 4.015 GB,
+//     out through pageable memory 4.015 / 1.3138 = 3.0560 s, back 4.015 / 16.1 = 0.2494 s
+TEST(Offload, ColocatedRefitMovesTheTrainerWeightsToTheHostAfterTheSync) {
+  const Scenario mg = Load("model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 64, gpus_per_node: 8}\n"
+                           "placement: {mode: colocated, rollout_tp: 4, train_tp: 4, train_pp: 4}\n");
+  auto mem = PlanMemory(mg);
+  ASSERT_TRUE(mem.has_value());
+  ASSERT_FALSE(mem->train_state_offloaded);
+  EXPECT_NEAR(RefitWeightsGb(mg, *mem), 8.825, 1e-9);
+  EXPECT_NEAR(RefitWeightsOutTime(mg, *mem), 0.3530, 1e-9);
+  EXPECT_NEAR(RefitWeightsBackTime(mg, *mem), 0.3530, 1e-9);
+  const Scenario fs = Load("model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n"
+                           "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n");
+  auto mf = PlanMemory(fs);
+  ASSERT_TRUE(mf.has_value());
+  EXPECT_NEAR(RefitWeightsGb(fs, *mf), 4.015, 1e-9);
+  EXPECT_NEAR(RefitWeightsOutTime(fs, *mf), 4.015 / (4.94 / 3.76), 1e-9);
+  EXPECT_NEAR(RefitWeightsBackTime(fs, *mf), 4.015 / 16.1, 1e-9);
+  // Both halves land where NeMo RL times them: out inside the refit, back before the log-prob pass.
+  auto e = EstimateAnalytic(fs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NEAR(e->step.sync_parts.weights_out_s, 3.0560, 1e-3);
+  EXPECT_NEAR(e->step.sync_parts.offload_s, RefitOffloadOutTime(fs, *mf) + 3.0560, 1e-3);
+  EXPECT_NEAR(e->step.refit_offload_s, RefitOffloadGb(fs, *mf) / 16.1 + 0.2494, 1e-3);
+  // Not with refit_offload: none, nor when disaggregated.
+  auto none = fs;
+  none.placement.refit_offload = RefitOffload::kNone;
+  EXPECT_EQ(RefitWeightsGb(none, *mf), 0.0);
+  auto dis = fs;
+  dis.placement.mode = PlacementMode::kDisaggregated;
+  EXPECT_EQ(RefitWeightsGb(dis, *mf), 0.0);
+}
+
 TEST(WeightSync, BadSleepLevelNamesTheField) {
   auto s = LoadScenarioText(
       "model: qwen3-8b\nhardware: {gpu: h100-sxm}\nplacement: {engine_sleep_level: 3}\n", Cat());
@@ -330,25 +406,33 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   // back at 16.1 GB/s: 10.484 / 16.1 = 0.651 s, before the update.
   EXPECT_NEAR(RefitOffloadGb(*s, *mem), 10.484, 1e-3);
   EXPECT_NEAR(RefitOffloadOutTime(*s, *mem), 7.980, 1e-2);
-  EXPECT_NEAR(RefitOffloadTime(*s, *mem), 0.651, 1e-3);
   auto e = EstimateAnalytic(*s);
   ASSERT_TRUE(e.has_value());
-  EXPECT_NEAR(e->step.refit_offload_s, 0.651, 1e-3);
-  EXPECT_NEAR(e->step.offload_s, 0.651, 1e-3);  // the state fits beside the engine: nothing else moves
-  EXPECT_NEAR(e->step.sync_parts.offload_s, 7.980, 1e-2);
-  EXPECT_NEAR(e->step.weight_sync_s, WeightSync(*s).total_s + 7.980, 1e-2);
-  // Kept on the GPU (veRL's default): the step is that much shorter, 7.980 + 0.651.
+  // And the trainer's own weights after the refit ("Trainer weights after the
+  // refit"): the file's PP 16 x EP 16, bf16 buffer of 671e9 parameters of
+  // which 654.45e9 routed experts: 2 x (16.55e9 / 16 + 654.45e9 / 256) = 7.18 GB,
+  // pinned, 0.287 s each way.
+  const double w = RefitWeightsOutTime(*s, *mem);
+  EXPECT_NEAR(RefitWeightsGb(*s, *mem), 2.0 * ((671e9 - s->model.routed_expert_params_b() * 1e9) / 16 +
+                                               s->model.routed_expert_params_b() * 1e9 / 256) / 1e9, 1e-6);
+  EXPECT_NEAR(w, RefitWeightsGb(*s, *mem) / 25.0, 1e-12);
+  EXPECT_NEAR(RefitOffloadTime(*s, *mem), 0.651 + w, 1e-3);
+  EXPECT_NEAR(e->step.refit_offload_s, 0.651 + w, 1e-3);
+  EXPECT_NEAR(e->step.offload_s, 0.651 + w, 1e-3);  // the state fits beside the engine: nothing else moves
+  EXPECT_NEAR(e->step.sync_parts.offload_s, 7.980 + w, 1e-2);
+  EXPECT_NEAR(e->step.weight_sync_s, WeightSync(*s).total_s + 7.980 + w, 1e-2);
+  // Kept on the GPU (veRL's default): the step is that much shorter, 7.980 + 0.651 + 2 w.
   auto none = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-onpolicy.yaml", Cat(),
                                {{"placement.refit_offload", "none"}});
   ASSERT_TRUE(none.has_value());
   EXPECT_EQ(RefitOffloadTime(*none, *mem), 0.0);
   EXPECT_EQ(RefitOffloadOutTime(*none, *mem), 0.0);
-  EXPECT_NEAR(e->step.time_s - EstimateAnalytic(*none)->step.time_s, 8.631, 1e-2);
-  // Pinned host memory: the PCIe rate both ways, 10.484 / 25 = 0.419 s each.
+  EXPECT_NEAR(e->step.time_s - EstimateAnalytic(*none)->step.time_s, 8.631 + 2 * w, 1e-2);
+  // Pinned host memory: the PCIe rate both ways, 10.484 / 25 = 0.419 s each (+ the weights).
   auto pinned = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-onpolicy.yaml", Cat(),
                                  {{"placement.refit_offload", "pinned"}});
   ASSERT_TRUE(pinned.has_value());
-  EXPECT_NEAR(RefitOffloadTime(*pinned, *mem), 0.419, 1e-3);
+  EXPECT_NEAR(RefitOffloadTime(*pinned, *mem), 0.419 + w, 1e-3);
   EXPECT_NEAR(RefitOffloadOutTime(*pinned, *mem), 0.419, 1e-3);
   // Disaggregated: the trainer keeps its GPUs, nothing moves.
   auto dis = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-1stepoff.yaml", Cat());
