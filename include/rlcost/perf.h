@@ -394,6 +394,39 @@ int ShardGpus(const Scenario& s);
 // under placement.train_padding: max-length, (max prompt + max response) /
 // the mean trajectory length. docs/model.md, "Training on padded sequences".
 double PaddedTokenFactor(const Scenario& s, double mean_seq_len);
+// --- Packed micro-batches (src/perf/packing.cc) --------------------------
+// Micro-batches a data-parallel rank fills packing `tokens` tokens of
+// single-turn sequences into placement.train_micro_batch_tokens (C): the
+// sequences longer than C/2 one each, the shorter ones in the room they leave
+// and then in bins of their own (Martello-Toth bound L2, alpha 0). Without
+// a stated budget, or for multi-turn trajectories: TrainMicrobatches.
+// docs/model.md, "Packed micro-batches".
+double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len);
+// Whether every packed micro-batch of the update runs at its full budget:
+// train_backend fsdp (NeMo RL's DTensor worker pads each pack to
+// train_mb_tokens) or train_pp > 1 (Megatron-Core's pipeline sends tensors of
+// one static shape), with train_micro_batch_tokens stated and no
+// train_padding max-length.
+bool PacksToFixedLength(const Scenario& s);
+// Tokens the update's linear layers run per real token when PacksToFixedLength:
+// N mini-batches x PackedMicrobatches x C over the rank's tokens (>= 1); 1
+// otherwise.
+double FixedLengthPackFactor(const Scenario& s, int gpus, double tokens, double mean_seq_len);
+// train_backend fsdp with train_tp > 1 (DTensor TP + sequence parallel):
+// seconds of the per-layer activation all-gathers and reduce-scatters a pass
+// over `tokens` (as run, padding included) issues on the compute stream, 7 a
+// layer forward and 7 more backward. 0 otherwise.
+// docs/model.md, "DTensor tensor-parallel collectives".
+double DtensorTpCollectiveTime(const Scenario& s, double tokens, int gpus, bool forward_only);
+// train_pp > 2: the slowest pipeline stage's time over the mean stage's.
+// Megatron-Core gives every stage layers / pp decoder layers (NeMo RL leaves
+// num_layers_in_first/last_pipeline_stage unset) and the last stage the
+// output layer too: 1 + H (pp - 2) / F, with F the pass's FLOPs per token
+// and H the output layer's share of `linear_flops_per_token` (V h of the N
+// parameters). 1 for pp <= 2 (the catalog's N counts the input embedding,
+// which balances the head at pp 2). docs/model.md, "Pipeline stages: the
+// output layer".
+double PipelineStageImbalance(const Scenario& s, double linear_flops_per_token, double flops_per_token);
 // Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // --- Weight sync (weight_sync.cc) ---------------------------------------

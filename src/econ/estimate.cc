@@ -123,6 +123,19 @@ std::vector<std::string> Assumptions(const Scenario& s) {
             ? ""
             : "; NOT PRICED here: set placement.train_micro_batch_tokens (the count of micro-batches sets it)"));
   }
+  if (perf::PacksToFixedLength(s)) {
+    a.push_back(fmt::format(
+        "packed micro-batches of {} tokens, each run at its full length ({}): sequences longer than half of it "
+        "take one each and the linear layers compute on the padding (ASSUMED: the longest pack of a mini-batch "
+        "fills its budget){}",
+        s.placement.train_micro_batch_tokens,
+        s.placement.train_backend == TrainBackend::kFsdp ? "a DTensor/FSDP trainer pads every pack"
+                                                         : "a pipeline sends tensors of one shape",
+        s.placement.train_backend == TrainBackend::kFsdp && s.placement.train_tp > 1
+            ? "; tensor parallel adds 7 activation all-gathers or reduce-scatters a layer each way, in line with "
+              "the compute"
+            : ""));
+  }
   if (!s.framework.empty()) {
     if (s.framework_defaults.empty()) {
       a.push_back(fmt::format("framework {}: every default it has was set in the scenario", s.framework));

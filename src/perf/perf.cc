@@ -470,13 +470,17 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // Padded sequences: the linear layers run on the padding too; attention
   // (FlashAttention's variable-length path) on the real tokens only. The
   // model FLOPs (w.flops, MFU) stay the real tokens'.
-  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  // Packed micro-batches held to one length (FixedLengthPackFactor,
+  // src/perf/packing.cc) pad the same way.
+  const double pad = PaddedTokenFactor(s, mean_seq_len) * FixedLengthPackFactor(s, gpus, tokens, mean_seq_len);
   const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
   // FSDP's per-micro-batch traffic overlaps the compute (FSDP2 prefetches the
-  // next layer's gather): a pass takes the longer of the two.
+  // next layer's gather): a pass takes the longer of the two. DTensor's
+  // tensor-parallel collectives run on the compute stream, in line with it.
   const double pass =
       std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
-                   RecomputeFactor(s, per_token, attention),
+                       RecomputeFactor(s, per_token, attention) * PipelineStageImbalance(s, linear, per_token) +
+                   DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false),
                FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false));
   w.time_s = epochs * pass + (optimizer_steps - 1) * OptimizerStepTime(s);
   w.compute_bound = true;

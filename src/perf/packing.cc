@@ -1,0 +1,110 @@
+// Packed micro-batches of the update: how many a rank fills when sequences
+// are packed into a token budget, the padding a trainer runs when every
+// packed micro-batch must have the same length, and the activation
+// collectives of DTensor tensor parallelism. Derivations: docs/model.md,
+// "Packed micro-batches" and "DTensor tensor-parallel collectives".
+#include <algorithm>
+#include <cmath>
+
+#include "rlcost/perf.h"
+
+namespace rlcost::perf {
+namespace {
+
+constexpr double kGB = 1e9;
+// Midpoints over the upper tail of the length distribution when the share
+// and mass of the long sequences are integrated from its quantile function.
+constexpr int kTailPoints = 256;
+// Activations travel in bf16 (torch.autocast(dtype=bfloat16) around the
+// forward, nemo_rl/models/policy/dtensor_policy_worker.py:599, 654 @ v0.3.0).
+constexpr double kActivationBytes = 2.0;
+// Per decoder layer of a Llama/Qwen plan with sequence parallel (NeMo RL
+// nemo_rl/models/dtensor/parallelize.py:149-172 @ v0.3.0): q_proj, k_proj,
+// v_proj, gate_proj and up_proj are ColwiseParallel modules whose input
+// (the SequenceParallel norm's Shard(1) output) each redistributes to
+// Replicate on its own, an all-gather each (5); o_proj and down_proj are
+// RowwiseParallel(output_layouts=Shard(1)), a reduce-scatter each (2). The
+// backward runs the transposed collective of each (7 more).
+constexpr double kTpCollectivesForward = 7.0;
+
+int DataParallelRanks(const PlacementSpec& p, int gpus) {
+  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
+  return std::max(1, gpus / model_parallel);
+}
+
+}  // namespace
+
+double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
+  const PlacementSpec& p = s.placement;
+  const double budget = p.train_micro_batch_tokens;
+  const auto& env = s.environment;
+  const Distribution& r = env.response_tokens;
+  // Only single-turn sequences of a known spread are packed here; the rest
+  // (and no budget stated) keep the perfect-packing count.
+  const bool single_turn = env.turns.is_fixed() && env.turns.mean() == 1.0;
+  if (budget <= 0 || !single_turn || mean_seq_len <= 0 || tokens <= 0 || r.mean() <= 0) {
+    return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
+  }
+  // NeMo RL packs each global batch whole and deals the bins out to the
+  // data-parallel ranks in turn (nemo_rl/distributed/batched_data_dict.py:
+  // 376-440 @ v0.3.0, bin_idx % shards): a rank runs ceil(bins / dp).
+  const double sequences = tokens / mean_seq_len;
+  // A sequence is its prompt (taken at its mean) plus a response drawn from
+  // the response distribution.
+  const double shift = mean_seq_len - r.mean();
+  // Sequences longer than half the budget cannot share a micro-batch with one
+  // another: each opens its own (Martello & Toth 1990, bound L2 with alpha 0).
+  const double cut = budget / 2.0 - shift;
+  const double small_share = std::clamp(r.Cdf(cut), 0.0, 1.0);
+  double long_tokens = 0;  // expected tokens of the long sequences, per sequence
+  for (int i = 0; i < kTailPoints; ++i) {
+    const double u = small_share + (1.0 - small_share) * (i + 0.5) / kTailPoints;
+    long_tokens += std::min(budget, shift + r.Quantile(u));
+  }
+  long_tokens *= (1.0 - small_share) / kTailPoints;
+  const double n_long = sequences * (1.0 - small_share);
+  // The short sequences fill the room the long ones leave, then bins of
+  // their own (treated as divisible: a lower bound that first-fit
+  // decreasing, NeMo RL's packer, comes within 11/9 of).
+  const double room = n_long * budget - sequences * long_tokens;
+  const double short_tokens = std::max(0.0, tokens - sequences * long_tokens);
+  const double bins = std::max(1.0, std::ceil(n_long + std::max(0.0, short_tokens - room) / budget - 1e-9));
+  return std::ceil(bins / DataParallelRanks(p, gpus) - 1e-9);
+}
+
+bool PacksToFixedLength(const Scenario& s) {
+  const PlacementSpec& p = s.placement;
+  if (p.train_micro_batch_tokens <= 0 || p.train_padding == TrainPadding::kMaxLength) return false;
+  return p.train_backend == TrainBackend::kFsdp || p.train_pp > 1;
+}
+
+double FixedLengthPackFactor(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
+  if (!PacksToFixedLength(s) || tokens <= 0 || gpus <= 0) return 1.0;
+  const int minibatches = std::max(1, s.algorithm.minibatches);
+  const double per_rank = tokens / DataParallelRanks(s.placement, gpus);
+  const double run = minibatches * PackedMicrobatches(s, gpus, tokens / minibatches, mean_seq_len) *
+                     s.placement.train_micro_batch_tokens;
+  return std::max(1.0, run / per_rank);
+}
+
+double DtensorTpCollectiveTime(const Scenario& s, double tokens, int gpus, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  const int tp = std::max(1, p.train_tp);
+  if (p.train_backend != TrainBackend::kFsdp || tp <= 1 || tokens <= 0 || gpus <= 0) return 0;
+  const ModelSpec& m = s.model;
+  // Each GPU of a TP group sends and receives (tp - 1)/tp of the group's
+  // activations [tokens x hidden] per collective (ring all-gather and
+  // reduce-scatter); a rank's tokens are those of its data-parallel share.
+  const double group_tokens = tokens / DataParallelRanks(p, gpus);
+  const double bytes = (tp - 1.0) / tp * group_tokens * m.hidden * kActivationBytes;
+  const double collectives = kTpCollectivesForward * (forward_only ? 1.0 : 2.0) * m.layers;
+  // Inside one NVLink domain at NVLink, else at the network (the TP group
+  // spans domains), at NCCL's share of the line rate (eff.weight_sync_eff).
+  const GpuSpec& g = s.hardware.gpu;
+  const bool in_domain = tp <= NvlinkDomainGpus(s.hardware);
+  const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
+  const double bw = std::max(link_gb, 1e-9) * kGB * std::max(g.efficiency.weight_sync_eff, 1e-9);
+  return collectives * bytes / bw;
+}
+
+}  // namespace rlcost::perf
