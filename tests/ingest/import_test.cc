@@ -74,7 +74,9 @@ TEST(ImportVerl, FullyAsync16x16MatchesTheValidationCase) {
     return false;
   };
   EXPECT_TRUE(listed("actor_rollout_ref.actor.optim.lr"));
-  EXPECT_TRUE(listed("actor_rollout_ref.actor.ulysses_sequence_parallel_size"));
+  // Read with use_dynamic_bsz: the micro-batch token budget's multiplier.
+  EXPECT_FALSE(listed("actor_rollout_ref.actor.ulysses_sequence_parallel_size"));
+  EXPECT_NE(r->yaml.find("train_micro_batch_tokens: "), std::string::npos) << r->yaml;
   EXPECT_TRUE(listed("actor_rollout_ref.rollout.mode"));
   EXPECT_NE(r->yaml.find("#   actor_rollout_ref.actor.optim.lr = 1e-6"), std::string::npos);
   EXPECT_FALSE(listed("actor_rollout_ref.rollout.n"));  // mapped
