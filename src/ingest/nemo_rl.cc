@@ -110,12 +110,12 @@ void NemoRunCosts(ConfigTree& t, ScenarioText& out) {
 
 // A typed value, or none while the config holds it as an unresolved
 // ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
-std::optional<long long> IntIfPlain(ConfigTree& t, const std::string& key) {
+std::optional<long long> NemoIntIfPlain(ConfigTree& t, const std::string& key) {
   const auto s = t.String(key);
   if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
   return t.Int(key);
 }
-std::optional<bool> BoolIfPlain(ConfigTree& t, const std::string& key) {
+std::optional<bool> NemoBoolIfPlain(ConfigTree& t, const std::string& key) {
   const auto s = t.String(key);
   if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
   return t.Bool(key);
@@ -143,7 +143,7 @@ void NemoTrainerPasses(ConfigTree& t, ScenarioText& out) {
     std::string from = "policy.megatron_cfg: no first/last-stage layer counts (Megatron-Core's even split)";
     for (const char* k : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
       const std::string key = std::string("policy.megatron_cfg.") + k;
-      if (auto v = IntIfPlain(t, key); v && *v >= 0 && !balanced) {
+      if (auto v = NemoIntIfPlain(t, key); v && *v >= 0 && !balanced) {
         balanced = true;
         from = key;
       }
@@ -154,18 +154,18 @@ void NemoTrainerPasses(ConfigTree& t, ScenarioText& out) {
   }
   std::string packed;
   for (const char* group : {"policy.sequence_packing", "policy.dynamic_batching"}) {
-    if (BoolIfPlain(t, std::string(group) + ".enabled").value_or(false)) {
+    if (NemoBoolIfPlain(t, std::string(group) + ".enabled").value_or(false)) {
       packed = group;
       break;
     }
   }
-  const auto total = IntIfPlain(t, "policy.max_total_sequence_length");
+  const auto total = NemoIntIfPlain(t, "policy.max_total_sequence_length");
   const auto set = [&](const char* tokens_field, const char* seqs_field, const char* mb_key, const char* size_key) {
     const std::string size_at = std::string("policy.") + size_key;
-    const auto size = IntIfPlain(t, size_at);
+    const auto size = NemoIntIfPlain(t, size_at);
     if (!packed.empty()) {
       const std::string at = packed + "." + mb_key;
-      if (auto v = IntIfPlain(t, at); v && *v > 0) {
+      if (auto v = NemoIntIfPlain(t, at); v && *v > 0) {
         out.Set("placement", tokens_field, std::to_string(*v), at);
       } else if (total && size && *total > 0 && *size > 0) {
         out.Set("placement", tokens_field, std::to_string(*total * *size),
