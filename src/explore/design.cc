@@ -1,3 +1,4 @@
+#include "core/strings.h"
 #include "explore/design.h"
 
 #include <algorithm>
@@ -12,15 +13,10 @@
 namespace rlcost::explore {
 namespace {
 
-Error Bad(const std::string& path, std::string message) {
+Error BadVary(const std::string& path, std::string message) {
   Error e = Error::Invalid(path, std::move(message));
   e.problems.back().file = "vary";
   return e;
-}
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
 }
 
 std::optional<double> ParseNumber(const std::string& s) {
@@ -51,11 +47,11 @@ std::vector<std::string> SplitList(std::string_view s) {
     } else if (c == ']' || c == '}') {
       --depth;
     } else if (c == ',' && depth == 0) {
-      out.push_back(Trim(s.substr(start, i - start)));
+      out.push_back(TrimBlanks(s.substr(start, i - start)));
       start = i + 1;
     }
   }
-  out.push_back(Trim(s.substr(start)));
+  out.push_back(TrimBlanks(s.substr(start)));
   return out;
 }
 
@@ -94,36 +90,36 @@ std::string FormatNumber(double v) {
 Result<Axis> ParseAxis(std::string_view spec, bool sample) {
   size_t eq = spec.find('=');
   if (eq == std::string_view::npos) {
-    return Fail(Bad("", "expected KEY=V1,V2,... or KEY=LO..HI[:STEP] (e.g. algorithm.group_size=4..16:4), got '" +
+    return Fail(BadVary("", "expected KEY=V1,V2,... or KEY=LO..HI[:STEP] (e.g. algorithm.group_size=4..16:4), got '" +
                             std::string(spec) + "'"));
   }
   Axis a;
-  a.key = Trim(spec.substr(0, eq));
-  const std::string rhs = Trim(spec.substr(eq + 1));
+  a.key = TrimBlanks(spec.substr(0, eq));
+  const std::string rhs = TrimBlanks(spec.substr(eq + 1));
   if (a.key.empty() || a.key.front() == '.' || a.key.back() == '.' || a.key.find("..") != std::string::npos) {
-    return Fail(Bad(a.key, "expected a dotted field path such as algorithm.group_size, got '" + a.key + "'"));
+    return Fail(BadVary(a.key, "expected a dotted field path such as algorithm.group_size, got '" + a.key + "'"));
   }
-  if (rhs.empty()) return Fail(Bad(a.key, "no values; expected V1,V2,... or LO..HI[:STEP]"));
+  if (rhs.empty()) return Fail(BadVary(a.key, "no values; expected V1,V2,... or LO..HI[:STEP]"));
   const size_t dots = rhs.find("..");
   const bool bracketed = rhs.find_first_of("[{\"'") != std::string::npos;
   if (dots != std::string::npos && !bracketed) {
-    const std::string lo_s = Trim(rhs.substr(0, dots));
-    std::string hi_s = Trim(rhs.substr(dots + 2)), step_s;
+    const std::string lo_s = TrimBlanks(rhs.substr(0, dots));
+    std::string hi_s = TrimBlanks(rhs.substr(dots + 2)), step_s;
     if (size_t colon = hi_s.find(':'); colon != std::string::npos) {
-      step_s = Trim(hi_s.substr(colon + 1));
-      hi_s = Trim(hi_s.substr(0, colon));
+      step_s = TrimBlanks(hi_s.substr(colon + 1));
+      hi_s = TrimBlanks(hi_s.substr(0, colon));
     }
     auto lo = ParseNumber(lo_s), hi = ParseNumber(hi_s);
     std::optional<double> step;
     if (!step_s.empty()) step = ParseNumber(step_s);
     if (!lo || !hi || (!step_s.empty() && !step)) {
-      return Fail(Bad(a.key, "cannot read '" + rhs + "' as a range; expected LO..HI or LO..HI:STEP with numbers"));
+      return Fail(BadVary(a.key, "cannot read '" + rhs + "' as a range; expected LO..HI or LO..HI:STEP with numbers"));
     }
     if (*hi < *lo) {
-      return Fail(Bad(a.key, "range " + rhs + " has no points; expected LO <= HI"));
+      return Fail(BadVary(a.key, "range " + rhs + " has no points; expected LO <= HI"));
     }
     if (step && !(*step > 0)) {
-      return Fail(Bad(a.key, "range " + rhs + " has no points; expected a step > 0, got " + step_s));
+      return Fail(BadVary(a.key, "range " + rhs + " has no points; expected a step > 0, got " + step_s));
     }
     a.is_range = true;
     a.lo = *lo;
@@ -133,11 +129,11 @@ Result<Axis> ParseAxis(std::string_view spec, bool sample) {
     if (!a.step && a.integer) a.step = 1;
     if (!a.step) {
       if (sample) return a;  // sampled: values are drawn, not listed
-      return Fail(Bad(a.key, "range " + rhs + " of decimals needs a step for a grid (e.g. " + rhs +
+      return Fail(BadVary(a.key, "range " + rhs + " of decimals needs a step for a grid (e.g. " + rhs +
                                  ":0.1), or use `sample` N"));
     }
     const double span = (a.hi - a.lo) / *a.step;
-    if (span > 1e8) return Fail(Bad(a.key, "range " + rhs + " has more than 100000000 points; expected fewer"));
+    if (span > 1e8) return Fail(BadVary(a.key, "range " + rhs + " has more than 100000000 points; expected fewer"));
     const auto count = static_cast<uint64_t>(std::floor(span + 1e-9)) + 1;
     for (uint64_t i = 0; i < count; ++i) {
       const double v = a.lo + static_cast<double>(i) * *a.step;
@@ -150,7 +146,7 @@ Result<Axis> ParseAxis(std::string_view spec, bool sample) {
     if (!o) {
       Error e = o.error();
       for (auto& p : e.problems) p.file = "vary";
-      if (v.empty()) return Fail(Bad(a.key, "empty value in list '" + rhs + "'; expected V1,V2,..."));
+      if (v.empty()) return Fail(BadVary(a.key, "empty value in list '" + rhs + "'; expected V1,V2,..."));
       return Fail(std::move(e));
     }
     a.values.push_back(o->value);
@@ -163,10 +159,10 @@ Result<Design> Design::Grid(std::vector<Axis> axes, uint64_t max_points) {
   d.size_ = axes.empty() ? 0 : 1;
   for (const auto& a : axes) {
     if (a.values.empty()) {
-      return Fail(Bad(a.key, "a range without a step can only be sampled; add :STEP or use `sample` N"));
+      return Fail(BadVary(a.key, "a range without a step can only be sampled; add :STEP or use `sample` N"));
     }
     if (d.size_ > max_points / a.values.size()) {
-      return Fail(Bad(a.key, fmt::format("the grid has more than {} points; expected fewer (or use `sample` N)",
+      return Fail(BadVary(a.key, fmt::format("the grid has more than {} points; expected fewer (or use `sample` N)",
                                          max_points)));
     }
     d.size_ *= a.values.size();
@@ -176,8 +172,8 @@ Result<Design> Design::Grid(std::vector<Axis> axes, uint64_t max_points) {
 }
 
 Result<Design> Design::Sample(std::vector<Axis> axes, uint64_t n, uint64_t seed) {
-  if (n == 0) return Fail(Bad("", "`sample` 0 has no points; expected a sample size >= 1"));
-  if (n > 100'000'000) return Fail(Bad("", "`sample` is over 100000000; expected fewer points"));
+  if (n == 0) return Fail(BadVary("", "`sample` 0 has no points; expected a sample size >= 1"));
+  if (n > 100'000'000) return Fail(BadVary("", "`sample` is over 100000000; expected fewer points"));
   Design d;
   d.size_ = n;
   d.sampled_.assign(n, std::vector<std::string>(axes.size()));

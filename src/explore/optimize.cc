@@ -1,3 +1,4 @@
+#include "core/strings.h"
 #include "explore/optimize.h"
 
 #include <algorithm>
@@ -8,15 +9,10 @@
 namespace rlcost::explore {
 namespace {
 
-Error Bad(const std::string& path, std::string message) {
+Error BadConstraint(const std::string& path, std::string message) {
   Error e = Error::Invalid(path, std::move(message));
   e.problems.back().file = "subject_to";
   return e;
-}
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
 }
 
 // Lower is better; ties go to the lower point index (deterministic).
@@ -41,27 +37,27 @@ Result<Constraint> ParseConstraint(std::string_view text) {
   const std::string t(text);
   const size_t at = t.find_first_of("<>=!");
   if (at == std::string::npos) {
-    return Fail(Bad("", "expected METRIC<=VALUE, METRIC<VALUE, METRIC>=VALUE or METRIC>VALUE (e.g. "
+    return Fail(BadConstraint("", "expected METRIC<=VALUE, METRIC<VALUE, METRIC>=VALUE or METRIC>VALUE (e.g. "
                         "run.wall_time_h<=168), got '" + t + "'"));
   }
-  const std::string name = Trim(t.substr(0, at));
+  const std::string name = TrimBlanks(t.substr(0, at));
   size_t end = at;
   while (end < t.size() && std::string_view("<>=!").find(t[end]) != std::string_view::npos) ++end;
   const std::string op = t.substr(at, end - at);
-  const std::string value = Trim(t.substr(end));
+  const std::string value = TrimBlanks(t.substr(end));
   Constraint c;
   c.text = t;
   if (op == "<=") c.op = Op::kLe;
   else if (op == "<") c.op = Op::kLt;
   else if (op == ">=") c.op = Op::kGe;
   else if (op == ">") c.op = Op::kGt;
-  else return Fail(Bad(name, "operator '" + op + "' in '" + t + "'; expected one of <=, <, >=, >"));
+  else return Fail(BadConstraint(name, "operator '" + op + "' in '" + t + "'; expected one of <=, <, >=, >"));
   auto m = MetricByName(name, "subject_to");
   if (!m) return Fail(m.error());
   c.metric = *m;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), c.limit);
   if (value.empty() || ec != std::errc() || p != value.data() + value.size() || !std::isfinite(c.limit)) {
-    return Fail(Bad(name, "limit '" + value + "' in '" + t + "'; expected a number"));
+    return Fail(BadConstraint(name, "limit '" + value + "' in '" + t + "'; expected a number"));
   }
   return c;
 }

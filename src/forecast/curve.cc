@@ -10,12 +10,12 @@
 #include <cmath>
 #include <limits>
 
+#include "core/numbers.h"
 #include "forecast/forecast.h"
 
 namespace rlcost::forecast {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Lin {
   double p = 0, q = 0, sse = kInf;

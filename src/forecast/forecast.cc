@@ -1,5 +1,6 @@
 // The forecast: which curve, where it reaches the target, and how sure
 // (docs/model.md, "Forecasting steps from a run's own curve").
+#include "core/numbers.h"
 #include "forecast/forecast.h"
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 namespace rlcost::forecast {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // A crossing more than this many times the steps fitted counts as out of
 // reach: a curve extrapolated that far says nothing (docs/model.md).
 constexpr double kHorizon = 20.0;

@@ -13,7 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "core/numbers.h"
 #include "core/file.h"
+#include "core/nesting.h"
 #include "forecast/forecast.h"
 #include "ingest/log_common.h"
 #include "ingest/training_log.h"
@@ -21,7 +23,6 @@
 namespace rlcost::forecast {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The keys a step's cost is read from (Find's order below).
 constexpr const char* kCostKeys[] = {"step_time_s", "timing_s/step", "timing/train/total_step_time", "cum_gpu_hours",
@@ -487,16 +488,19 @@ Result<ProgressSeries> ReadProgressText(const std::string& raw_text, const std::
   return SeriesFromLog(*log, origin, o, std::move(s));
 }
 
-// veRL console lines streamed from the file in two passes: the first counts
-// every key (which choose the metric, as on the whole log), the second keeps
-// the metric and the keys a step's cost reads (its time, GPU-hours and the
-// phase timers ExtractPhases sums), a few a line instead of the line's hundred. A
-// 728 MB, million-line log (25 keys a line): read whole, 6.65 GB resident and
-// 199 s; streamed, 1.03 GB and 27 s (the kept timers and the forecast's fits).
-Result<ProgressSeries> StreamConsoleLog(std::istream& in, const std::string& path, const ReadOptions& o) {
+// A log of lines (veRL console lines, JSON lines) streamed from the file in
+// two passes: the first counts every key (which choose the metric, as on the
+// whole log), the second keeps the metric and the keys a step's cost reads
+// (its time, GPU-hours and the phase timers ExtractPhases sums), a few a line
+// instead of the line's hundred. A 728 MB, million-line console log (25 keys a
+// line): read whole, 6.65 GB resident and 199 s; streamed, 1.03 GB and 27 s
+// (the kept timers and the forecast's fits).
+using LineReader = Result<calib::TrainingLog> (*)(std::istream&, const std::string&, const calib::KeyFilter&);
+
+Result<ProgressSeries> StreamLineLog(std::istream& in, const std::string& path, const ReadOptions& o, LineReader read) {
   std::map<std::string, int> counts;
   calib::KeyFilter count_only{[](std::string_view) { return false; }, &counts, true};
-  auto first_pass = calib::log_internal::ParseConsoleStream(in, path, count_only);
+  auto first_pass = read(in, path, count_only);
   if (!first_pass) return Fail(first_pass.error());
   ProgressSeries s;
   s.path = path;
@@ -517,14 +521,29 @@ Result<ProgressSeries> StreamConsoleLog(std::istream& in, const std::string& pat
                         nullptr, true};
   in.clear();
   in.seekg(0);
-  auto log = calib::log_internal::ParseConsoleStream(in, path, keep);
+  auto log = read(in, path, keep);
   if (!log) return Fail(log.error());
   return SeriesFromLog(*log, path, o, std::move(s));
 }
 
+// True when `first_line` is one JSON line of a JSON-lines log: a whole object
+// that is not a TensorBoard dump's {metric: {step: value}} (whose values are
+// all objects; such a file, or one object spread over lines, is read whole).
+bool IsJsonLine(std::string_view first_line) {
+  const std::string_view t = calib::log_internal::Trim(first_line);
+  if (t.empty() || t.front() != '{' || NestingDepth(t) > kMaxFileNesting) return false;
+  const nlohmann::json j = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || j.empty()) return false;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it->is_object()) return true;
+  }
+  return false;
+}
+
 Result<ProgressSeries> ReadProgressFile(const std::string& path, const ReadOptions& o) {
-  // A CSV with a step column is streamed from the file (its memory is what
-  // the forecast keeps, not the text); any other log is read whole.
+  // A CSV with a step column, veRL console lines and JSON lines are streamed
+  // from the file (their memory is what the forecast keeps, not the text); a
+  // TensorBoard dump is read whole.
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) <= kMaxLogBytes && !ec) {
     std::ifstream in(path, std::ios::binary);
@@ -538,7 +557,11 @@ Result<ProgressSeries> ReadProgressFile(const std::string& path, const ReadOptio
     } else if (in && calib::IsConsoleLog(line, path)) {
       in.clear();
       in.seekg(0);
-      return StreamConsoleLog(in, path, o);
+      return StreamLineLog(in, path, o, calib::log_internal::ParseConsoleStream);
+    } else if (in && IsJsonLine(line)) {
+      in.clear();
+      in.seekg(0);
+      return StreamLineLog(in, path, o, calib::log_internal::ParseJsonlStream);
     }
   }
   auto text = ReadBoundedFile(path, kMaxLogBytes, "log file");

@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "core/numbers.h"
 #include "forecast/forecast.h"
 #include "forecast/render.h"
 
 namespace rlcost::forecast {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double Mean(const std::vector<double>& v) {
   double s = 0;

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Trim(std::string s) {
+std::string TrimQuotes(std::string s) {
   const auto b = s.find_first_not_of(" \t'\"");
   const auto e = s.find_last_not_of(" \t'\"");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -140,7 +140,7 @@ std::optional<std::pair<long long, std::string>> Known(const std::string& writte
 }
 
 DatasetCount One(const std::string& written) {
-  const std::string path = ExpandHome(Trim(written));
+  const std::string path = ExpandHome(TrimQuotes(written));
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     if (auto k = Known(written)) {
@@ -194,12 +194,12 @@ std::optional<long long> ParquetRows(const std::string& path) {
 }
 
 DatasetCount DatasetRows(const std::string& path_or_list) {
-  std::string s = Trim(path_or_list);
+  std::string s = TrimQuotes(path_or_list);
   if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
   std::vector<std::string> files;
   for (size_t start = 0;;) {
     const size_t comma = s.find(',', start);
-    std::string f = Trim(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    std::string f = TrimQuotes(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!f.empty()) files.push_back(f);
     if (comma == std::string::npos) break;
     start = comma + 1;

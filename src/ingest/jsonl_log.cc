@@ -9,16 +9,21 @@
 namespace rlcost::calib::log_internal {
 
 Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin) {
+  std::istringstream in{std::string(text)};
+  return ParseJsonlStream(in, origin, KeyFilter{});
+}
+
+Result<TrainingLog> ParseJsonlStream(std::istream& in, const std::string& origin, const KeyFilter& filter) {
   TrainingLog log;
   log.path = origin;
   log.format = "jsonl";
   int line_no = 0;
   int order = 0;
-  std::istringstream in{std::string(text)};
   std::string raw;
   while (std::getline(in, raw)) {
     ++line_no;
     std::string_view line = Trim(raw);
+    if (filter.drop_comment_lines && !line.empty() && line.front() == '#') continue;
     if (line.empty()) continue;
     // Refused before parsing: nlohmann::json's copy and dump recurse, and a
     // line nested 70,000 deep overflowed the stack.
@@ -58,7 +63,8 @@ Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin)
         if (!step) return Fail(LineError(origin, line_no, NotAStep(key, it->dump())));
         rec.step = *step;
       } else {
-        rec.values[key] = *v;
+        if (filter.counts) ++(*filter.counts)[key];
+        if (!filter.keep || filter.keep(key)) rec.values[key] = *v;
       }
     }
     log.records.push_back(std::move(rec));

@@ -57,6 +57,9 @@ Result<TrainingLog> ParseConsole(std::string_view text, const std::string& origi
 // errors as ParseConsole on the whole text, less what `filter` drops.
 Result<TrainingLog> ParseConsoleStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseJsonl(std::string_view text, const std::string& origin);
+// JSON lines read from a stream, line by line: the same records and errors as
+// ParseJsonl on the whole text, less what `filter` drops.
+Result<TrainingLog> ParseJsonlStream(std::istream& in, const std::string& origin, const KeyFilter& filter);
 Result<TrainingLog> ParseTensorboardJson(const nlohmann::json& j, const std::string& origin);
 Result<TrainingLog> ParseWandbCsv(std::string_view text, const std::string& origin);
 

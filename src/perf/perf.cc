@@ -173,37 +173,56 @@ bool RunsEagerly(const EngineConfig& e, double batch) {
 }
 
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
-// the total context C: memory time and compute time.
-DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
-  if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
+// the total context C: memory time and compute time. What does not depend on
+// the batch is computed once (DecodeArmsMaker); DecodeArmsFor is the maker
+// made and used once, so both give the same bits.
+DecodeArmsMaker::DecodeArmsMaker(const EngineConfig& e) : e_(&e) {
+  if (e.speculative) return;  // SpeculativeDecodeArms per batch
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
-  DecodeArms arms;
-  double bw = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
-  double peak = g.PeakFlops(e.weights) * e.eff.decode_compute;
-  // Weight part: the linear layers stream their weights and run their GEMMs.
-  double weight_bytes = (WeightBytesRead(m, e.weights, batch) + LoraBytes(e)) / e.tp;
-  double linear_flops = batch * (2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e)) / e.tp;
-  double weight_mem_s = weight_bytes / bw, weight_compute_s = linear_flops / peak;
-  arms.weights_s = std::max(weight_mem_s, weight_compute_s);
-  arms.weights_compute_bound = weight_compute_s > weight_mem_s;
+  bw_ = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
+  peak_ = g.PeakFlops(e.weights) * e.eff.decode_compute;
+  lora_bytes_ = LoraBytes(e);
+  linear_flops_per_token_ = 2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e);
+  if (!m.is_moe()) dense_weight_bytes_ = (WeightBytes(m, e.weights) + lora_bytes_) / e.tp;
   // Attention part: each GPU reads its share of the KV cache (KvShards) and
   // computes its heads (or its sequences, with DP attention): 1/tp of the FLOPs.
-  double kv_per_token = KvBytesPerToken(m, e.kv) / KvShards(m, e.tp, e.dp_attention);
-  double attn_flops = DecodeAttentionFlopsPerContextToken(m) / e.tp;
-  arms.mem_s = {0.0, kv_per_token / bw};
-  arms.compute_s = {0.0, attn_flops / peak};
-  arms.bytes = {weight_bytes, kv_per_token};
-  arms.flops = {linear_flops, attn_flops};
+  kv_per_token_ = KvBytesPerToken(m, e.kv) / KvShards(m, e.tp, e.dp_attention);
+  attn_flops_ = DecodeAttentionFlopsPerContextToken(m) / e.tp;
+  moe_floor_s_ = m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0;
+  eager_s_ = m.layers * kEagerLaunchPerLayerS;
+}
+
+DecodeArms DecodeArmsMaker::operator()(double batch) const {
+  const EngineConfig& e = *e_;
+  if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
+  const ModelSpec& m = *e.model;
+  DecodeArms arms;
+  // Weight part: the linear layers stream their weights and run their GEMMs
+  // (an MoE model reads the experts the batch's tokens touch).
+  double weight_bytes =
+      m.is_moe() ? (WeightBytesRead(m, e.weights, batch) + lora_bytes_) / e.tp : dense_weight_bytes_;
+  double linear_flops = batch * linear_flops_per_token_ / e.tp;
+  double weight_mem_s = weight_bytes / bw_, weight_compute_s = linear_flops / peak_;
+  arms.weights_s = std::max(weight_mem_s, weight_compute_s);
+  arms.weights_compute_bound = weight_compute_s > weight_mem_s;
+  arms.mem_s = {0.0, kv_per_token_ / bw_};
+  arms.compute_s = {0.0, attn_flops_ / peak_};
+  arms.bytes = {weight_bytes, kv_per_token_};
+  arms.flops = {linear_flops, attn_flops_};
   // Two all-reduces per layer (after attention and after the MLP) of the
   // batch's hidden states in bf16; the engine's per-iteration overhead; and
   // for an MoE model a fixed time per layer that the batch does not shrink
   // (router, top-k, token sort, expert GEMM launches; docs/model.md, "MoE
   // decode floor").
   arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s +
-                 (m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0) +
-                 (RunsEagerly(e, batch) ? m.layers * kEagerLaunchPerLayerS : 0.0);
+                 moe_floor_s_ + (RunsEagerly(e, batch) ? eager_s_ : 0.0);
   return arms;
+}
+
+DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
+  if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
+  return DecodeArmsMaker(e)(batch);
 }
 
 Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens) {

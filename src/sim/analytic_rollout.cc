@@ -86,6 +86,14 @@ int LengthSlices(const Distribution& d, double n, double n_total, std::array<dou
   return m;
 }
 
+// perf::DecodeIterations(e, batch, ctx, n), bit for bit, with the engine's
+// batch-independent arms computed once per model run (the fluid models below
+// change their batch at every event).
+perf::Work Decode(const perf::DecodeArmsMaker& arms, double batch, double ctx, double n) {
+  if (n <= 0 || batch <= 0) return perf::Work{};
+  return perf::DecodeIterations(arms(batch), batch, ctx, n);
+}
+
 // A batch of `n` sequences, each with `ctx0` tokens of context already cached,
 // decoding lengths given by `slices`, all admitted at once: the draining batch.
 RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
@@ -93,11 +101,12 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
   RolloutResult r;
   double done = 0;  // iterations so far
   double batch_time = 0;
+  const perf::DecodeArmsMaker arms(e);
   for (int j = 0; j < m; ++j) {
     double alive = n * (m - j) / m;
     double iters = len[j] - done;
     if (iters <= 0) continue;
-    auto w = perf::DecodeIterations(e, alive, alive * (ctx0 + done), iters);
+    auto w = Decode(arms, alive, alive * (ctx0 + done), iters);
     r.time_s += w.time_s;
     r.flops += w.flops;
     batch_time += alive * w.time_s;
@@ -173,6 +182,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // and the length that ends the slice (len[next], infinity when done).
   std::vector<double> age(C, 0.0), share(C, 0.0), alive(C, c), ends(C, len[0]);
   std::vector<int> next(C, 0);
+  const perf::DecodeArmsMaker arms(e);
   int first = 0;                        // first cohort with sequences alive
   double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
   // The running prefix: cohorts first..last, the last one possibly in part,
@@ -237,7 +247,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     }
     if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
     dt = std::max(dt, 1e-9);
-    auto w = perf::DecodeIterations(e, batch, ctx, dt);
+    auto w = Decode(arms, batch, ctx, dt);
     r.time_s += w.time_s;
     r.flops += w.flops;
     r.decode_tokens += batch * dt;

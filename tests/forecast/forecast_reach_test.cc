@@ -256,3 +256,55 @@ TEST(ForecastReach, TheStreamedConsoleLogAndTheTextGiveTheSameSeries) {
   ASSERT_FALSE(missing);
   std::filesystem::remove(path);
 }
+
+// JSON lines read from a file are streamed too (veRL's file logger and flat
+// NeMo RL-style lines); the same text posted is read whole. Both give the same
+// series and the same errors; a TensorBoard dump (one object of objects) is
+// still read whole from the file.
+TEST(ForecastReach, TheStreamedJsonLinesAndTheTextGiveTheSameSeries) {
+  std::string nested = "# written by the file logger\n";
+  std::string flat;
+  for (int step = 1; step <= 40; ++step) {
+    nested += fmt::format(R"({{"step": {}, "data": {{"critic/score/mean": {}, "timing_s/gen": {}, "timing_s/update_actor": {}, "response_length/mean": {}, "note": "x"}}}})"
+                          "\n",
+                          step, 0.2 + 0.01 * step, 40 + step % 3, 20 + step % 5, 500 + step);
+    flat += fmt::format(R"({{"step": {}, "train/reward": {}, "timing/train/generation": {}, "timing/train/policy_training": {}}})"
+                        "\n",
+                        step, 0.1 + 0.02 * step, 30 + step % 4, 15 + step % 3);
+    if (step == 30) nested += R"({"step": 25, "data": {"critic/score/mean": 0.44, "timing_s/gen": 41}})" "\n";
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("rlcost_jsonl_" + std::to_string(::getpid()) + ".jsonl");
+  for (const std::string& log : {nested, flat}) {
+    std::ofstream(path) << log;
+    for (const ReadOptions& o : {ReadOptions{}, ReadOptions{"timing_s/gen", 8}}) {
+      auto a = ReadProgressFile(path.string(), o);
+      auto b = ReadProgressText(log, path.string(), o);
+      ASSERT_EQ(bool(a), bool(b)) << (a ? b.error().ToString() : a.error().ToString());
+      if (!a) {
+        EXPECT_EQ(a.error().ToString(), b.error().ToString());
+        continue;
+      }
+      ExpectSameSeries(*a, *b);
+    }
+  }
+  std::ofstream(path) << nested;
+  EXPECT_EQ(ReadProgressFile(path.string(), {})->format, "verl-file-logger");
+  EXPECT_FALSE(ReadProgressFile(path.string(), {"critic/score/mean", 0})->resumes.empty());
+  for (const std::string& bad : {nested + R"({"step": 41, "data": {"timing_s/gen": "fast"}})" "\n",
+                                 flat + R"({"step": 4.5, "train/reward": 0.5})" "\n", flat + "[1, 2]\n"}) {
+    std::ofstream(path) << bad;
+    auto a = ReadProgressFile(path.string(), {});
+    auto b = ReadProgressText(bad, path.string(), {});
+    ASSERT_FALSE(a);
+    ASSERT_FALSE(b);
+    EXPECT_EQ(a.error().ToString(), b.error().ToString());
+  }
+  // A TensorBoard dump on one line: read whole, as before.
+  const std::string tb = R"({"train/reward": {"1": 0.1, "2": 0.2, "3": 0.3, "4": 0.35, "5": 0.4}})" "\n";
+  std::ofstream(path) << tb;
+  auto a = ReadProgressFile(path.string(), {});
+  auto b = ReadProgressText(tb, path.string(), {});
+  ASSERT_EQ(bool(a), bool(b));
+  if (a) ExpectSameSeries(*a, *b);
+  std::filesystem::remove(path);
+}
