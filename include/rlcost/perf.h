@@ -368,7 +368,7 @@ double OptimizerStepTime(const Scenario& s);
 // `tokens` moves per GPU, every micro-batch, over the sharding group (the
 // train_tp shard's data-parallel ranks; NVLink inside one domain, else the
 // network) at eff.weight_sync_eff of the link. Forward-only passes gather
-// once. 0 for megatron, and when train_micro_batch_tokens is not stated.
+// once. 0 for megatron, and when no micro-batch is stated (MicrobatchTokens).
 // docs/model.md, "FSDP traffic per micro-batch".
 double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only);
 // What algorithm.minibatches (N) and ppo_epochs (E) add to TrainStep's time
@@ -468,6 +468,27 @@ double PipelineBubbleFraction(int pp, double microbatches);
 // dp = gpus / (tp * cp * pp), mb_tokens = train_micro_batch_tokens (not
 // stated: one sequence, mean_seq_len).
 double TrainMicrobatches(const PlacementSpec& p, int gpus, double tokens, double mean_seq_len);
+// Tokens per micro-batch of one pass as the scenario states them: the update
+// reads placement.train_micro_batch_tokens, else train_micro_batch_seqs mean-
+// length sequences (times PaddedTokenFactor: the tokens a pass is handed are
+// padded when train_padding is max-length); a forward-only pass (old log-
+// probs, reference) reads logprob_micro_batch_tokens, else
+// logprob_micro_batch_seqs, else the update's. 0 when none is stated.
+// docs/model.md, "Micro-batches of each pass".
+double MicrobatchTokens(const Scenario& s, double mean_seq_len, bool forward_only);
+// Micro-batches per data-parallel rank of one pass over `tokens`:
+// ceil(tokens / (dp * MicrobatchTokens)), or TrainMicrobatches' fallback (one
+// mean-length sequence) when no micro-batch is stated.
+double PassMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len, bool forward_only);
+// placement.train_pp_split even (Megatron-Core's default layer split): the
+// pipeline runs at the pace of its last stage, which holds num_layers / pp
+// layers and the output layer besides: pp x (W_l / pp + O) / (W_l + O),
+// O = 2 vocab hidden the output layer's forward FLOPs per token, W_l the
+// layers' (the model's 2 N_a less the embedding and the output layer). The
+// same share in the update (each term's backward is twice its forward).
+// 1 when balanced, pp 1, or the vocabulary is unknown. docs/model.md,
+// "Pipeline stages split evenly".
+double PipelineStageFactor(const Scenario& s);
 // Fraction of a GEMM dimension of size n that does useful work when it is
 // cut into tiles of `tile` (tile quantisation): n / (ceil(n / tile) * tile).
 double TileEfficiency(double n, double tile);

@@ -90,6 +90,20 @@ struct PlacementSpec {
   // sequence of mean length per micro-batch for the bubble, and the expert
   // GEMMs' M is not tile-quantised.
   int train_micro_batch_tokens = 0;
+  // Sequences per micro-batch of the update on each data-parallel rank
+  // (veRL actor.ppo_micro_batch_size_per_gpu, NeMo RL policy.
+  // train_micro_batch_size without sequence packing), packed to their own
+  // lengths (veRL use_remove_padding, Megatron THD): the micro-batch holds
+  // this many mean-length sequences. Used when train_micro_batch_tokens is
+  // not stated. 0 = not stated. docs/model.md, "Micro-batches of each pass".
+  int train_micro_batch_seqs = 0;
+  // The forward-only passes' own micro-batches (old log-probs, reference):
+  // tokens (veRL rollout.log_prob_max_token_len_per_gpu with
+  // log_prob_use_dynamic_bsz, NeMo RL sequence_packing.logprob_mb_tokens) or
+  // sequences (veRL rollout.log_prob_micro_batch_size_per_gpu, NeMo RL
+  // policy.logprob_batch_size). 0 = not stated: the update's micro-batch.
+  int logprob_micro_batch_tokens = 0;
+  int logprob_micro_batch_seqs = 0;
   // pipelined (default): tensors packed into two alternating buffers, the
   // trainer gathers the next bucket while the last one is broadcast (NeMo RL's
   // packed_broadcast_producer, veRL's NCCL checkpoint engine); bucketed: one
@@ -137,6 +151,13 @@ struct PlacementSpec {
   // pass takes at least that traffic's time. docs/model.md, "FSDP traffic per
   // micro-batch".
   TrainBackend train_backend = TrainBackend::kMegatron;
+  // balanced (default, rlcost's behaviour before the field): the pipeline
+  // stages take equal work. even: Megatron-Core's default split, num_layers /
+  // train_pp layers a stage, the output layer (vocab x hidden) on the last
+  // stage besides, which sets the pipeline's pace (veRL's Megatron actor
+  // sets no first/last-stage layer counts). docs/model.md, "Pipeline stages
+  // split evenly".
+  PipelineSplit train_pp_split = PipelineSplit::kBalanced;
   // The training state is sharded over groups of this many GPUs and
   // replicated across the groups (FSDP2 hybrid sharding: veRL
   // actor.fsdp_config.fsdp_size); 0 = over all the training GPUs (ZeRO-3).

@@ -43,6 +43,11 @@ enum class TrainPadding { kPacked, kMaxLength };
 // forward and backward and reduce-scatters its gradients after each
 // micro-batch's backward. docs/model.md, "FSDP traffic per micro-batch".
 enum class TrainBackend { kMegatron, kFsdp };
+// How Megatron splits the layers over the pipeline stages: balanced (the
+// measured MFUs' runs: first and last stages given fewer layers) or even
+// (Megatron-Core's default: num_layers / pp each, the output layer on the
+// last stage besides). docs/model.md, "Pipeline stages split evenly".
+enum class PipelineSplit { kBalanced, kEven };
 enum class DistKind { kFixed, kLognormal, kNormal, kExponential, kUniform, kEmpirical };
 // What computes the reward (environment.reward.verifier; docs/model.md,
 // "Verifiers"): a rule on the CPU, tests in the trajectory's sandbox, or a
@@ -64,6 +69,7 @@ std::string_view ToString(WeightSyncMethod v);
 std::string_view ToString(RefitOffload v);
 std::string_view ToString(TrainPadding v);
 std::string_view ToString(TrainBackend v);
+std::string_view ToString(PipelineSplit v);
 
 std::optional<Precision> PrecisionFromString(std::string_view s);
 std::optional<Attention> AttentionFromString(std::string_view s);
@@ -78,6 +84,7 @@ std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s);
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s);
 std::optional<TrainBackend> TrainBackendFromString(std::string_view s);
+std::optional<PipelineSplit> PipelineSplitFromString(std::string_view s);
 
 // "a | b | c": the accepted names of an enum, for error messages.
 template <typename E>

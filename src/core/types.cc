@@ -32,6 +32,8 @@ constexpr Names<TrainPadding, 2> kTrainPadding{{{TrainPadding::kPacked, "packed"
                                                 {TrainPadding::kMaxLength, "max-length"}}};
 constexpr Names<TrainBackend, 2> kTrainBackend{{{TrainBackend::kMegatron, "megatron"},
                                                 {TrainBackend::kFsdp, "fsdp"}}};
+constexpr Names<PipelineSplit, 2> kPipelineSplit{{{PipelineSplit::kBalanced, "balanced"},
+                                                  {PipelineSplit::kEven, "even"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -68,6 +70,7 @@ std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
 std::string_view ToString(RefitOffload v) { return Lookup(kRefitOffload, v); }
 std::string_view ToString(TrainPadding v) { return Lookup(kTrainPadding, v); }
 std::string_view ToString(TrainBackend v) { return Lookup(kTrainBackend, v); }
+std::string_view ToString(PipelineSplit v) { return Lookup(kPipelineSplit, v); }
 
 std::optional<Precision> PrecisionFromString(std::string_view s) { return Parse(kPrecision, s); }
 std::optional<Attention> AttentionFromString(std::string_view s) { return Parse(kAttention, s); }
@@ -82,6 +85,7 @@ std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) {
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s) { return Parse(kRefitOffload, s); }
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s) { return Parse(kTrainPadding, s); }
 std::optional<TrainBackend> TrainBackendFromString(std::string_view s) { return Parse(kTrainBackend, s); }
+std::optional<PipelineSplit> PipelineSplitFromString(std::string_view s) { return Parse(kPipelineSplit, s); }
 
 template <> std::string AcceptedNames<Precision>() { return Join(kPrecision); }
 template <> std::string AcceptedNames<Attention>() { return Join(kAttention); }
@@ -96,6 +100,7 @@ template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightS
 template <> std::string AcceptedNames<RefitOffload>() { return Join(kRefitOffload); }
 template <> std::string AcceptedNames<TrainPadding>() { return Join(kTrainPadding); }
 template <> std::string AcceptedNames<TrainBackend>() { return Join(kTrainBackend); }
+template <> std::string AcceptedNames<PipelineSplit>() { return Join(kPipelineSplit); }
 
 constexpr Names<VerifierKind, 5> kVerifier{{{VerifierKind::kRule, "rule"}, {VerifierKind::kTests, "tests"},
                                             {VerifierKind::kLlmJudge, "llm-judge"},

@@ -119,9 +119,10 @@ std::vector<std::string> Assumptions(const Scenario& s) {
         "again for its backward and reduce-scatters fp32 gradients over groups of {} GPUs ({}); a pass takes the "
         "longer of that traffic and its compute{}",
         group, group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
-        s.placement.train_micro_batch_tokens > 0
+        s.placement.train_micro_batch_tokens > 0 || s.placement.train_micro_batch_seqs > 0
             ? ""
-            : "; NOT PRICED here: set placement.train_micro_batch_tokens (the count of micro-batches sets it)"));
+            : "; NOT PRICED here: set placement.train_micro_batch_tokens or train_micro_batch_seqs (the count of "
+              "micro-batches sets it)"));
   }
   if (perf::PacksToFixedLength(s)) {
     a.push_back(fmt::format(

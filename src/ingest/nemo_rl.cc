@@ -108,6 +108,77 @@ void NemoRunCosts(ConfigTree& t, ScenarioText& out) {
                       at_start ? "; val_at_start adds one more before the first step, not counted here" : ""));
 }
 
+// A typed value, or none while the config holds it as an unresolved
+// ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
+std::optional<long long> NemoIntIfPlain(ConfigTree& t, const std::string& key) {
+  const auto s = t.String(key);
+  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
+  return t.Int(key);
+}
+std::optional<bool> NemoBoolIfPlain(ConfigTree& t, const std::string& key) {
+  const auto s = t.String(key);
+  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
+  return t.Bool(key);
+}
+
+// The trainer's engine and the micro-batches of its passes (docs/model.md,
+// "FSDP traffic per micro-batch", "Micro-batches of each pass"). The DTensor
+// policy is FSDP2 (fully_shard per decoder layer: nemo_rl/models/dtensor/
+// parallelize.py @ v0.3.0 b1c86a81), the Megatron policy Megatron-Core. With
+// sequence packing or dynamic batching the workers fill micro-batches up to
+// train_mb_tokens / logprob_mb_tokens tokens (the policy worker's
+// shard_by_batch_size with max_tokens_per_microbatch =
+// cfg["sequence_packing"]["logprob_mb_tokens"]); the base configs write them
+// as ${mul:${policy.max_total_sequence_length}, ${policy.train_micro_batch_size}}
+// (and logprob_batch_size), a resolver this reader leaves as written, so the
+// product is taken here. Without either, micro-batches of
+// train_micro_batch_size / logprob_batch_size sequences.
+void NemoTrainerPasses(ConfigTree& t, ScenarioText& out) {
+  if (t.Bool("policy.megatron_cfg.enabled").value_or(false)) {
+    out.Set("placement", "train_backend", "megatron", "policy.megatron_cfg.enabled");
+    // Megatron-Core splits the layers evenly unless the first/last-stage
+    // counts are set, as NeMo RL's DeepSeek-V3 and Qwen3-235B performance
+    // recipes do (docs/model.md, "Pipeline stages split evenly").
+    bool balanced = false;
+    std::string from = "policy.megatron_cfg: no first/last-stage layer counts (Megatron-Core's even split)";
+    for (const char* k : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
+      const std::string key = std::string("policy.megatron_cfg.") + k;
+      if (auto v = NemoIntIfPlain(t, key); v && *v >= 0 && !balanced) {
+        balanced = true;
+        from = key;
+      }
+    }
+    out.Set("placement", "train_pp_split", balanced ? "balanced" : "even", from);
+  } else if (t.Bool("policy.dtensor_cfg.enabled").value_or(false)) {
+    out.Set("placement", "train_backend", "fsdp", "policy.dtensor_cfg.enabled: the DTensor (FSDP2) policy");
+  }
+  std::string packed;
+  for (const char* group : {"policy.sequence_packing", "policy.dynamic_batching"}) {
+    if (NemoBoolIfPlain(t, std::string(group) + ".enabled").value_or(false)) {
+      packed = group;
+      break;
+    }
+  }
+  const auto total = NemoIntIfPlain(t, "policy.max_total_sequence_length");
+  const auto set = [&](const char* tokens_field, const char* seqs_field, const char* mb_key, const char* size_key) {
+    const std::string size_at = std::string("policy.") + size_key;
+    const auto size = NemoIntIfPlain(t, size_at);
+    if (!packed.empty()) {
+      const std::string at = packed + "." + mb_key;
+      if (auto v = NemoIntIfPlain(t, at); v && *v > 0) {
+        out.Set("placement", tokens_field, std::to_string(*v), at);
+      } else if (total && size && *total > 0 && *size > 0) {
+        out.Set("placement", tokens_field, std::to_string(*total * *size),
+                fmt::format("{}: policy.max_total_sequence_length {} x {} {}", at, *total, size_at, *size));
+      }
+    } else if (size && *size > 0) {
+      out.Set("placement", seqs_field, std::to_string(*size), size_at + " (sequences)");
+    }
+  };
+  set("train_micro_batch_tokens", "train_micro_batch_seqs", "train_mb_tokens", "train_micro_batch_size");
+  set("logprob_micro_batch_tokens", "logprob_micro_batch_seqs", "logprob_mb_tokens", "logprob_batch_size");
+}
+
 }  // namespace
 
 Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector<std::string>& overrides,
@@ -191,6 +262,7 @@ Result<ImportedScenario> ImportNemoRl(const std::string& path, const std::vector
       if (auto v = t.Int(k)) out.Set("placement", field, std::to_string(*v), k);
     }
   }
+  NemoTrainerPasses(t, out);
 
   out.Set("algorithm", "name", "grpo", "NeMo RL GRPO");
   if (auto g = t.Int("grpo.num_generations_per_prompt")) {

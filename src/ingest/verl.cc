@@ -105,6 +105,110 @@ void VerlRunCosts(ConfigTree& t, ScenarioText& out, const std::optional<long lon
   }
 }
 
+// A typed value, or none while the config holds it as an unresolved
+// ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
+std::optional<long long> VerlIntIfPlain(ConfigTree& t, const std::string& key) {
+  const auto s = t.String(key);
+  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
+  return t.Int(key);
+}
+std::optional<bool> VerlBoolIfPlain(ConfigTree& t, const std::string& key) {
+  const auto s = t.String(key);
+  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
+  return t.Bool(key);
+}
+
+// Micro-batches of the update and of the forward-only passes (docs/model.md,
+// "Micro-batches of each pass"). With use_dynamic_bsz the actor packs
+// sequences into micro-batches of at most ppo_max_token_len_per_gpu tokens
+// (verl/workers/actor/dp_actor.py:341-342 rearrange_micro_batches @ v0.4.1;
+// times the Ulysses degree); without it, ppo_micro_batch_size_per_gpu
+// sequences each (dp_actor.py:345 batch.split). The old-log-prob pass reads
+// the rollout's log_prob_* keys (fsdp_workers.py / megatron_workers.py
+// compute_log_prob); the reference's are the same keys under ref, and
+// rlcost takes one size for both forward passes (the rollout's). Keys and
+// defaults: verl/trainer/config/ppo_trainer.yaml:162-169, 447-453 @ v0.4.1.
+void VerlMicrobatches(ConfigTree& t, ScenarioText& out) {
+  const auto set = [&](const char* tokens_field, const char* seqs_field, const std::string& dyn_key,
+                       const std::string& max_key, const std::string& size_key) {
+    if (VerlBoolIfPlain(t, dyn_key).value_or(false)) {
+      const long long sp =
+          std::max(1LL, VerlIntIfPlain(t, "actor_rollout_ref.actor.ulysses_sequence_parallel_size").value_or(1));
+      if (auto mx = VerlIntIfPlain(t, max_key); mx && *mx > 0) {
+        out.Set("placement", tokens_field, std::to_string(*mx * sp),
+                fmt::format("{} with {}: micro-batches packed up to that many tokens{}", max_key, dyn_key,
+                            sp > 1 ? fmt::format(" x ulysses_sequence_parallel_size {}", sp) : ""));
+      }
+    } else if (auto n = VerlIntIfPlain(t, size_key); n && *n > 0) {
+      out.Set("placement", seqs_field, std::to_string(*n), size_key + " (sequences, packed)");
+    }
+  };
+  set("train_micro_batch_tokens", "train_micro_batch_seqs", "actor_rollout_ref.actor.use_dynamic_bsz",
+      "actor_rollout_ref.actor.ppo_max_token_len_per_gpu", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu");
+  set("logprob_micro_batch_tokens", "logprob_micro_batch_seqs", "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
+      "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu");
+}
+
+// Recompute in the update (docs/model.md, "Gradient checkpointing"). FSDP:
+// the HF model's enable_gradient_checkpointing. Megatron: full recompute
+// through override_transformer_config.recompute_granularity; at v0.4 also
+// enable_gradient_checkpointing, which sets recompute_granularity =
+// gradient_checkpointing_kwargs.get("activations_checkpoint_granularity",
+// "full") (verl/single_controller/base/megatron/worker.py:95-99 @ v0.4.1
+// 8d9e350ea): the config's own key is null (ppo_megatron_trainer.yaml:40),
+// so .get returns None and Megatron does not recompute unless the key says
+// full (the veRL GPG Megatron log prints TransformerConfig(...,
+// recompute_granularity=None, ...)); from v0.5.0 the flag is not read for
+// Megatron at all. Selective recompute is inside the measured MFU.
+void VerlRecompute(ConfigTree& t, ScenarioText& out, bool megatron) {
+  const auto gc = t.Bool("actor_rollout_ref.model.enable_gradient_checkpointing");
+  if (!megatron) {
+    if (gc) {
+      out.Set("placement", "gradient_checkpointing", *gc ? "true" : "false",
+              "actor_rollout_ref.model.enable_gradient_checkpointing");
+    }
+    return;
+  }
+  const std::string kw = "actor_rollout_ref.model.gradient_checkpointing_kwargs.activations_checkpoint_granularity";
+  const std::string ov = "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity";
+  if (auto g = t.String(ov)) {
+    out.Set("placement", "gradient_checkpointing", *g == "full" ? "true" : "false", ov);
+  } else if (gc && *gc) {
+    const std::string g = t.String(kw).value_or("");
+    out.Set("placement", "gradient_checkpointing", g == "full" ? "true" : "false",
+            g == "full" ? "enable_gradient_checkpointing with " + kw + " full"
+                        : "Megatron actor: enable_gradient_checkpointing turns recompute on only with " + kw +
+                              " full (veRL 0.4 passes None to Megatron otherwise; later releases ignore the flag)");
+  } else {
+    out.Set("placement", "gradient_checkpointing", "false",
+            "Megatron actor without override_transformer_config.recompute_granularity: no recompute");
+  }
+}
+
+// How Megatron splits the layers over the pipeline stages (docs/model.md,
+// "Pipeline stages split evenly"): first/last-stage layer counts or the
+// account_for_*_in_pipeline_split flags passed through
+// override_transformer_config balance the stages; without them Megatron-Core
+// splits evenly (transformer_block.py:143 @ core_v0.13.0 c550cf6c).
+void VerlPipelineSplit(ConfigTree& t, ScenarioText& out) {
+  const std::string at = "actor_rollout_ref.actor.megatron.override_transformer_config.";
+  for (const char* k : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
+    if (auto v = VerlIntIfPlain(t, at + k); v && *v >= 0) {
+      out.Set("placement", "train_pp_split", "balanced", at + k);
+      return;
+    }
+  }
+  for (const char* k : {"account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"}) {
+    if (VerlBoolIfPlain(t, at + k).value_or(false)) {
+      out.Set("placement", "train_pp_split", "balanced", at + k);
+      return;
+    }
+  }
+  out.Set("placement", "train_pp_split", "even",
+          "override_transformer_config sets no first/last-stage layer counts: Megatron-Core's even split");
+}
+
 }  // namespace
 
 Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<std::string>& overrides,
@@ -175,23 +279,25 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   if (auto eager = t.Bool("actor_rollout_ref.rollout.enforce_eager")) {
     out.Set("engine", "enforce_eager", *eager ? "true" : "false", "actor_rollout_ref.rollout.enforce_eager");
   }
-  // Recompute in the update: the HF (FSDP) model's flag, or Megatron's full
-  // recompute through override_transformer_config (docs/model.md, "Gradient
-  // checkpointing").
-  if (auto gc = t.Bool("actor_rollout_ref.model.enable_gradient_checkpointing")) {
-    out.Set("placement", "gradient_checkpointing", *gc ? "true" : "false",
-            "actor_rollout_ref.model.enable_gradient_checkpointing");
+  // The actor's engine: veRL's default strategy fsdp (ppo_trainer.yaml:153
+  // actor.strategy @ v0.4.1 8d9e350ea); fsdp2 is FSDP too; megatron is
+  // ppo_megatron_trainer.yaml's (docs/model.md, "FSDP traffic per
+  // micro-batch", "Micro-batches of each pass").
+  const std::string strategy = t.String("actor_rollout_ref.actor.strategy").value_or("fsdp");
+  const bool megatron = strategy == "megatron";
+  if (megatron || strategy == "fsdp" || strategy == "fsdp2") {
+    out.Set("placement", "train_backend", megatron ? "megatron" : "fsdp",
+            t.Has("actor_rollout_ref.actor.strategy") ? "actor_rollout_ref.actor.strategy " + strategy
+                                                      : "veRL's default actor.strategy fsdp (ppo_trainer.yaml)");
   }
-  if (auto g = t.String("actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity")) {
-    out.Set("placement", "gradient_checkpointing", *g == "full" ? "true" : "false",
-            "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity");
-  }
+  VerlMicrobatches(t, out);
+  VerlRecompute(t, out, megatron);
+  if (megatron) VerlPipelineSplit(t, out);
   // FSDP actor without remove-padding: every sequence padded to max prompt +
   // max response in the trainer's passes (docs/model.md, "Training on padded
   // sequences"). The Megatron actor's padding is not priced: left unread.
   {
-    const std::string strategy = t.String("actor_rollout_ref.actor.strategy").value_or("fsdp");
-    if (strategy == "fsdp" || strategy == "fsdp2") {
+    if (!megatron) {
       if (auto rm = t.Bool("actor_rollout_ref.model.use_remove_padding")) {
         out.Set("placement", "train_padding", *rm ? "packed" : "max-length",
                 "actor_rollout_ref.model.use_remove_padding");
@@ -207,12 +313,17 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
   if (auto u = t.Number("actor_rollout_ref.rollout.gpu_memory_utilization")) {
     out.Set("placement", "gpu_memory_utilization", Fmt(*u), "actor_rollout_ref.rollout.gpu_memory_utilization");
   }
-  const auto param_off = t.Bool("actor_rollout_ref.actor.fsdp_config.param_offload");
-  const auto optim_off = t.Bool("actor_rollout_ref.actor.fsdp_config.optimizer_offload");
+  // Offload between phases: the FSDP actor's fsdp_config, or the Megatron
+  // actor's megatron.param_offload / optimizer_offload (verl/workers/
+  // megatron_workers.py:145-147, 438-442 @ v0.4.1: the model and optimizer
+  // are loaded to the GPU around update_actor and compute_log_prob).
+  const std::string off_at = megatron ? "actor_rollout_ref.actor.megatron." : "actor_rollout_ref.actor.fsdp_config.";
+  const auto param_off = t.Bool(off_at + "param_offload");
+  const auto optim_off = t.Bool(off_at + "optimizer_offload");
   if (param_off || optim_off) {
     out.Set("placement", "offload",
             fmt::format("{{params: {}, optimizer: {}}}", param_off.value_or(false), optim_off.value_or(false)),
-            "actor fsdp_config param_offload / optimizer_offload");
+            fmt::format("actor {} param_offload / optimizer_offload", megatron ? "megatron" : "fsdp_config"));
   }
   for (const auto& [key, field] : {std::pair<const char*, const char*>{"tensor_model_parallel_size", "train_tp"},
                                    {"pipeline_model_parallel_size", "train_pp"},

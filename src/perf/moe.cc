@@ -182,8 +182,10 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
   // forward-only passes are not split into optimizer steps.
   const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
   double bubble = PipelineBubbleFraction(s.placement.train_pp,
-                                         TrainMicrobatches(s.placement, gpus, tokens / minibatches, mean_seq_len));
-  return t / (1.0 - bubble);
+                                         PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only));
+  // Stages split evenly leave the last one the output layer besides: the
+  // pipeline runs at its pace (docs/model.md, "Pipeline stages split evenly").
+  return t * PipelineStageFactor(s) / (1.0 - bubble);
 }
 
 }  // namespace rlcost::perf

@@ -424,7 +424,7 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
   // bubble's fallback) would overstate it for the usual multi-sequence
   // micro-batches, so without train_micro_batch_tokens it is not priced (the
   // estimate says so).
-  if (p.train_micro_batch_tokens <= 0) return 0;
+  if (MicrobatchTokens(s, mean_seq_len, forward_only) <= 0) return 0;
   // The sharding group: the data-parallel (and context-parallel) ranks of one
   // tensor-parallel shard, or veRL's fsdp_size groups (train_shard_gpus).
   const int tp = std::max(1, p.train_tp);
@@ -450,8 +450,52 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
   const double bw = std::max(link_gb, 1e-9) * 1e9 * std::max(g.efficiency.weight_sync_eff, 1e-9);
   // Micro-batches per rank: the update's mini-batches each run their own.
   const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
-  const double microbatches = minibatches * TrainMicrobatches(p, gpus, tokens / minibatches, mean_seq_len);
+  const double microbatches =
+      minibatches * PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only);
   return microbatches * moved / bw;
+}
+
+double MicrobatchTokens(const Scenario& s, double mean_seq_len, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  // Sequences are packed to their own lengths inside a micro-batch (veRL
+  // use_remove_padding / Megatron THD packing, verl/models/mcore/util.py
+  // preprocess_packed_seqs @ v0.4.1); under max-length padding each one
+  // fills the padded length, as the tokens handed to the pass do.
+  const double seq_tokens = std::max(mean_seq_len, 0.0) * PaddedTokenFactor(s, mean_seq_len);
+  if (forward_only) {
+    if (p.logprob_micro_batch_tokens > 0) return p.logprob_micro_batch_tokens;
+    if (p.logprob_micro_batch_seqs > 0 && seq_tokens > 0) return p.logprob_micro_batch_seqs * seq_tokens;
+  }
+  if (p.train_micro_batch_tokens > 0) return p.train_micro_batch_tokens;
+  if (p.train_micro_batch_seqs > 0 && seq_tokens > 0) return p.train_micro_batch_seqs * seq_tokens;
+  return 0;
+}
+
+double PipelineStageFactor(const Scenario& s) {
+  const int pp = s.placement.train_pp;
+  const ModelSpec& m = s.model;
+  if (s.placement.train_pp_split != PipelineSplit::kEven || pp <= 1 || m.vocab <= 0 || m.hidden <= 0) return 1.0;
+  // Megatron-Core builds num_layers / pp layers on every stage unless the
+  // first/last-stage counts or account_for_*_in_pipeline_split are set
+  // (megatron/core/transformer/transformer_block.py:143 get_num_layers_to_build
+  // @ core_v0.13.0 c550cf6c); GPTModel puts the embedding on the first stage
+  // (a lookup) and the output layer on the last (models/gpt/gpt_model.py:135,
+  // 203). The catalog's active parameters count the embedding and the output
+  // layer (untied: vocab x hidden each).
+  const double vh = double(m.vocab) * m.hidden;
+  const double out = 2.0 * vh;
+  const double layers = std::max(0.0, 2.0 * m.active_params_b * 1e9 - 2.0 * out);
+  if (layers + out <= 0) return 1.0;
+  return pp * (layers / pp + out) / (layers + out);
+}
+
+double PassMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  const double mb_tokens = MicrobatchTokens(s, mean_seq_len, forward_only);
+  if (mb_tokens <= 0) return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
+  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
+  const double dp = std::max(1, gpus / model_parallel);
+  return std::max(1.0, std::ceil(tokens / dp / mb_tokens - 1e-9));
 }
 
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {

@@ -136,9 +136,10 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
   r_.CheckKeys(n, "placement", {"mode", "rollout_gpus", "train_gpus", "rollout_tp", "engine", "dp_attention",
                                 "gpu_memory_utilization",
                                 "train_tp", "train_cp", "train_pp", "train_ep", "train_micro_batch_tokens",
+                                "train_micro_batch_seqs", "logprob_micro_batch_tokens", "logprob_micro_batch_seqs",
                                 "weight_sync", "offload", "engine_sleep_level", "refit_offload",
                                 "gradient_checkpointing", "resplit", "train_padding", "train_shard_gpus",
-                                "train_backend"});
+                                "train_backend", "train_pp_split"});
   r_.Enum(n, "mode", "placement", p.mode, &PlacementModeFromString, AcceptedNames<PlacementMode>());
   r_.Enum(n, "engine", "placement", p.engine, &InferenceEngineFromString, AcceptedNames<InferenceEngine>());
   r_.Enum(n, "weight_sync", "placement", p.weight_sync, &WeightSyncMethodFromString,
@@ -151,6 +152,8 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
           AcceptedNames<TrainPadding>());  // docs/model.md, "Training on padded sequences"
   r_.Enum(n, "train_backend", "placement", p.train_backend, &TrainBackendFromString,
           AcceptedNames<TrainBackend>());  // docs/model.md, "FSDP traffic per micro-batch"
+  r_.Enum(n, "train_pp_split", "placement", p.train_pp_split, &PipelineSplitFromString,
+          AcceptedNames<PipelineSplit>());  // docs/model.md, "Pipeline stages split evenly"
   if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {
     if (r_.CheckKeys(off, "placement.offload", {"params", "optimizer"})) {
       r_.Bool(off, "params", "placement.offload", p.offload.params);
@@ -231,7 +234,10 @@ void Loader::ReadTrainLayout(const YAML::Node& n, Scenario& s) {
   bool ok = true;
   for (auto [key, field] : {std::pair{"train_tp", &p.train_tp}, std::pair{"train_cp", &p.train_cp},
                             std::pair{"train_pp", &p.train_pp}, std::pair{"train_ep", &p.train_ep},
-                            std::pair{"train_micro_batch_tokens", &p.train_micro_batch_tokens}}) {
+                            std::pair{"train_micro_batch_tokens", &p.train_micro_batch_tokens},
+                            std::pair{"train_micro_batch_seqs", &p.train_micro_batch_seqs},
+                            std::pair{"logprob_micro_batch_tokens", &p.logprob_micro_batch_tokens},
+                            std::pair{"logprob_micro_batch_seqs", &p.logprob_micro_batch_seqs}}) {
     bool given = Reader::Child(n, key).IsDefined();
     if (given && !r_.Int(n, key, "placement", *field, 1)) ok = false;
   }

@@ -74,7 +74,9 @@ TEST(ImportVerl, FullyAsync16x16MatchesTheValidationCase) {
     return false;
   };
   EXPECT_TRUE(listed("actor_rollout_ref.actor.optim.lr"));
-  EXPECT_TRUE(listed("actor_rollout_ref.actor.ulysses_sequence_parallel_size"));
+  // Read with use_dynamic_bsz: the micro-batch token budget's multiplier.
+  EXPECT_FALSE(listed("actor_rollout_ref.actor.ulysses_sequence_parallel_size"));
+  EXPECT_NE(r->yaml.find("train_micro_batch_tokens: "), std::string::npos) << r->yaml;
   EXPECT_TRUE(listed("actor_rollout_ref.rollout.mode"));
   EXPECT_NE(r->yaml.find("#   actor_rollout_ref.actor.optim.lr = 1e-6"), std::string::npos);
   EXPECT_FALSE(listed("actor_rollout_ref.rollout.n"));  // mapped
@@ -132,10 +134,91 @@ TEST(ImportVerl, CarriesGradientCheckpointing) {
   // run_deepseek671b_math_megatron_96gb.sh @ e2e4c35e:155 (full recompute).
   Scenario meg = Imported(ingest::ImportVerl(
       Data("verl/one_step_off_4_12.yaml"),
-      {"actor_rollout_ref.model.enable_gradient_checkpointing=False",
+      {"actor_rollout_ref.model.enable_gradient_checkpointing=False", "actor_rollout_ref.actor.strategy=megatron",
        "+actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=full"},
       test::Cat(), {.gpu = "h20"}));
   EXPECT_TRUE(meg.placement.gradient_checkpointing);
+}
+
+// A Megatron actor at veRL 0.4 recomputes only when the granularity says
+// full: enable_gradient_checkpointing with gradient_checkpointing_kwargs'
+// activations_checkpoint_granularity null hands None to Megatron
+// (verl/single_controller/base/megatron/worker.py:95-99 @ v0.4.1), as the GPG
+// Megatron log's TransformerConfig(..., recompute_granularity=None) shows.
+TEST(ImportVerl, VerlMegatronRecomputeFollowsTheGranularity) {
+  const std::vector<std::string> meg = {"actor_rollout_ref.actor.strategy=megatron",
+                                        "actor_rollout_ref.model.enable_gradient_checkpointing=True"};
+  Scenario none = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), meg, test::Cat(), {.gpu = "h20"}));
+  EXPECT_FALSE(none.placement.gradient_checkpointing);
+  EXPECT_EQ(none.placement.train_backend, TrainBackend::kMegatron);
+  std::vector<std::string> full = meg;
+  full.push_back("+actor_rollout_ref.model.gradient_checkpointing_kwargs.activations_checkpoint_granularity=full");
+  Scenario on = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), full, test::Cat(), {.gpu = "h20"}));
+  EXPECT_TRUE(on.placement.gradient_checkpointing);
+  // The FSDP actor reads the HF flag itself.
+  Scenario fsdp = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"),
+                                              {"actor_rollout_ref.model.enable_gradient_checkpointing=True"},
+                                              test::Cat(), {.gpu = "h20"}));
+  EXPECT_TRUE(fsdp.placement.gradient_checkpointing);
+  EXPECT_EQ(fsdp.placement.train_backend, TrainBackend::kFsdp);  // strategy fsdp2
+}
+
+// The GPG recipes' micro-batches: 16 sequences a GPU in the update and the
+// old-log-prob pass (FSDP), or with use_dynamic_bsz the token budgets;
+// megatron param/optimizer offload read from the Megatron block.
+TEST(ImportVerl, VerlWritesTheBackendAndMicroBatches) {
+  auto yaml = [](std::vector<std::string> ov) {
+    auto r = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), ov, test::Cat(), {.gpu = "h20"});
+    EXPECT_TRUE(r) << (r ? "" : r.error().ToString());
+    return r ? r->yaml : std::string();
+  };
+  Scenario seqs = Imported(ingest::ImportVerl(
+      Data("verl/one_step_off_4_12.yaml"),
+      {"+actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16", "+actor_rollout_ref.actor.use_dynamic_bsz=False",
+       "+actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8"},
+      test::Cat(), {.gpu = "h20"}));
+  EXPECT_EQ(seqs.placement.train_backend, TrainBackend::kFsdp);
+  EXPECT_EQ(seqs.placement.train_micro_batch_seqs, 16);
+  EXPECT_EQ(seqs.placement.logprob_micro_batch_seqs, 8);
+  EXPECT_EQ(seqs.placement.train_micro_batch_tokens, 0);
+  Scenario dyn = Imported(ingest::ImportVerl(
+      Data("verl/one_step_off_4_12.yaml"),
+      {"+actor_rollout_ref.actor.use_dynamic_bsz=True", "+actor_rollout_ref.actor.ppo_max_token_len_per_gpu=16384",
+       "+actor_rollout_ref.actor.ulysses_sequence_parallel_size=2",
+       "+actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16",
+       "+actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True",
+       "+actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=32768"},
+      test::Cat(), {.gpu = "h20"}));
+  EXPECT_EQ(dyn.placement.train_micro_batch_tokens, 32768);  // 16,384 x Ulysses 2
+  EXPECT_EQ(dyn.placement.train_micro_batch_seqs, 0);
+  EXPECT_EQ(dyn.placement.logprob_micro_batch_tokens, 65536);
+  const std::string meg = yaml({"actor_rollout_ref.actor.strategy=megatron",
+                                "+actor_rollout_ref.actor.megatron.param_offload=True",
+                                "+actor_rollout_ref.actor.megatron.optimizer_offload=False"});
+  EXPECT_NE(meg.find("train_backend: megatron"), std::string::npos) << meg;
+  EXPECT_NE(meg.find("offload: {params: true, optimizer: false}"), std::string::npos) << meg;
+}
+
+TEST(ImportNemoRl, NemoWritesTheBackendAndMicroBatches) {
+  // grpo_math_1B.yaml: DTensor policy, train_micro_batch_size 4,
+  // logprob_batch_size 4, dynamic batching off, no sequence packing.
+  Scenario dt = Imported(ingest::ImportNemoRl(Data("nemo-rl/grpo_math_1B.yaml"), {}, test::Cat(), {.gpu = "h100"}));
+  EXPECT_EQ(dt.placement.train_backend, TrainBackend::kFsdp);
+  EXPECT_EQ(dt.placement.train_micro_batch_seqs, 4);
+  EXPECT_EQ(dt.placement.logprob_micro_batch_seqs, 4);
+  // Dynamic batching on: the ${mul:...} budget as max_total_sequence_length
+  // 512 x train_micro_batch_size 4 = 2,048 tokens; logprob_mb_tokens stated.
+  Scenario dyn = Imported(ingest::ImportNemoRl(
+      Data("nemo-rl/grpo_math_1B.yaml"),
+      {"policy.dynamic_batching.enabled=True", "+policy.dynamic_batching.logprob_mb_tokens=4096"}, test::Cat(),
+      {.gpu = "h100"}));
+  EXPECT_EQ(dyn.placement.train_micro_batch_tokens, 2048);
+  EXPECT_EQ(dyn.placement.logprob_micro_batch_tokens, 4096);
+  EXPECT_EQ(dyn.placement.train_micro_batch_seqs, 0);
+  Scenario mg = Imported(ingest::ImportNemoRl(Data("nemo-rl/grpo_math_1B.yaml"),
+                                              {"policy.dtensor_cfg.enabled=False", "policy.megatron_cfg.enabled=True"},
+                                              test::Cat(), {.gpu = "h100"}));
+  EXPECT_EQ(mg.placement.train_backend, TrainBackend::kMegatron);
 }
 
 // Command-line overrides as veRL's launch scripts pass them (Hydra's

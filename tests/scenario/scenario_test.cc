@@ -130,7 +130,8 @@ TEST(Scenario, DefaultScenarioHasItsValuesAndDefaults) {
   EXPECT_TRUE(s->placement.gradient_checkpointing);
   EXPECT_EQ(s->placement.weight_sync, WeightSyncMethod::kPerTensor);
   EXPECT_EQ(s->engine.max_num_seqs, 1024);
-  EXPECT_EQ(s->framework_defaults.size(), 9u);
+  EXPECT_EQ(s->placement.train_pp_split, PipelineSplit::kEven);  // Megatron's even split (no first/last-stage counts)
+  EXPECT_EQ(s->framework_defaults.size(), 10u);
 }
 
 TEST(Scenario, JsonLoadsLikeYaml) {
@@ -330,8 +331,8 @@ TEST(Scenario, FrameworkFillsOnlyTheFieldsTheFileLeavesOut) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"placement.engine", "engine.enforce_eager", "placement.engine_sleep_level",
                                              "placement.offload", "placement.gpu_memory_utilization",
-                                             "placement.gradient_checkpointing", "placement.weight_sync",
-                                             "engine.max_num_seqs"}));
+                                             "placement.gradient_checkpointing", "placement.train_pp_split",
+                                             "placement.weight_sync", "engine.max_num_seqs"}));
   EXPECT_TRUE(s->placement.gradient_checkpointing);  // ppo_trainer.yaml:116 @ v0.4.1
   EXPECT_EQ(s->engine.max_num_seqs, 256);  // vllm_rollout_spmd.py never passes it; vllm<=0.8.5's default
   // --set wins over the framework as the file does.
