@@ -418,15 +418,6 @@ double FixedLengthPackFactor(const Scenario& s, int gpus, double tokens, double 
 // layer forward and 7 more backward. 0 otherwise.
 // docs/model.md, "DTensor tensor-parallel collectives".
 double DtensorTpCollectiveTime(const Scenario& s, double tokens, int gpus, bool forward_only);
-// train_pp > 2: the slowest pipeline stage's time over the mean stage's.
-// Megatron-Core gives every stage layers / pp decoder layers (NeMo RL leaves
-// num_layers_in_first/last_pipeline_stage unset) and the last stage the
-// output layer too: 1 + H (pp - 2) / F, with F the pass's FLOPs per token
-// and H the output layer's share of `linear_flops_per_token` (V h of the N
-// parameters). 1 for pp <= 2 (the catalog's N counts the input embedding,
-// which balances the head at pp 2). docs/model.md, "Pipeline stages: the
-// output layer".
-double PipelineStageImbalance(const Scenario& s, double linear_flops_per_token, double flops_per_token);
 // Forward-only pass (old-policy log-probs, reference model) at logprob MFU.
 Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus);
 // --- Weight sync (weight_sync.cc) ---------------------------------------

@@ -523,7 +523,7 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // tensor-parallel collectives run on the compute stream, in line with it.
   const double pass =
       std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
-                       RecomputeFactor(s, per_token, attention) * PipelineStageImbalance(s, linear, per_token) +
+                       RecomputeFactor(s, per_token, attention) +
                    DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false),
                FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false));
   w.time_s = epochs * pass + (optimizer_steps - 1) * OptimizerStepTime(s);

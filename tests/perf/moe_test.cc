@@ -41,18 +41,14 @@ TEST(Moe, MicrobatchesFromPackedTokens) {
 
 TEST(Moe, PipelineBubbleSlowsTheDenseUpdate) {
   // Llama-3.1-8B on 16 GPUs, train_pp 4: dp 4; 32 sequences of 1000 tokens,
-  // one per micro-batch: 8 per rank, bubble 3 / 11, time x 11 / 8; and the
-  // last of the 4 stages also runs the output layer (PipelineStageImbalance:
-  // 1 + H (4 - 2) / F, H = 6 x 128,256 x 4,096 of F, about x 1.128 here).
+  // one per micro-batch: 8 per rank, bubble 3 / 11, time x 11 / 8 (the
+  // stages balanced: placement.train_pp_split's default; an even split is
+  // PipelineStageFactor's, tests/perf/pass_microbatches_test.cc).
   auto flat = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}});
   auto piped = With({{"model", "llama-3.1-8b"}, {"hardware.gpus", "16"}, {"placement.train_pp", "4"}});
   double t0 = TrainStep(flat, 32000, 1000, 16).time_s;
-  Work piped_w = TrainStep(piped, 32000, 1000, 16);
-  double t1 = piped_w.time_s;
-  const double stages = PipelineStageImbalance(piped, 6.0 * piped.model.active_params_b * 1e9,
-                                               piped_w.flops * 16 / 32000);
-  EXPECT_GT(stages, 1.1);
-  EXPECT_NEAR(t1 / t0, 11.0 / 8.0 * stages, 1e-12);
+  double t1 = TrainStep(piped, 32000, 1000, 16).time_s;
+  EXPECT_NEAR(t1 / t0, 11.0 / 8.0, 1e-12);
   // No layout: exactly flops / (peak * train_mfu), as before.
   const auto& g = flat.hardware.gpu;
   Work w = TrainStep(flat, 32000, 1000, 16);
