@@ -37,12 +37,26 @@ struct Claim {
   std::optional<double> value;     // the figure the verdict is read from (nullopt: none)
   std::string verdict;             // "holds" | "exceeds" | "falls short" | "depends" (Verdicts())
   std::string why;                 // how it was computed and what the verdict rests on
+  // The run the claim's variants start from: "run" (this scenario as
+  // planned: the figures `estimate` gives) or "naive" (the essay's naive
+  // H100 + synchronous baseline, which its lever claims are made against).
+  std::string from = "run";
+};
+
+// The step time and dollars a step of a run the claims start from.
+struct StartingRun {
+  std::string label;               // "this run, as planned" or the naive baseline in words
+  double step_s = 0;               // step.time_s
+  double usd_per_step = 0;         // cost.usd_per_step
+  bool ok = false;                 // false: it could not be estimated
 };
 
 struct Report {
   std::string scenario_name;
   std::string source;              // whose claims, where from
   std::vector<Claim> claims;       // in the essay's order
+  StartingRun run;                 // Claim::from == "run"
+  StartingRun naive;               // Claim::from == "naive"
 };
 
 // Every claim, in the essay's order. A claim whose variant cannot run (does

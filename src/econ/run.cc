@@ -1,5 +1,6 @@
 // The run beyond one mean step. docs/model.md, "Run-level costs" (start-up,
 // checkpoints, evaluation, failures) and "Workload over time" (length schedule).
+#include "core/numbers.h"
 #include "econ/run.h"
 
 #include <algorithm>
@@ -16,7 +17,6 @@
 namespace rlcost::econ_internal {
 namespace {
 
-constexpr double kGB = 1e9;
 // A checkpoint on storage holds bf16 weights (2 bytes per parameter); with the
 // optimizer state also the fp32 master weights and Adam's two moments, 12 bytes
 // (ZeRO, Rajbhandari et al. 2020, sec. 3.1: "K = 12" for mixed-precision Adam).

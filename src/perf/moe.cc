@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numbers.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
 namespace {
 
-constexpr double kGB = 1e9;
 // Tile edge of the grouped GEMMs that Megatron-Core's --moe-grouped-gemm
 // runs (CUTLASS / cuBLASLt grouped GEMM on Hopper): 128 x 128 output tiles,
 // the CUTLASS default threadblock shape; NVIDIA "Matrix Multiplication

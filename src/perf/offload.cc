@@ -4,12 +4,12 @@
 // and sources: docs/model.md, "Offload".
 #include <algorithm>
 
+#include "core/numbers.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
 namespace {
 
-constexpr double kGB = 1e9;
 // veRL keeps the actor's FSDP parameters in fp32 (model_dtype defaults to
 // fp32 for the actor; bf16 is the compute dtype of its mixed precision):
 // param_offload moves 4 bytes per parameter, optimizer_offload Adam's two

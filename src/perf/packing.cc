@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numbers.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
 namespace {
 
-constexpr double kGB = 1e9;
 // Midpoints over the upper tail of the length distribution when the share
 // and mass of the long sequences are integrated from its quantile function.
 constexpr int kTailPoints = 256;

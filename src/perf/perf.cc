@@ -1,4 +1,5 @@
 // The roofline time of one unit of work. Derivations: docs/model.md, "perf".
+#include "core/numbers.h"
 #include "rlcost/perf.h"
 
 #include <algorithm>
@@ -32,7 +33,6 @@ constexpr double kAdamBytesPerTrainableParam = 16.0;
 // Left free on every GPU for activations, CUDA graphs and the allocator: 10%,
 // as vLLM's default gpu_memory_utilization 0.9 leaves.
 constexpr double kActivationReserveFraction = 0.10;
-constexpr double kGB = 1e9;
 // Bytes per trainable parameter that stay on the GPU under ZeRO-Offload
 // (bf16 weights and gradients); the 12 bytes of fp32 master weights and Adam
 // moments live in host memory (Ren et al., 2021, "ZeRO-Offload").

@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "core/numbers.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
 namespace {
 
-constexpr double kGB = 1e9;
 // Host-side cost of one collective call of a weight sync (Python dispatch, the
 // handshake of every rank of the group, the NCCL launch), independent of its
 // bytes. nvidia-cosmos/cosmos-rl PR #723 (measured on twelve single-rank

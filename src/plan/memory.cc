@@ -1,3 +1,4 @@
+#include "core/numbers.h"
 #include "plan/memory.h"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 namespace rlcost::plan {
 namespace {
 
-constexpr double kGB = 1e9;
 // Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.1, eq. (1): one
 // transformer layer stores s b h (34 + 5 a s / h) bytes of activations in
 // 16-bit training; the 5 a s / h term is the attention scores, which flash

@@ -108,6 +108,19 @@ TEST_P(Consistency, EveryViewGivesEstimatesStepTimeAndDollars) {
   const auto& first = wf->json.at("baseline");
   ExpectSame(want.step_s, first.at("estimate").at("step").at("time_s"), "waterfall first row step");
   ExpectSame(want.usd_per_step, first.at("estimate").at("cost").at("usd_per_step"), "waterfall first row $/step");
+
+  // The claims start from the run too, except the essay's lever claims,
+  // which say they start from its naive baseline.
+  auto cl = ops::Claims(in);
+  ASSERT_TRUE(cl) << cl.error().ToString();
+  int from_run = 0;
+  for (const auto& claim : *cl) {
+    if (claim.at("from") != "run") continue;
+    ++from_run;
+    ExpectSame(want.step_s, claim.at("starting_run").at("step_time_s"), "claims' run step");
+    ExpectSame(want.usd_per_step, claim.at("starting_run").at("usd_per_step"), "claims' run $/step");
+  }
+  EXPECT_GE(from_run, 10);
   ExpectSame(want.usd_per_step, first.at("values").at("usd_per_step"), "waterfall first row values $/step");
 
   // forecast --scenario prices the log's steps with the run's step.

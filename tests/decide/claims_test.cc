@@ -303,6 +303,14 @@ TEST(ClaimsCli, JsonIsAListWithTheContractKeys) {
     }
     const std::string v = c["verdict"];
     EXPECT_NE(std::find(claims::Verdicts().begin(), claims::Verdicts().end(), v), claims::Verdicts().end()) << v;
+    // Which run the claim starts from, with its figures.
+    const std::string from = c["from"];
+    const bool lever = std::string(c["id"]) == "lora_tenancy" || c["id"] == "moe_active_params" || c["id"] == "async" ||
+                       c["id"] == "quantized_rollout" || c["id"] == "b200_bandwidth" || c["id"] == "grpo2" ||
+                       c["id"] == "combined";
+    EXPECT_EQ(from, lever ? "naive" : "run") << c["id"];
+    EXPECT_TRUE(c["starting_run"]["step_time_s"].is_number()) << c["id"];
+    EXPECT_TRUE(c["starting_run"]["usd_per_step"].is_number()) << c["id"];
   }
 }
 

@@ -217,6 +217,19 @@ void ExpectSameSeries(const ProgressSeries& a, const ProgressSeries& b) {
                 (std::isnan(a.step_gpu_hours[i]) && std::isnan(b.step_gpu_hours[i])));
   }
 }
+
+// Each of `texts` written to `path` fails to read, and the streamed reader
+// (the file) and the whole-text reader (the same text posted) say the same.
+void ExpectSameErrors(const std::filesystem::path& path, const std::vector<std::string>& texts) {
+  for (const std::string& bad : texts) {
+    std::ofstream(path) << bad;
+    auto a = ReadProgressFile(path.string(), {});
+    auto b = ReadProgressText(bad, path.string(), {});
+    ASSERT_FALSE(a);
+    ASSERT_FALSE(b);
+    EXPECT_EQ(a.error().ToString(), b.error().ToString());
+  }
+}
 }  // namespace
 
 // A veRL console log read from a file is streamed (two passes, a few keys a
@@ -244,14 +257,7 @@ TEST(ForecastReach, TheStreamedConsoleLogAndTheTextGiveTheSameSeries) {
   EXPECT_EQ(ReadProgressFile(path.string(), {})->format, "verl-console");
   EXPECT_FALSE(ReadProgressFile(path.string(), {"critic/score/mean", 0})->resumes.empty());
   // Errors: the same message, naming file:line, from both readers.
-  for (const std::string& bad : {log + "step:41 - timing_s/gen:fast\n", log + "step:4.5 - critic/score/mean:0.5\n"}) {
-    std::ofstream(path) << bad;
-    auto a = ReadProgressFile(path.string(), {});
-    auto b = ReadProgressText(bad, path.string(), {});
-    ASSERT_FALSE(a);
-    ASSERT_FALSE(b);
-    EXPECT_EQ(a.error().ToString(), b.error().ToString());
-  }
+  ExpectSameErrors(path, {log + "step:41 - timing_s/gen:fast\n", log + "step:4.5 - critic/score/mean:0.5\n"});
   auto missing = ReadProgressFile(path.string(), {"no/such/key", 0});
   ASSERT_FALSE(missing);
   std::filesystem::remove(path);
@@ -290,15 +296,8 @@ TEST(ForecastReach, TheStreamedJsonLinesAndTheTextGiveTheSameSeries) {
   std::ofstream(path) << nested;
   EXPECT_EQ(ReadProgressFile(path.string(), {})->format, "verl-file-logger");
   EXPECT_FALSE(ReadProgressFile(path.string(), {"critic/score/mean", 0})->resumes.empty());
-  for (const std::string& bad : {nested + R"({"step": 41, "data": {"timing_s/gen": "fast"}})" "\n",
-                                 flat + R"({"step": 4.5, "train/reward": 0.5})" "\n", flat + "[1, 2]\n"}) {
-    std::ofstream(path) << bad;
-    auto a = ReadProgressFile(path.string(), {});
-    auto b = ReadProgressText(bad, path.string(), {});
-    ASSERT_FALSE(a);
-    ASSERT_FALSE(b);
-    EXPECT_EQ(a.error().ToString(), b.error().ToString());
-  }
+  ExpectSameErrors(path, {nested + R"({"step": 41, "data": {"timing_s/gen": "fast"}})" "\n",
+                          flat + R"({"step": 4.5, "train/reward": 0.5})" "\n", flat + "[1, 2]\n"});
   // A TensorBoard dump on one line: read whole, as before.
   const std::string tb = R"({"train/reward": {"1": 0.1, "2": 0.2, "3": 0.3, "4": 0.35, "5": 0.4}})" "\n";
   std::ofstream(path) << tb;
