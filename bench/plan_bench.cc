@@ -116,6 +116,24 @@ std::vector<explore::Axis> Sweep1e5Axes() {
   return axes;
 }
 
+// Every point of `design`, once per benchmark iteration, on this thread from
+// a cold runner (no plan cached), as one thread of `rlcost sweep` runs its
+// share. Returns the points run; `ok` counts those that ran.
+uint64_t SweepEveryPoint(benchmark::State& state, const scenario_internal::ScenarioDocument& doc, const Catalog& cat,
+                         const explore::Design& design, const explore::SweepOptions& opt, uint64_t& ok) {
+  uint64_t points = 0;
+  for (auto _ : state) {
+    const explore::PointRunner runner(doc, cat, design, opt);
+    for (uint64_t i = 0; i < design.size(); ++i) {
+      auto row = runner.Run(i);
+      ok += row.status == explore::PointStatus::kOk;
+      benchmark::DoNotOptimize(row);
+    }
+    points += design.size();
+  }
+  return points;
+}
+
 // One pass over every point on one thread, from a cold runner (no plan
 // cached), as one thread of `rlcost sweep` runs its share.
 void BM_Sweep1e5PointsPlannedOneCore(benchmark::State& state) {
@@ -128,16 +146,8 @@ void BM_Sweep1e5PointsPlannedOneCore(benchmark::State& state) {
   }
   explore::SweepOptions opt;
   opt.plan = plan::Objective::kCost;
-  uint64_t points = 0, ok = 0;
-  for (auto _ : state) {
-    const explore::PointRunner runner(*doc, *cat, *design, opt);
-    for (uint64_t i = 0; i < design->size(); ++i) {
-      auto row = runner.Run(i);
-      ok += row.status == explore::PointStatus::kOk;
-      benchmark::DoNotOptimize(row);
-    }
-    points += design->size();
-  }
+  uint64_t ok = 0;
+  const uint64_t points = SweepEveryPoint(state, *doc, *cat, *design, opt, ok);
   state.counters["points"] = static_cast<double>(design->size());
   state.counters["ran_share"] = static_cast<double>(ok) / static_cast<double>(std::max<uint64_t>(points, 1));
   state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
@@ -158,12 +168,8 @@ void BM_SweepEveryPointPlannedOneCore(benchmark::State& state) {
   }
   explore::SweepOptions opt;
   opt.plan = plan::Objective::kCost;
-  uint64_t points = 0;
-  for (auto _ : state) {
-    const explore::PointRunner runner(*doc, *cat, *design, opt);
-    for (uint64_t i = 0; i < design->size(); ++i) benchmark::DoNotOptimize(runner.Run(i));
-    points += design->size();
-  }
+  uint64_t ok = 0;
+  const uint64_t points = SweepEveryPoint(state, *doc, *cat, *design, opt, ok);
   state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepEveryPointPlannedOneCore)->Unit(benchmark::kSecond)->Iterations(1);
@@ -187,17 +193,9 @@ void BM_Sweep10kPointsEachOwnLayoutOneCore(benchmark::State& state) {
   }
   explore::SweepOptions opt;
   opt.plan = plan::Objective::kCost;
-  uint64_t points = 0, ok = 0;
+  uint64_t ok = 0;
   const double t0 = bench::CpuSeconds();
-  for (auto _ : state) {
-    const explore::PointRunner runner(*doc, *cat, *design, opt);
-    for (uint64_t i = 0; i < design->size(); ++i) {
-      auto row = runner.Run(i);
-      ok += row.status == explore::PointStatus::kOk;
-      benchmark::DoNotOptimize(row);
-    }
-    points += design->size();
-  }
+  const uint64_t points = SweepEveryPoint(state, *doc, *cat, *design, opt, ok);
   const double cpu = bench::CpuSeconds() - t0;
   state.counters["points"] = static_cast<double>(design->size());
   state.counters["ran_share"] = static_cast<double>(ok) / static_cast<double>(std::max<uint64_t>(points, 1));

@@ -427,6 +427,20 @@ std::optional<bool> ConfigTree::Bool(const std::string& key) {
   return std::nullopt;
 }
 
+namespace {
+bool IsPlain(const std::optional<std::string>& s) { return s && !s->empty() && s->find("${") == std::string::npos; }
+}  // namespace
+
+std::optional<long long> ConfigTree::IntIfPlain(const std::string& key) {
+  if (!IsPlain(String(key))) return std::nullopt;
+  return Int(key);
+}
+
+std::optional<bool> ConfigTree::BoolIfPlain(const std::string& key) {
+  if (!IsPlain(String(key))) return std::nullopt;
+  return Bool(key);
+}
+
 std::vector<std::string> ConfigTree::Unread() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : leaves_) {

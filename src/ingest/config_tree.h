@@ -37,6 +37,10 @@ class ConfigTree {
   std::optional<double> Number(const std::string& key);
   std::optional<long long> Int(const std::string& key);
   std::optional<bool> Bool(const std::string& key);
+  // Int / Bool, or none while the config holds the leaf as an unresolved
+  // ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
+  std::optional<long long> IntIfPlain(const std::string& key);
+  std::optional<bool> BoolIfPlain(const std::string& key);
 
   // Problems met while reading typed values (a non-number where one is expected).
   std::vector<Problem>& problems() { return problems_; }

@@ -108,19 +108,6 @@ void NemoRunCosts(ConfigTree& t, ScenarioText& out) {
                       at_start ? "; val_at_start adds one more before the first step, not counted here" : ""));
 }
 
-// A typed value, or none while the config holds it as an unresolved
-// ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
-std::optional<long long> NemoIntIfPlain(ConfigTree& t, const std::string& key) {
-  const auto s = t.String(key);
-  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
-  return t.Int(key);
-}
-std::optional<bool> NemoBoolIfPlain(ConfigTree& t, const std::string& key) {
-  const auto s = t.String(key);
-  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
-  return t.Bool(key);
-}
-
 // The trainer's engine and the micro-batches of its passes (docs/model.md,
 // "FSDP traffic per micro-batch", "Micro-batches of each pass"). The DTensor
 // policy is FSDP2 (fully_shard per decoder layer: nemo_rl/models/dtensor/
@@ -143,7 +130,7 @@ void NemoTrainerPasses(ConfigTree& t, ScenarioText& out) {
     std::string from = "policy.megatron_cfg: no first/last-stage layer counts (Megatron-Core's even split)";
     for (const char* k : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
       const std::string key = std::string("policy.megatron_cfg.") + k;
-      if (auto v = NemoIntIfPlain(t, key); v && *v >= 0 && !balanced) {
+      if (auto v = t.IntIfPlain(key); v && *v >= 0 && !balanced) {
         balanced = true;
         from = key;
       }
@@ -154,18 +141,18 @@ void NemoTrainerPasses(ConfigTree& t, ScenarioText& out) {
   }
   std::string packed;
   for (const char* group : {"policy.sequence_packing", "policy.dynamic_batching"}) {
-    if (NemoBoolIfPlain(t, std::string(group) + ".enabled").value_or(false)) {
+    if (t.BoolIfPlain(std::string(group) + ".enabled").value_or(false)) {
       packed = group;
       break;
     }
   }
-  const auto total = NemoIntIfPlain(t, "policy.max_total_sequence_length");
+  const auto total = t.IntIfPlain("policy.max_total_sequence_length");
   const auto set = [&](const char* tokens_field, const char* seqs_field, const char* mb_key, const char* size_key) {
     const std::string size_at = std::string("policy.") + size_key;
-    const auto size = NemoIntIfPlain(t, size_at);
+    const auto size = t.IntIfPlain(size_at);
     if (!packed.empty()) {
       const std::string at = packed + "." + mb_key;
-      if (auto v = NemoIntIfPlain(t, at); v && *v > 0) {
+      if (auto v = t.IntIfPlain(at); v && *v > 0) {
         out.Set("placement", tokens_field, std::to_string(*v), at);
       } else if (total && size && *total > 0 && *size > 0) {
         out.Set("placement", tokens_field, std::to_string(*total * *size),

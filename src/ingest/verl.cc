@@ -105,19 +105,6 @@ void VerlRunCosts(ConfigTree& t, ScenarioText& out, const std::optional<long lon
   }
 }
 
-// A typed value, or none while the config holds it as an unresolved
-// ${...} (OmegaConf resolvers such as oc.select or mul stay as written).
-std::optional<long long> VerlIntIfPlain(ConfigTree& t, const std::string& key) {
-  const auto s = t.String(key);
-  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
-  return t.Int(key);
-}
-std::optional<bool> VerlBoolIfPlain(ConfigTree& t, const std::string& key) {
-  const auto s = t.String(key);
-  if (!s || s->empty() || s->find("${") != std::string::npos) return std::nullopt;
-  return t.Bool(key);
-}
-
 // Micro-batches of the update and of the forward-only passes (docs/model.md,
 // "Micro-batches of each pass"). With use_dynamic_bsz the actor packs
 // sequences into micro-batches of at most ppo_max_token_len_per_gpu tokens
@@ -131,15 +118,15 @@ std::optional<bool> VerlBoolIfPlain(ConfigTree& t, const std::string& key) {
 void VerlMicrobatches(ConfigTree& t, ScenarioText& out) {
   const auto set = [&](const char* tokens_field, const char* seqs_field, const std::string& dyn_key,
                        const std::string& max_key, const std::string& size_key) {
-    if (VerlBoolIfPlain(t, dyn_key).value_or(false)) {
+    if (t.BoolIfPlain(dyn_key).value_or(false)) {
       const long long sp =
-          std::max(1LL, VerlIntIfPlain(t, "actor_rollout_ref.actor.ulysses_sequence_parallel_size").value_or(1));
-      if (auto mx = VerlIntIfPlain(t, max_key); mx && *mx > 0) {
+          std::max(1LL, t.IntIfPlain("actor_rollout_ref.actor.ulysses_sequence_parallel_size").value_or(1));
+      if (auto mx = t.IntIfPlain(max_key); mx && *mx > 0) {
         out.Set("placement", tokens_field, std::to_string(*mx * sp),
                 fmt::format("{} with {}: micro-batches packed up to that many tokens{}", max_key, dyn_key,
                             sp > 1 ? fmt::format(" x ulysses_sequence_parallel_size {}", sp) : ""));
       }
-    } else if (auto n = VerlIntIfPlain(t, size_key); n && *n > 0) {
+    } else if (auto n = t.IntIfPlain(size_key); n && *n > 0) {
       out.Set("placement", seqs_field, std::to_string(*n), size_key + " (sequences, packed)");
     }
   };
@@ -194,13 +181,13 @@ void VerlRecompute(ConfigTree& t, ScenarioText& out, bool megatron) {
 void VerlPipelineSplit(ConfigTree& t, ScenarioText& out) {
   const std::string at = "actor_rollout_ref.actor.megatron.override_transformer_config.";
   for (const char* k : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
-    if (auto v = VerlIntIfPlain(t, at + k); v && *v >= 0) {
+    if (auto v = t.IntIfPlain(at + k); v && *v >= 0) {
       out.Set("placement", "train_pp_split", "balanced", at + k);
       return;
     }
   }
   for (const char* k : {"account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"}) {
-    if (VerlBoolIfPlain(t, at + k).value_or(false)) {
+    if (t.BoolIfPlain(at + k).value_or(false)) {
       out.Set("placement", "train_pp_split", "balanced", at + k);
       return;
     }
