@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancel.h"
 #include "econ/energy.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
@@ -621,6 +622,9 @@ Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail) {
 
 Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig_in,
                                                            TextDetail detail) {
+  // Every analytic figure passes here (a lever, a sensitivity end, an
+  // optimize point, a price row): work no longer wanted stops at the next.
+  if (CancelRequested()) return Fail(CancelledError("estimate", "the estimate"));
   const signal::Summary* sig = &sig_in;
   // docs/model.md, "Elastic pools": a run that re-splits its GPUs
   // (placement.resplit) is priced phase by phase, each phase at the split

@@ -2,7 +2,7 @@
 // sandbox pool, rewards and judge events (sim/simulator_internal.h).
 #include "sim/simulator_internal.h"
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::sim::internal {
 
