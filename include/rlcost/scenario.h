@@ -298,6 +298,9 @@ struct EnvironmentSpec {
   // loop), and a timeout per tool call. 0: none.
   int max_trajectory_tokens = 0;
   double tool_timeout_s = 0;
+  // Tool calls in flight at once over the whole run (an environment's worker
+  // pool; 0: no limit). Sandboxes apart: environment.sandbox.max_concurrent.
+  int tool_concurrency = 0;
   // With a bound set, turns, response_tokens, tool_output_tokens and
   // tool_latency_s above hold what the run generates under the bounds
   // (empirical, drawn when the scenario is read), so every analytic figure

@@ -38,7 +38,7 @@ void Loader::ReadEnvironment(const YAML::Node& root, EnvironmentSpec& e) {
   YAML::Node n = Reader::Child(root, "environment");
   if (!r_.CheckKeys(n, path, {"name", "turns", "prompt_tokens", "response_tokens", "tool_output_tokens",
                               "tool_latency_s", "sandbox", "reward", "failures", "pass_rate", "response_tokens_schedule",
-                              "max_trajectory_tokens", "tool_timeout_s"}))
+                              "max_trajectory_tokens", "tool_timeout_s", "tool_concurrency"}))
     return;
   r_.String(n, "name", path, e.name);
   // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
@@ -91,6 +91,7 @@ void Loader::ReadTrajectoryBounds(const YAML::Node& n, EnvironmentSpec& e) {
   const std::string path = "environment";
   r_.Int(n, "max_trajectory_tokens", path, e.max_trajectory_tokens, 1);
   r_.Double(n, "tool_timeout_s", path, e.tool_timeout_s, {.min = 0.0, .min_exclusive = true});
+  r_.Int(n, "tool_concurrency", path, e.tool_concurrency, 1);
   if (e.max_trajectory_tokens <= 0 && e.tool_timeout_s <= 0) return;
   if (YAML::Node sched = Reader::Child(n, "response_tokens_schedule"); sched.IsDefined()) {
     r_.Add(sched, Join(path, "response_tokens_schedule"),

@@ -144,7 +144,11 @@ void Simulator::ToolOrReward(int32_t id) {
       RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
     } else if (tu.tool_latency_s > 0) {
       t.state = TrajState::kTool;
-      q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
+      if (tool_slots_ > 0) {
+        RequestToolSlot(id, tu.tool_latency_s);
+      } else {
+        q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
+      }
     } else {
       t.state = TrajState::kTool;
       ReturnFromTool(id);
@@ -235,6 +239,27 @@ void Simulator::ReleaseSandbox() {
   t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
   q_.Push(now_ + dur_s, done, id);
   if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+}
+
+void Simulator::RequestToolSlot(int32_t id, double dur_s) {
+  if (tool_free_ > 0) {
+    --tool_free_;
+    q_.Push(now_ + dur_s, EventType::kToolDone, id);
+    return;
+  }
+  T(id).t_request = now_;
+  tool_q_.emplace_back(id, dur_s);
+}
+
+void Simulator::ReleaseToolSlot() {
+  if (tool_q_.empty()) {
+    ++tool_free_;
+    return;
+  }
+  auto [id, dur_s] = tool_q_.front();
+  tool_q_.pop_front();
+  tool_wait_s_ += now_ - T(id).t_request;
+  q_.Push(now_ + dur_s, EventType::kToolDone, id);
 }
 
 void Simulator::ReturnFromTool(int32_t id) {

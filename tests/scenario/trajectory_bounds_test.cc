@@ -85,6 +85,41 @@ TEST(TrajectoryBounds, BothPathsPriceTheBoundedRunAsTheTrajectoriesItLeaves) {
   EXPECT_NEAR(sa->step.time_s, sb->step.time_s, 1e-6 * sb->step.time_s);
 }
 
+// A pool of 4 tool workers serving 64 trajectories of 3 turns (2 calls of
+// 10 s each): 128 calls x 10 s / 4 = 320 s of calls at the least, which both
+// paths' rollout carries; without the pool the calls overlap and take 20 s.
+TEST(ToolConcurrency, APoolOfWorkersServesTheCallsInWaves) {
+  const std::string base = R"(
+name: t
+model: qwen3-8b
+hardware: {gpu: h100-sxm, gpus: 8}
+placement: {mode: colocated, rollout_tp: 1}
+environment:
+  turns: 3
+  prompt_tokens: 400
+  response_tokens: 200
+  tool_output_tokens: 100
+  tool_latency_s: 10
+)";
+  const std::string algo = "algorithm: {name: grpo, group_size: 8, prompts_per_step: 8, steps: 10}\n";
+  const Scenario pooled = test::Load(base + "  tool_concurrency: 4\n" + algo);
+  const Scenario free = test::Load(base + algo);
+  auto a = EstimateAnalytic(pooled), f = EstimateAnalytic(free);
+  ASSERT_TRUE(a && f);
+  EXPECT_GE(a->step.rollout_s, 320);
+  EXPECT_LE(a->step.rollout_s, 320 + f->step.rollout_s);
+  EXPECT_LT(f->step.rollout_s, 100);
+  sim::Options so;
+  so.steps = 2;
+  auto sa = EstimateSimulated(pooled, so), sf = EstimateSimulated(free, so);
+  ASSERT_TRUE(sa && sf) << (sa ? sf.error().ToString() : sa.error().ToString());
+  EXPECT_GE(sa->step.rollout_s, 320);
+  EXPECT_LE(sa->step.rollout_s, 320 + sf->step.rollout_s);
+  auto zero = LoadScenarioText(base + "  tool_concurrency: 0\n" + algo, test::Cat());
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().ToString().find("environment.tool_concurrency"), std::string::npos) << zero.error().ToString();
+}
+
 TEST(TrajectoryBounds, BadValuesNameTheirField) {
   auto zero = LoadScenarioText(Agent("  max_trajectory_tokens: 0\n", "4", "60"), test::Cat());
   ASSERT_FALSE(zero);
