@@ -119,8 +119,8 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     }
     a.push_back(fmt::format(
         "trajectories bounded as the framework bounds them: {}; a trajectory averages {:.3g} turns of {:.0f} tokens "
-        "({:.3g} turns of {:.0f} unbounded) and tool calls {:.3g} s ({:.3g} s unbounded), from 4,096 trajectories "
-        "drawn when the scenario was read",
+        "({:.3g} turns of {:.0f} unbounded) and tool calls {:.3g} s ({:.3g} s unbounded), from trajectories drawn "
+        "when the scenario was read",
         what, env.turns.mean(), env.response_tokens.mean(), env.unbounded->turns.mean(),
         env.unbounded->response_tokens.mean(), env.tool_latency_s.mean(), env.unbounded->tool_latency_s.mean()));
   }

@@ -13,11 +13,15 @@ std::string ApplyTrajectoryBounds(EnvironmentSpec& e) {
   std::mt19937_64 rng(0x7B0D5EEDULL);
   std::vector<double> turns, responses, outputs, latencies;
   turns.reserve(kBoundedTrajectories);
-  for (int i = 0; i < kBoundedTrajectories; ++i) {
+  // Bounded work whatever the file says (turns go to 10^4): at most about
+  // kMaxBoundedTurns turns in all, and at least kMinBoundedTrajectories trajectories.
+  int64_t drawn_turns = 0;
+  for (int i = 0; i < kBoundedTrajectories && (i < kMinBoundedTrajectories || drawn_turns < kMaxBoundedTurns); ++i) {
     // Drawn as the simulator draws a trajectory (sim/trajectories.cc): the
     // turns, then each turn's response and, after every turn but the last,
     // its tool call.
     const int t = static_cast<int>(std::max<long long>(1, std::llround(u.turns.Sample(rng))));
+    drawn_turns += t;
     int64_t used = 0;
     int done = 0;
     for (int k = 0; k < t; ++k) {

@@ -35,13 +35,16 @@ inline double BoundedLatency(double drawn, double timeout_s) {
   return timeout_s > 0 ? std::min(drawn, timeout_s) : drawn;
 }
 
-// Draws kBoundedTrajectories trajectories from e's distributions (a fixed
+// Draws kBoundedTrajectories trajectories (fewer once they hold
+// kMaxBoundedTurns turns between them, never fewer than kMinBoundedTrajectories) from e's distributions (a fixed
 // seed: the same scenario gives the same figures), applies the bounds, and
 // replaces turns, response_tokens, tool_output_tokens and tool_latency_s by
 // the empirical distributions of what the bounded trajectories generate;
 // the originals go to e.unbounded. Nothing changes without a bound. Returns
 // an error message (empty: none).
 inline constexpr int kBoundedTrajectories = 4096;
+inline constexpr int kMinBoundedTrajectories = 64;
+inline constexpr int64_t kMaxBoundedTurns = int64_t(1) << 18;
 std::string ApplyTrajectoryBounds(EnvironmentSpec& e);
 
 }  // namespace rlcost::scenario_internal
