@@ -105,7 +105,17 @@ Input EfficiencyInput(const char* field, double rlcost::Efficiency::*member, boo
 
 std::vector<Input> Inputs(const Scenario& s) {
   std::vector<Input> out;
-  const EnvironmentSpec& env = s.environment;
+  // With trajectory bounds (environment.max_trajectory_tokens, tool_timeout_s)
+  // the scenario holds the bounded run's distributions; the inputs are the
+  // task's own, as written, moved through --set and bounded again on re-read.
+  const EnvironmentSpec& bounded = s.environment;
+  EnvironmentSpec env = bounded;
+  if (bounded.unbounded) {
+    env.turns = bounded.unbounded->turns;
+    env.response_tokens = bounded.unbounded->response_tokens;
+    env.tool_output_tokens = bounded.unbounded->tool_output_tokens;
+    env.tool_latency_s = bounded.unbounded->tool_latency_s;
+  }
   const bool multi_turn = env.turns.mean() > 1;
 
   Input resp = DistMean("environment.response_tokens", multi_turn ? "mean response length per turn" : "mean response length",

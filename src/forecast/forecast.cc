@@ -70,83 +70,58 @@ double Quantile(std::vector<double> v, double q) {
   return v[i] + (pos - double(i)) * (v[i + 1] - v[i]);
 }
 
-}  // namespace
-
-Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
-  if (!std::isfinite(o.target)) return Fail(ErrorCode::kInvalidInput, "target", "expected a finite number");
-  if (!(o.level > 0 && o.level < 1)) {
-    return Fail(ErrorCode::kInvalidInput, "level", fmt::format("{} is not a probability between 0 and 1", o.level));
+// Reached already, on the logged points up to fit_until (x, y; the run's
+// start included), not the bins below: a window sized in logged points
+// applies to logged points. (a) The +-h average (only windows that lie within
+// the points fitted; h: --smooth, else 2.5% of the points); (b) by default
+// also a second logged value at or above the target, the answer being the
+// first of them: one value alone may be the noise, two are the run there
+// (val_acc 0.531 logged at steps 99 and 119: reached at step 99).
+void MarkReachedInLog(const ProgressSeries& s, const Options& o, const std::vector<double>& x,
+                      const std::vector<double>& y, int h_raw, Outcome& r) {
+  const size_t m = x.size();
+  const size_t hw = size_t(h_raw);
+  double sum = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < m && i + hw < m; ++i) {
+    // window [i - h, i + h]: add the right edge, drop the one past the left
+    if (i == 0) {
+      for (size_t j = 0; j <= hw; ++j) sum += y[j], ++k;
+    } else {
+      sum += y[i + hw], ++k;
+      if (i > hw) sum -= y[i - hw - 1], --k;
+    }
+    if (sum / double(k) >= o.target) {
+      r.already_reached = true;
+      r.steps_to_target = double(s.points[i].step);  // x[i] is this point's C
+      r.reached_value = sum / double(k);
+      r.reached_window = h_raw;
+      break;
+    }
   }
-  if (o.replicates < 0) {
-    return Fail(ErrorCode::kInvalidInput, "replicates", fmt::format("{} is negative", o.replicates));
-  }
-  Outcome r;
-  r.target = o.target;
-  r.level = o.level;
-  std::vector<double> x, y;
-  for (const auto& p : s.points) {
-    if (o.fit_until && p.step > *o.fit_until) break;
-    x.push_back(double(p.step - s.first_step + 1));
-    y.push_back(p.value);
-    r.fit_until_step = p.step;
-  }
-  // Reached already, on the logged points up to fit_until (the run's start
-  // included), not the bins below: a window sized in logged points applies to
-  // logged points. (a) The +-h average (only windows that lie within the
-  // points fitted; h: --smooth, else 2.5% of the points); (b) by default
-  // also a second logged value at or above the target, the answer being the
-  // first of them: one value alone may be the noise, two are the run there
-  // (val_acc 0.531 logged at steps 99 and 119: reached at step 99).
-  const int h_raw = o.half_window < 0 ? SmoothingHalfWindow(s) : o.half_window;
-  const int h_point = o.half_window < 0 ? 0 : o.half_window;
-  r.half_window = h_point;
-  r.half_window_wide = h_raw;
-  {
-    const size_t m = x.size();
-    const size_t hw = size_t(h_raw);
-    double sum = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < m && i + hw < m; ++i) {
-      // window [i - h, i + h]: add the right edge, drop the one past the left
-      if (i == 0) {
-        for (size_t j = 0; j <= hw; ++j) sum += y[j], ++k;
-      } else {
-        sum += y[i + hw], ++k;
-        if (i > hw) sum -= y[i - hw - 1], --k;
+  if (o.half_window < 0 && !o.smoothed_truth) {
+    size_t first = m;
+    for (size_t i = 0; i < m; ++i) {
+      if (y[i] < o.target) continue;
+      if (first == m) {
+        first = i;
+        continue;
       }
-      if (sum / double(k) >= o.target) {
+      // a second value at or above the target: reached at the first
+      if (!r.already_reached || double(s.points[first].step) < r.steps_to_target) {
         r.already_reached = true;
-        r.steps_to_target = double(s.points[i].step);  // x[i] is this point's C
-        r.reached_value = sum / double(k);
-        r.reached_window = h_raw;
-        break;
+        r.steps_to_target = double(s.points[first].step);
+        r.reached_value = y[first];
+        r.reached_window = 0;
       }
-    }
-    if (o.half_window < 0 && !o.smoothed_truth) {
-      size_t first = m;
-      for (size_t i = 0; i < m; ++i) {
-        if (y[i] < o.target) continue;
-        if (first == m) {
-          first = i;
-          continue;
-        }
-        // a second value at or above the target: reached at the first
-        if (!r.already_reached || double(s.points[first].step) < r.steps_to_target) {
-          r.already_reached = true;
-          r.steps_to_target = double(s.points[first].step);
-          r.reached_value = y[first];
-          r.reached_window = 0;
-        }
-        break;
-      }
+      break;
     }
   }
-  auto reached = [&r]() {
-    r.ok = true;
-    r.reason.clear();
-    r.interval_low = r.interval_high = r.steps_to_target;
-    return r;
-  };
+}
+
+// The start of the run left out of the fit and a long log averaged into
+// bins, in place; returns the logged points a fitted point averages.
+double SkipStartAndBin(std::vector<double>& x, std::vector<double>& y, Outcome& r) {
   // The start of the run is left out of the fit, as ScaleRL fits only past
   // its low-compute start (arXiv 2510.13786, sec. 2): the first 10% of the
   // steps fitted (at least the first step), where a run often waits at its
@@ -177,6 +152,170 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     y.swap(by);
     r.binned = true;
   }
+  return bin_width;
+}
+
+// Which curve: each fitted on the first three quarters of the points and
+// scored on the last (every candidate goes to r.candidates); none when no
+// curve fits.
+std::optional<CurveKind> ChooseCurve(const std::vector<double>& x, const std::vector<double>& y, const Bounds& bounds,
+                                     const std::vector<CurveKind>& kinds, Outcome& r) {
+  const size_t n = y.size();
+  const size_t n_fit = std::max<size_t>(5, (n * 3 + 3) / 4);
+  double best = kInf;
+  std::optional<CurveKind> chosen;
+  for (CurveKind k : kinds) {
+    ModelChoice mc{k, kInf, false, CurveParams(k) + kSpareDof};
+    if (n < size_t(CurveParams(k) + kSpareDof)) {
+      r.candidates.push_back(mc);  // too few points for this curve
+      continue;
+    }
+    if (n_fit < n && n_fit >= size_t(CurveParams(k) + kSpareDof)) {
+      std::vector<double> xf(x.begin(), x.begin() + long(n_fit)), yf(y.begin(), y.begin() + long(n_fit));
+      if (auto c = FitCurve(k, xf, yf, bounds)) {
+        mc.fitted = true;
+        mc.heldout_rmse = Rmse(*c, x, y, n_fit, n);
+      }
+    } else if (FitCurve(k, x, y, bounds)) {
+      mc.fitted = true;  // too few points to hold any back: the fit on all of them decides
+      mc.heldout_rmse = std::numeric_limits<double>::quiet_NaN();
+    }
+    r.candidates.push_back(mc);
+    if (mc.fitted && (!chosen || mc.heldout_rmse < best)) {
+      best = mc.heldout_rmse;
+      chosen = k;
+    }
+  }
+  return chosen;
+}
+
+// What the bootstrap draws: each refit's step at the target as the log is
+// read (cs) and as its +-h average reads it (cw), its ceiling, and how many
+// never reach the target within the horizon.
+struct BootstrapDraws {
+  std::vector<double> cs, cw, as;
+  int beyond = 0;
+  int curves_pooled = 0;
+};
+
+// Bootstrap: moving blocks of residuals added back to each candidate's fit
+// and refitted, the replicates of both curves pooled (the choice of curve is
+// part of the uncertainty: docs/model.md). Each refit then runs on past the
+// last point, at the log's own spacing, with the residual blocks as its
+// noise: the step at which that run's metric, averaged over +-h points as
+// the back-test reads a log, first reaches the target. `hp`: the window of
+// the point reading (0: the value as logged). Stops, with an error, once
+// the computation is cancelled (core/cancel.h).
+Result<BootstrapDraws> Bootstrap(const std::vector<double>& x, const std::vector<double>& y, const Bounds& bounds,
+                                 const std::vector<CurveKind>& kinds, CurveKind chosen, const Curve& fitted,
+                                 const Options& o, int h, int hp, double horizon, Outcome& r) {
+  const size_t n = y.size();
+  const double c_last = x.back();
+  BootstrapDraws d;
+  const size_t L = std::max<size_t>(1, size_t(std::lround(std::cbrt(double(n)))));
+  r.block_length = int(L);
+  std::mt19937_64 rng(o.seed);
+  std::uniform_int_distribution<size_t> start(0, n - L);
+  std::vector<double> gaps;
+  for (size_t i = 1; i < n; ++i) gaps.push_back(x[i] - x[i - 1]);
+  std::nth_element(gaps.begin(), gaps.begin() + long(gaps.size() / 2), gaps.end());
+  const double dc = std::max(1.0, gaps[gaps.size() / 2]);
+  const long K = long(std::min(20000.0, std::ceil((horizon - c_last) / dc)));
+  std::vector<double> ystar(n), path;
+  std::vector<Curve> bases{fitted};
+  for (CurveKind k : kinds) {
+    if (k == chosen || n < size_t(CurveParams(k) + kSpareDof)) continue;
+    if (auto other = FitCurve(k, x, y, bounds)) bases.push_back(*other);
+  }
+  const int per_base = bases.empty() ? 0 : o.replicates / int(bases.size());
+  for (const Curve& base : bases) {
+    std::vector<double> fit(n), res(n);
+    // Residuals of a least-squares fit are smaller than the noise: p
+    // parameters absorb p of n degrees of freedom. Rescaled by sqrt(n / (n - p))
+    // (the "modified residuals" of Davison & Hinkley 1997, sec. 6.2.3, with
+    // every point at the mean leverage p / n), their variance is the noise's;
+    // unscaled, a run of few points (a metric logged every 10 steps) gets an
+    // interval too narrow by that factor (1.6x at 5 points, 1.04x at 40).
+    const double inflate = std::sqrt(double(n) / double(n - size_t(CurveParams(base.kind))));
+    for (size_t i = 0; i < n; ++i) fit[i] = base.Value(x[i]), res[i] = (y[i] - fit[i]) * inflate;
+    for (int rep = 0; rep < per_base; ++rep) {
+      // A forecast no longer wanted (a server request past its budget or
+      // whose client left) stops between refits.
+      if (CancelRequested()) return Fail(CancelledError("forecast", "the forecast"));
+      for (size_t i = 0; i < n;) {
+        const size_t b = start(rng);
+        for (size_t j = 0; j < L && i < n; ++j, ++i) ystar[i] = fit[i] + res[b + j];
+      }
+      auto c = FitCurve(base.kind, x, ystar, bounds);
+      if (!c) continue;
+      d.as.push_back(c->Asymptote());
+      r.replicate_curves.push_back(*c);
+      // The path: the last h observed points, then the refit's run on.
+      path.assign(y.end() - long(std::min<size_t>(size_t(h), n)), y.end());
+      const long off = long(path.size());
+      double passage = kInf, raw = kInf;
+      size_t blk = 0, in_blk = L;
+      auto next = [&](long k) {
+        if (in_blk == L) blk = start(rng), in_blk = 0;
+        return c->Value(c_last + double(k) * dc) + res[blk + in_blk++];
+      };
+      for (long k = 1; k <= h; ++k) path.push_back(next(k));
+      double sum = 0;
+      for (double v : path) sum += v;
+      long count = long(path.size());
+      for (long k = 1; k <= K; ++k) {
+        // window of point k: path[off + k - 1 - h .. off + k - 1 + h]
+        path.push_back(next(k + h));
+        sum += path.back();
+        ++count;
+        const long lo = off + k - 1 - h;
+        if (lo - 1 >= 0 && count > 2 * h + 1) sum -= path[size_t(lo - 1)], --count;
+        if (!std::isfinite(raw) && path[size_t(off + k - 1)] >= o.target) raw = c_last + double(k) * dc;
+        if (!std::isfinite(passage) && sum / double(count) >= o.target) passage = c_last + double(k) * dc;
+        if (std::isfinite(raw) && std::isfinite(passage)) break;
+      }
+      const double point = hp == 0 ? raw : passage;
+      if (!std::isfinite(point)) ++d.beyond;
+      d.cs.push_back(point);
+      d.cw.push_back(passage);
+    }
+  }
+  d.curves_pooled = int(bases.size());
+  return d;
+}
+
+}  // namespace
+
+Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
+  if (!std::isfinite(o.target)) return Fail(ErrorCode::kInvalidInput, "target", "expected a finite number");
+  if (!(o.level > 0 && o.level < 1)) {
+    return Fail(ErrorCode::kInvalidInput, "level", fmt::format("{} is not a probability between 0 and 1", o.level));
+  }
+  if (o.replicates < 0) {
+    return Fail(ErrorCode::kInvalidInput, "replicates", fmt::format("{} is negative", o.replicates));
+  }
+  Outcome r;
+  r.target = o.target;
+  r.level = o.level;
+  std::vector<double> x, y;
+  for (const auto& p : s.points) {
+    if (o.fit_until && p.step > *o.fit_until) break;
+    x.push_back(double(p.step - s.first_step + 1));
+    y.push_back(p.value);
+    r.fit_until_step = p.step;
+  }
+  const int h_raw = o.half_window < 0 ? SmoothingHalfWindow(s) : o.half_window;
+  const int h_point = o.half_window < 0 ? 0 : o.half_window;
+  r.half_window = h_point;
+  r.half_window_wide = h_raw;
+  MarkReachedInLog(s, o, x, y, h_raw, r);
+  auto reached = [&r]() {
+    r.ok = true;
+    r.reason.clear();
+    r.interval_low = r.interval_high = r.steps_to_target;
+    return r;
+  };
+  const double bin_width = SkipStartAndBin(x, y, r);
   r.points_used = int(y.size());
   const std::string metric = "\"" + s.metric + "\"";
   const std::string upto = o.fit_until ? fmt::format(" up to step {}", *o.fit_until) : "";
@@ -208,33 +347,9 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
 
   // Which curve: each fitted on the first three quarters, scored on the last.
   const size_t n = y.size();
-  const size_t n_fit = std::max<size_t>(5, (n * 3 + 3) / 4);
-  std::vector<CurveKind> kinds = o.only ? std::vector<CurveKind>{*o.only}
-                                        : std::vector<CurveKind>{CurveKind::kSigmoid, CurveKind::kPowerLaw};
-  double best = kInf;
-  std::optional<CurveKind> chosen;
-  for (CurveKind k : kinds) {
-    ModelChoice mc{k, kInf, false, CurveParams(k) + kSpareDof};
-    if (n < size_t(CurveParams(k) + kSpareDof)) {
-      r.candidates.push_back(mc);  // too few points for this curve
-      continue;
-    }
-    if (n_fit < n && n_fit >= size_t(CurveParams(k) + kSpareDof)) {
-      std::vector<double> xf(x.begin(), x.begin() + long(n_fit)), yf(y.begin(), y.begin() + long(n_fit));
-      if (auto c = FitCurve(k, xf, yf, bounds)) {
-        mc.fitted = true;
-        mc.heldout_rmse = Rmse(*c, x, y, n_fit, n);
-      }
-    } else if (FitCurve(k, x, y, bounds)) {
-      mc.fitted = true;  // too few points to hold any back: the fit on all of them decides
-      mc.heldout_rmse = std::numeric_limits<double>::quiet_NaN();
-    }
-    r.candidates.push_back(mc);
-    if (mc.fitted && (!chosen || mc.heldout_rmse < best)) {
-      best = mc.heldout_rmse;
-      chosen = k;
-    }
-  }
+  const std::vector<CurveKind> kinds = o.only ? std::vector<CurveKind>{*o.only}
+                                              : std::vector<CurveKind>{CurveKind::kSigmoid, CurveKind::kPowerLaw};
+  const std::optional<CurveKind> chosen = ChooseCurve(x, y, bounds, kinds, r);
   if (!chosen) {
     r.reason = fmt::format("no learning curve fits the {} points of {}", n, metric);
     return r.already_reached ? reached() : r;
@@ -267,83 +382,11 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     return reached();
   }
 
-  // Bootstrap: moving blocks of residuals added back to each candidate's fit
-  // and refitted, the replicates of both curves pooled (the choice of curve is
-  // part of the uncertainty: docs/model.md). Each refit then runs on past the
-  // last point, at the log's own spacing, with the residual blocks as its
-  // noise: the step at which that run's metric, averaged over +-h points as
-  // the back-test reads a log, first reaches the target.
-  const size_t L = std::max<size_t>(1, size_t(std::lround(std::cbrt(double(n)))));
-  r.block_length = int(L);
-  std::mt19937_64 rng(o.seed);
-  std::uniform_int_distribution<size_t> start(0, n - L);
-  std::vector<double> gaps;
-  for (size_t i = 1; i < n; ++i) gaps.push_back(x[i] - x[i - 1]);
-  std::nth_element(gaps.begin(), gaps.begin() + long(gaps.size() / 2), gaps.end());
-  const double dc = std::max(1.0, gaps[gaps.size() / 2]);
-  const long K = long(std::min(20000.0, std::ceil((horizon - c_last) / dc)));
-  std::vector<double> cs, cw, as, ystar(n), path;
-  int beyond = 0;
-  std::vector<Curve> bases{*curve};
-  for (CurveKind k : kinds) {
-    if (k == *chosen || n < size_t(CurveParams(k) + kSpareDof)) continue;
-    if (auto other = FitCurve(k, x, y, bounds)) bases.push_back(*other);
-  }
-  const int per_base = bases.empty() ? 0 : o.replicates / int(bases.size());
-  for (const Curve& base : bases) {
-    std::vector<double> fit(n), res(n);
-    // Residuals of a least-squares fit are smaller than the noise: p
-    // parameters absorb p of n degrees of freedom. Rescaled by sqrt(n / (n - p))
-    // (the "modified residuals" of Davison & Hinkley 1997, sec. 6.2.3, with
-    // every point at the mean leverage p / n), their variance is the noise's;
-    // unscaled, a run of few points (a metric logged every 10 steps) gets an
-    // interval too narrow by that factor (1.6x at 5 points, 1.04x at 40).
-    const double inflate = std::sqrt(double(n) / double(n - size_t(CurveParams(base.kind))));
-    for (size_t i = 0; i < n; ++i) fit[i] = base.Value(x[i]), res[i] = (y[i] - fit[i]) * inflate;
-    for (int rep = 0; rep < per_base; ++rep) {
-      // A forecast no longer wanted (a server request past its budget or
-      // whose client left) stops between refits.
-      if (CancelRequested()) return Fail(CancelledError("forecast", "the forecast"));
-      for (size_t i = 0; i < n;) {
-        const size_t b = start(rng);
-        for (size_t j = 0; j < L && i < n; ++j, ++i) ystar[i] = fit[i] + res[b + j];
-      }
-      auto c = FitCurve(base.kind, x, ystar, bounds);
-      if (!c) continue;
-      as.push_back(c->Asymptote());
-      r.replicate_curves.push_back(*c);
-      // The path: the last h observed points, then the refit's run on.
-      path.assign(y.end() - long(std::min<size_t>(size_t(h), n)), y.end());
-      const long off = long(path.size());
-      double passage = kInf, raw = kInf;
-      size_t blk = 0, in_blk = L;
-      auto next = [&](long k) {
-        if (in_blk == L) blk = start(rng), in_blk = 0;
-        return c->Value(c_last + double(k) * dc) + res[blk + in_blk++];
-      };
-      for (long k = 1; k <= h; ++k) path.push_back(next(k));
-      double sum = 0;
-      for (double v : path) sum += v;
-      long count = long(path.size());
-      for (long k = 1; k <= K; ++k) {
-        // window of point k: path[off + k - 1 - h .. off + k - 1 + h]
-        path.push_back(next(k + h));
-        sum += path.back();
-        ++count;
-        const long lo = off + k - 1 - h;
-        if (lo - 1 >= 0 && count > 2 * h + 1) sum -= path[size_t(lo - 1)], --count;
-        if (!std::isfinite(raw) && path[size_t(off + k - 1)] >= o.target) raw = c_last + double(k) * dc;
-        if (!std::isfinite(passage) && sum / double(count) >= o.target) passage = c_last + double(k) * dc;
-        if (std::isfinite(raw) && std::isfinite(passage)) break;
-      }
-      const double point = hp == 0 ? raw : passage;
-      if (!std::isfinite(point)) ++beyond;
-      cs.push_back(point);
-      cw.push_back(passage);
-    }
-  }
+  auto draws = Bootstrap(x, y, bounds, kinds, *chosen, *curve, o, h, hp, horizon, r);
+  if (!draws) return Fail(draws.error());
+  auto& [cs, cw, as, beyond, pooled] = *draws;
   r.replicates = int(cs.size());
-  r.curves_pooled = int(bases.size());
+  r.curves_pooled = pooled;
   const double qlo = (1 - o.level) / 2, qhi = 1 - qlo;
   if (cs.empty()) {
     r.reason = "no bootstrap refit of the curve succeeded";
