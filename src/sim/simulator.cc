@@ -93,9 +93,9 @@ Result<void> Simulator::Setup() {
     if (sandbox_.max_concurrent < 1) {
       return Fail(ErrorCode::kInvalidInput, "environment.sandbox.max_concurrent", "need at least one sandbox slot");
     }
-    sandbox_free_ = sandbox_.max_concurrent;
+    sandboxes_.Reset(sandbox_.max_concurrent);
   }
-  tool_slots_ = tool_free_ = std::max(0, s_.environment.tool_concurrency);
+  tool_workers_.Reset(std::max(0, s_.environment.tool_concurrency));
 
   auto mem = perf::PlanMemory(s_);
   if (!mem) return tl::unexpected(mem.error());
@@ -231,7 +231,7 @@ Result<void> Simulator::Dispatch(const Event& ev) {
     case EventType::kToolDone:
       if (has_sandbox_ && !hold_sandbox_) {
         ReleaseSandbox();
-      } else if (tool_slots_ > 0) {
+      } else if (tool_workers_.slots() > 0) {
         ReleaseToolSlot();
       }
       ReturnFromTool(ev.a);
@@ -358,11 +358,11 @@ Result<SimResult> Simulator::Run() {
   st.trained_tokens = trained_tokens_ / n;
   if (has_sandbox_) {
     now_ = std::max(now_, end_time_);
-    SandboxInUse(0);  // close the integral of sandboxes in use
-    st.sandbox_peak_in_use = sandbox_peak_;
-    st.sandbox_mean_in_use = end_time_ > 0 ? sandbox_busy_s_ / end_time_ : 0;
+    sandboxes_.Close(now_);  // close the integral of sandboxes in use
+    st.sandbox_peak_in_use = sandboxes_.peak();
+    st.sandbox_mean_in_use = end_time_ > 0 ? sandboxes_.busy_s() / end_time_ : 0;
   }
-  st.sandbox_cpu_s = has_sandbox_ ? sandbox_busy_s_ * sandbox_.cpus_per_rollout / n : 0;
+  st.sandbox_cpu_s = has_sandbox_ ? sandboxes_.busy_s() * sandbox_.cpus_per_rollout / n : 0;
   st.mean_batch = busy > 0 ? batch / busy : 0;
   // Sequences the KV budget holds at the mean final context of a trajectory.
   const double ctx_sum = perf::MeanTrajectoryTokens(s_);
@@ -371,14 +371,14 @@ Result<SimResult> Simulator::Run() {
   if (preemptions_ > 0) {
     st.notes.push_back(fmt::format("KV cache full: {:.1f} preemptions per step (recomputed)", preemptions_ / n));
   }
-  if (sandbox_wait_s_ > 0) {
+  if (sandboxes_.wait_s() > 0) {
     st.notes.push_back(fmt::format("sandbox pool saturated: trajectories queue {:.1f} s per step for a slot",
-                                   sandbox_wait_s_ / n));
+                                   sandboxes_.wait_s() / n));
   }
-  if (tool_wait_s_ > 0) {
+  if (tool_workers_.wait_s() > 0) {
     st.notes.push_back(fmt::format("tool pool saturated (environment.tool_concurrency {}): tool calls queue {:.1f} s "
                                    "per step, summed over trajectories",
-                                   tool_slots_, tool_wait_s_ / n));
+                                   tool_workers_.slots(), tool_workers_.wait_s() / n));
   }
   if (pipelined_ && st.rollout_s > 0.05 * st.time_s) {
     st.notes.push_back(fmt::format("rollout-bound: the trainer waits {:.1f} s per step for rollouts", st.rollout_s));
@@ -454,7 +454,7 @@ Result<SimResult> Simulator::Run() {
   r.idle_weight_sync_gpu_s = idle_sync_ / n;
   r.idle_waiting_rollout_gpu_s = idle_wait_rollout_ / n;
   r.length_tail_underfill_gpu_s = underfill_ / n;
-  r.sandbox_wait_s = sandbox_wait_s_ / n;
+  r.sandbox_wait_s = sandboxes_.wait_s() / n;
   r.mean_batch_occupancy = busy > 0 ? blocks / busy / double(total_blocks_) : 0;
   r.events = events_;
   r.steps_simulated = steps_;

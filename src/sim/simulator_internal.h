@@ -23,6 +23,7 @@
 #include <vector>
 #include <fmt/format.h>
 #include "rlcost/perf.h"
+#include "sim/slot_pool.h"
 #include "rlcost/sim.h"
 #include "sim/event_queue.h"
 #include "sim/judge.h"
@@ -87,7 +88,7 @@ struct Traj {
   int32_t judge_left = 0;  // judge calls not yet answered (sim/judge.h)
   uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
   int32_t prev = kNone, next = kNone;  // running list, admission order
-  double t_start = 0, t_end = 0, t_request = 0;
+  double t_start = 0, t_end = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
   bool trained = true;     // pipeline.tail: false for a response stopped (aborted or carried) at the step's cut
@@ -269,10 +270,11 @@ class Simulator {
   void ToolOrReward(int32_t id);
   void RequestSandbox(int32_t id, double dur_s, EventType done);
   void ReleaseSandbox();
-  // environment.tool_concurrency: a tool call waits for one of the pool's slots.
+  // environment.tool_concurrency: a tool call waits for one of the pool's workers.
   void RequestToolSlot(int32_t id, double dur_s);
   void ReleaseToolSlot();
-  void SandboxInUse(int delta);
+  // A slot's request starts: its trajectory's state, its end event.
+  void StartSlot(const SlotRequest& r);
   void DrawRounds();
   void ReturnFromTool(int32_t id);
   void TrajDone(int32_t id);
@@ -422,11 +424,8 @@ class Simulator {
   std::vector<std::vector<Turn>> turn_pool_;
   std::mt19937_64 rng_;
   std::vector<int32_t> scratch_;
-  int sandbox_free_ = 0;
-  std::deque<std::tuple<int32_t, double, EventType>> sandbox_q_;
-  int tool_slots_ = 0, tool_free_ = 0;  // environment.tool_concurrency (0: no pool)
-  std::deque<std::pair<int32_t, double>> tool_q_;
-  double tool_wait_s_ = 0;
+  SlotPool sandboxes_;     // environment.sandbox.max_concurrent
+  SlotPool tool_workers_;  // environment.tool_concurrency (no slots: no pool)
   long long events_ = 0;
   int trace_step_ = 0;
   TraceWriter trace_;
@@ -451,9 +450,6 @@ class Simulator {
   double sum_rollout_busy_s_ = 0;
   double rollout_flops_ = 0, train_flops_ = 0, other_flops_ = 0;
   double gen_tokens_ = 0, prefill_tokens_ = 0, trained_tokens_ = 0;
-  double sandbox_busy_s_ = 0, sandbox_wait_s_ = 0;
-  int sandbox_in_use_ = 0, sandbox_peak_ = 0;
-  double sandbox_mark_t_ = 0;  // last change of sandbox_in_use_ (sandbox_busy_s_ integrates it)
   double idle_tail_ = 0, idle_trainer_ = 0, idle_tools_ = 0, idle_sync_ = 0, idle_wait_rollout_ = 0;
   // Under-filled decode in the length tail: busy GPU-seconds, not idle.
   double underfill_ = 0;

@@ -144,7 +144,7 @@ void Simulator::ToolOrReward(int32_t id) {
       RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
     } else if (tu.tool_latency_s > 0) {
       t.state = TrajState::kTool;
-      if (tool_slots_ > 0) {
+      if (tool_workers_.slots() > 0) {
         RequestToolSlot(id, tu.tool_latency_s);
       } else {
         q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
@@ -202,64 +202,37 @@ void Simulator::RequestSandbox(int32_t id, double dur_s, EventType done) {
     dur_s += sandbox_.startup_s;
     t.startup_paid = true;
   }
-  t.t_request = now_;
-  if (sandbox_free_ > 0) {
-    --sandbox_free_;
-    SandboxInUse(+1);
-    t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
-    q_.Push(now_ + dur_s, done, id);
-    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
+  const SlotRequest r{id, dur_s, done};
+  if (sandboxes_.Take(now_, r)) {
+    StartSlot(r);
+    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandboxes_.busy());
   } else {
     t.state = TrajState::kSandboxQueue;
-    sandbox_q_.emplace_back(id, dur_s, done);
-    if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
+    if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandboxes_.queued()));
   }
 }
 
-// Sandboxes in use change only here: sandbox_busy_s_ integrates their number
-// over time (sandbox-seconds held), and the peak is kept.
-void Simulator::SandboxInUse(int delta) {
-  sandbox_busy_s_ += double(sandbox_in_use_) * (now_ - sandbox_mark_t_);
-  sandbox_mark_t_ = now_;
-  sandbox_in_use_ += delta;
-  sandbox_peak_ = std::max(sandbox_peak_, sandbox_in_use_);
+void Simulator::StartSlot(const SlotRequest& r) {
+  T(r.id).state = r.done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
+  q_.Push(now_ + r.dur_s, r.done, r.id);
 }
 
 void Simulator::ReleaseSandbox() {
-  if (sandbox_q_.empty()) {
-    ++sandbox_free_;
-    SandboxInUse(-1);
-    if (Tracing()) trace_.Counter("sandbox slots busy", now_, sandbox_.max_concurrent - sandbox_free_);
-    return;
+  if (auto next = sandboxes_.Release(now_)) {
+    StartSlot(*next);
+    if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandboxes_.queued()));
+  } else if (Tracing()) {
+    trace_.Counter("sandbox slots busy", now_, sandboxes_.busy());
   }
-  auto [id, dur_s, done] = sandbox_q_.front();
-  sandbox_q_.pop_front();
-  Traj& t = T(id);
-  sandbox_wait_s_ += now_ - t.t_request;
-  t.state = done == EventType::kVerifyDone ? TrajState::kVerify : TrajState::kTool;
-  q_.Push(now_ + dur_s, done, id);
-  if (Tracing()) trace_.Counter("sandbox queue", now_, double(sandbox_q_.size()));
 }
 
 void Simulator::RequestToolSlot(int32_t id, double dur_s) {
-  if (tool_free_ > 0) {
-    --tool_free_;
-    q_.Push(now_ + dur_s, EventType::kToolDone, id);
-    return;
-  }
-  T(id).t_request = now_;
-  tool_q_.emplace_back(id, dur_s);
+  const SlotRequest r{id, dur_s, EventType::kToolDone};
+  if (tool_workers_.Take(now_, r)) StartSlot(r);
 }
 
 void Simulator::ReleaseToolSlot() {
-  if (tool_q_.empty()) {
-    ++tool_free_;
-    return;
-  }
-  auto [id, dur_s] = tool_q_.front();
-  tool_q_.pop_front();
-  tool_wait_s_ += now_ - T(id).t_request;
-  q_.Push(now_ + dur_s, EventType::kToolDone, id);
+  if (auto next = tool_workers_.Release(now_)) StartSlot(*next);
 }
 
 void Simulator::ReturnFromTool(int32_t id) {
