@@ -162,6 +162,135 @@ constexpr int kMaxCohortsFixedLength = 4096;
 // the full cache, whose mean context per running sequence tends to the
 // renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
 // cohorts admitted drain with the cache no longer full.
+// FullCache for fixed lengths (one slice, up to 4,096 cohorts, ~100 of them
+// running at once): the same model, its sums over the running cohorts kept
+// up to date instead of redone at every event, O(1) per event. The running
+// set is a prefix of the admission order whose cohorts but the last (the
+// boundary) run whole, so they age together: cohort k's age is G - off[k],
+// G the iterations so far, off[k] set when it started to run whole. Only
+// the order of the floating-point sums differs from FullCache.
+RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens) {
+  const int C = CeilCount(n, 1, kMaxCohortsFixedLength);
+  const double c = n / C;
+  const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
+  const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
+  const double iters_est = n * L / std::max(1.0, std::min(seats, kv_tokens / (p + L + kFragTokens)));
+  const double step_max = std::max({1.0, L / 512.0, iters_est / 20000.0});
+  // age[k]: of the boundary and the cohorts after it (preempted ones keep
+  // theirs); off[k]: of the cohorts running whole (first..b-1).
+  std::vector<double> age(C, 0.0), off(C, 0.0);
+  const perf::DecodeArmsMaker arms(e);
+  int first = 0, b = 0;            // first cohort not done; the boundary cohort
+  double phi = 0;                  // the boundary's running share
+  double G = 0;                    // iterations so far
+  int whole = 0;                   // cohorts running whole: first..b-1
+  double sum_off = 0;              // their off[k] summed
+  double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
+  double used = 0;
+  RolloutResult r;
+  // The boundary moves one cohort back (its share gone) or forward (whole).
+  auto back = [&] {
+    --b;
+    --whole;
+    sum_off -= off[b];
+    age[b] = G - off[b];
+    phi = 1.0;
+  };
+  auto forward = [&] {
+    off[b] = G - age[b];
+    sum_off += off[b];
+    ++whole;
+    ++b;
+    phi = 0;
+  };
+  while (first < C) {
+    // A block missing: preempt from the back (the most recently admitted).
+    bool preempted = false;
+    while (used > full_kv) {
+      if (phi <= 0) {
+        if (b == first) break;
+        back();
+      }
+      const double mem = c * (p + age[b] + kFragTokens);
+      const double drop = std::min(phi, (used - full_kv) / mem);
+      if (drop <= 0) break;
+      phi -= drop;
+      used -= drop * mem;
+      preempted = true;
+    }
+    // No preemption: admit in order while the watermark stays free, the
+    // boundary cohort first (resumed: its context is prefilled again).
+    if (!preempted) {
+      double running = c * (whole + phi);
+      while (b < C) {
+        if (phi >= 1.0) {
+          forward();
+          continue;
+        }
+        const double mem = c * (p + age[b] + kFragTokens);
+        const double add = std::min({1.0 - phi, (admit_kv - used) / mem, (seats - running) / c});
+        if (add <= 0) break;
+        running += add * c;
+        if (age[b] > 0) {
+          recompute_tokens += add * c * (p + age[b]);
+          recompute_seqs += add * c;
+        }
+        phi += add;
+        used += add * mem;
+        if (phi < 1.0) break;
+      }
+      if (b >= C) {  // every cohort admitted: the last one is the boundary
+        b = C - 1;
+        --whole;
+        sum_off -= off[b];
+        age[b] = G - off[b];
+        phi = 1.0;
+      }
+    }
+    // The first cohort always runs.
+    if (b == first && phi <= 0) {
+      const double mem = c * (p + age[first] + kFragTokens);
+      phi = std::min({1.0, full_kv / std::max(mem, 1e-9), seats / std::max(c, 1e-9)});
+    }
+    // Run until the next event: the oldest whole cohort's finish, the
+    // boundary's, or step_max iterations while the cache could outgrow itself.
+    const double sum_age = whole * G - sum_off;
+    const double batch = c * (whole + phi);
+    const double ctx = c * (whole * p + sum_age) + phi * c * (p + age[b]);
+    const double growth = c * (whole + phi * phi);
+    double dt = phi > 0 ? (L - age[b]) / phi : INFINITY;
+    if (whole > 0) dt = std::min(dt, L - (G - off[first]));
+    if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
+    dt = std::max(dt, 1e-9);
+    auto w = Decode(arms, batch, ctx, dt);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    r.decode_tokens += batch * dt;
+    batch_time += batch * w.time_s;
+    // Advance; the cohorts that reached L are done.
+    G += dt;
+    age[b] += phi * dt;
+    while (whole > 0 && L <= (G - off[first]) + 1e-9) {
+      sum_off -= off[first];
+      --whole;
+      ++first;
+    }
+    if (whole == 0 && first == b && phi > 0 && L <= age[b] + 1e-9) {
+      ++first;
+      b = first;
+      phi = 0;
+    }
+    used = c * (whole * (p + kFragTokens) + (whole * G - sum_off)) + phi * c * (p + age[b < C ? b : C - 1] + kFragTokens);
+  }
+  auto pre = perf::Prefill(e, n * p, 0, n);
+  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
+  r.time_s += pre.time_s + re.time_s;
+  r.flops += pre.flops + re.flops;
+  r.prefill_tokens = n * p + recompute_tokens;
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
   const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
@@ -296,6 +425,7 @@ RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, cons
     r.prefill_tokens = n * p;
     return r;
   }
+  if (m == 1) return FullCacheFixed(e, n, p, len[0], kv_tokens);
   return FullCache(e, n, p, len, m, kv_tokens);
 }
 
