@@ -126,11 +126,10 @@ constexpr double kFragTokens = 0.5 * double(kBlockTokens);
 // = 21 cohorts: the slices already spread the finishes, and 85 cohorts (4096
 // cohort-slices) moved the KV-limit sweep of default.yaml by at most 0.016 of
 // the simulator's rollout time (tests/sim/kv_limit_sweep_test.cc) at 1.4x
-// the sweep benchmark's time per point (bench/sweep_bench.cc). Fixed lengths (one slice) get 4096 cohorts, so that cohorts
-// admitted apart do not finish in lockstep (1024 put TensorRT-LLM 1000/1000
-// 1.8% further from the simulator).
+// the sweep benchmark's time per point (bench/sweep_bench.cc).
 constexpr int kMaxCohortSlices = 1024;
-constexpr int kMaxCohortsFixedLength = 4096;
+// Fixed lengths (one slice): FullCacheFixed at its FixedResolution
+// (analytic_rollout.h).
 
 // Generation of n sequences whose all-at-once drain does not fit in the KV
 // cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
@@ -162,20 +161,25 @@ constexpr int kMaxCohortsFixedLength = 4096;
 // the full cache, whose mean context per running sequence tends to the
 // renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
 // cohorts admitted drain with the cache no longer full.
-// FullCache for fixed lengths (one slice, up to 4,096 cohorts, ~100 of them
+}  // namespace
+
+// FullCache for fixed lengths (one slice, up to 2,048 cohorts, ~50 of them
 // running at once): the same model, its sums over the running cohorts kept
-// up to date instead of redone at every event, O(1) per event. The running
-// set is a prefix of the admission order whose cohorts but the last (the
-// boundary) run whole, so they age together: cohort k's age is G - off[k],
-// G the iterations so far, off[k] set when it started to run whole. Only
-// the order of the floating-point sums differs from FullCache.
-RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens) {
-  const int C = CeilCount(n, 1, kMaxCohortsFixedLength);
+// up to date instead of redone at every event, O(1) per event, and its own
+// resolution (kMaxCohortsFixedLength, kFixedStepsPerLength, kFixedMaxSteps).
+// The running set is a prefix of the admission order whose cohorts but the
+// last (the boundary) run whole, so they age together: cohort k's age is
+// G - off[k], G the iterations so far, off[k] set when it started to run
+// whole. At FullCache's resolution only the order of the floating-point sums
+// differs (figures within 1e-10 relative).
+RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens,
+                             const FixedResolution& res) {
+  const int C = CeilCount(n, 1, res.max_cohorts);
   const double c = n / C;
   const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
   const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
   const double iters_est = n * L / std::max(1.0, std::min(seats, kv_tokens / (p + L + kFragTokens)));
-  const double step_max = std::max({1.0, L / 512.0, iters_est / 20000.0});
+  const double step_max = std::max({1.0, L / res.steps_per_length, iters_est / res.max_steps});
   // age[k]: of the boundary and the cohorts after it (preempted ones keep
   // theirs); off[k]: of the cohorts running whole (first..b-1).
   std::vector<double> age(C, 0.0), off(C, 0.0);
@@ -221,23 +225,32 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
     // No preemption: admit in order while the watermark stays free, the
     // boundary cohort first (resumed: its context is prefilled again).
     if (!preempted) {
-      double running = c * (whole + phi);
+      // A whole cohort that fits is admitted without a division (the
+      // common case: a finish frees room for the next cohorts).
+      double seat_room = seats - c * (whole + phi);
       while (b < C) {
         if (phi >= 1.0) {
           forward();
           continue;
         }
         const double mem = c * (p + age[b] + kFragTokens);
-        const double add = std::min({1.0 - phi, (admit_kv - used) / mem, (seats - running) / c});
-        if (add <= 0) break;
-        running += add * c;
+        const double want = 1.0 - phi, room = admit_kv - used;
+        double add = want;
+        if (!(want * mem <= room && want * c <= seat_room)) {
+          add = std::min({want, room / mem, seat_room / c});
+          if (add <= 0) break;
+        }
+        seat_room -= add * c;
         if (age[b] > 0) {
           recompute_tokens += add * c * (p + age[b]);
           recompute_seqs += add * c;
         }
-        phi += add;
         used += add * mem;
-        if (phi < 1.0) break;
+        if (add < want) {
+          phi += add;
+          break;
+        }
+        phi = 1.0;
       }
       if (b >= C) {  // every cohort admitted: the last one is the boundary
         b = C - 1;
@@ -293,7 +306,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
 
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
-  const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
+  const int C = CeilCount(n, 1, m == 1 ? kFineFixedResolution.max_cohorts : kMaxCohortSlices / m);
   const double c = n / C;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
@@ -406,6 +419,8 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
   return r;
 }
+
+namespace {
 
 // One engine's n sequences with response lengths `len` (m slices): all at
 // once when their peak KV fits, else the full, preempting cache.
