@@ -430,6 +430,17 @@ Result<ImportedScenario> ImportVerl(const std::string& path, const std::vector<s
                      PositiveLength(t, "data.max_response_length"),
                      "data.max_response_length, " + t.Where("data.max_response_length"));
   VerlRunCosts(t, out, prompts);
+  // Multi-turn: the agent loop ends a trajectory once its tokens after the
+  // prompt (responses and tool outputs) reach rollout.response_length
+  // (tool_agent_loop.py:254,360 @ b178a3cd; docs/model.md, "Trajectory bounds").
+  if (auto mt = t.Bool("actor_rollout_ref.rollout.multi_turn.enable"); mt && *mt) {
+    const char* key = t.Int("actor_rollout_ref.rollout.response_length") ? "actor_rollout_ref.rollout.response_length"
+                                                                         : "data.max_response_length";
+    if (auto len = t.Int(key); len && *len > 0) {
+      out.Set("environment", "max_trajectory_tokens", std::to_string(*len),
+              std::string(key) + ": multi-turn, the budget of every response and tool output after the prompt");
+    }
+  }
   if (auto files = t.String("data.train_files")) {
     out.Set("environment", "name", "\"" + std::filesystem::path(*files).stem().string() + "\"", "data.train_files");
   }

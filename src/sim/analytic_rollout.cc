@@ -522,7 +522,11 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
       int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len);
       auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
       auto d = Drain(e, alive, ctx0, len, m);
-      const double round_s = pre.time_s + d.time_s + (k + 1 < rounds ? tool_max : 0.0);
+      // A pool of C tool workers (environment.tool_concurrency) serves the
+      // round's calls of all N trajectories in waves: at least N alive tau / C.
+      const double pool = env.tool_concurrency > 0 ? n_total * std::min(1.0, alive_frac) * tau / env.tool_concurrency
+                                                   : 0.0;
+      const double round_s = pre.time_s + d.time_s + (k + 1 < rounds ? std::max(tool_max, pool) : 0.0);
       r.time_s += round_s;
       life += std::min(1.0, alive_frac) * round_s;
       r.flops += pre.flops + d.flops;
@@ -567,7 +571,12 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
   // Throughput bound: all decode work at the capped batch.
   double total_iters = n * t_mean * r_mean / batch;
   double throughput_s = total_iters * iter_s;
-  r.time_s = std::max(makespan, throughput_s) + prefill_total.time_s;
+  // A pool of C tool workers (environment.tool_concurrency) serves all N
+  // trajectories' calls: the step lasts at least their seconds over C, plus
+  // one trajectory's decoding (its first turn before any call, its last after).
+  const double tool_pool_s =
+      env.tool_concurrency > 0 ? n_total * calls * tau / env.tool_concurrency + 2 * turn_decode_s : 0.0;
+  r.time_s = std::max({makespan, throughput_s, tool_pool_s}) + prefill_total.time_s;
   auto w = perf::DecodeIteration(e, batch, batch * ctx);
   r.flops = w.flops * total_iters + prefill_total.flops;
   r.decode_tokens = n * t_mean * r_mean;

@@ -5,7 +5,7 @@
 
 #include "rlcost/tail.h"
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::sim {
 namespace internal {
@@ -95,6 +95,7 @@ Result<void> Simulator::Setup() {
     }
     sandbox_free_ = sandbox_.max_concurrent;
   }
+  tool_slots_ = tool_free_ = std::max(0, s_.environment.tool_concurrency);
 
   auto mem = perf::PlanMemory(s_);
   if (!mem) return tl::unexpected(mem.error());
@@ -228,7 +229,11 @@ Result<void> Simulator::Dispatch(const Event& ev) {
     case EventType::kEngineResume:
       break;  // engine events live in timers_
     case EventType::kToolDone:
-      if (has_sandbox_ && !hold_sandbox_) ReleaseSandbox();
+      if (has_sandbox_ && !hold_sandbox_) {
+        ReleaseSandbox();
+      } else if (tool_slots_ > 0) {
+        ReleaseToolSlot();
+      }
       ReturnFromTool(ev.a);
       break;
     case EventType::kSandboxReady: {
@@ -370,6 +375,11 @@ Result<SimResult> Simulator::Run() {
     st.notes.push_back(fmt::format("sandbox pool saturated: trajectories queue {:.1f} s per step for a slot",
                                    sandbox_wait_s_ / n));
   }
+  if (tool_wait_s_ > 0) {
+    st.notes.push_back(fmt::format("tool pool saturated (environment.tool_concurrency {}): tool calls queue {:.1f} s "
+                                   "per step, summed over trajectories",
+                                   tool_slots_, tool_wait_s_ / n));
+  }
   if (pipelined_ && st.rollout_s > 0.05 * st.time_s) {
     st.notes.push_back(fmt::format("rollout-bound: the trainer waits {:.1f} s per step for rollouts", st.rollout_s));
   }
@@ -456,14 +466,6 @@ Result<SimResult> Simulator::Run() {
 }
 
 }  // namespace internal
-
-namespace {
-thread_local const std::atomic<bool>* t_cancel = nullptr;
-}  // namespace
-
-const std::atomic<bool>* CancelFlag() { return t_cancel; }
-ScopedCancel::ScopedCancel(const std::atomic<bool>* flag) : previous_(t_cancel) { t_cancel = flag; }
-ScopedCancel::~ScopedCancel() { t_cancel = previous_; }
 
 int SteadyWarmupSteps(const Scenario& s) {
   // The pipeline fills over the steps its staleness allows (the first

@@ -269,6 +269,9 @@ class Simulator {
   void ToolOrReward(int32_t id);
   void RequestSandbox(int32_t id, double dur_s, EventType done);
   void ReleaseSandbox();
+  // environment.tool_concurrency: a tool call waits for one of the pool's slots.
+  void RequestToolSlot(int32_t id, double dur_s);
+  void ReleaseToolSlot();
   void SandboxInUse(int delta);
   void DrawRounds();
   void ReturnFromTool(int32_t id);
@@ -421,6 +424,9 @@ class Simulator {
   std::vector<int32_t> scratch_;
   int sandbox_free_ = 0;
   std::deque<std::tuple<int32_t, double, EventType>> sandbox_q_;
+  int tool_slots_ = 0, tool_free_ = 0;  // environment.tool_concurrency (0: no pool)
+  std::deque<std::pair<int32_t, double>> tool_q_;
+  double tool_wait_s_ = 0;
   long long events_ = 0;
   int trace_step_ = 0;
   TraceWriter trace_;

@@ -85,6 +85,18 @@ TEST(ImportVerl, FullyAsync16x16MatchesTheValidationCase) {
   EXPECT_NE(r->yaml.find("pass_rate: {mean: 0.35, concentration: 2}       # ASSUMED"), std::string::npos);
 }
 
+// Multi-turn: the agent loop's budget over the whole trajectory is the
+// rollout's response length (docs/model.md, "Trajectory bounds").
+TEST(ImportVerl, MultiTurnBoundsTheTrajectoryAtTheResponseLength) {
+  auto r = ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {"actor_rollout_ref.rollout.multi_turn.enable=true"},
+                              test::Cat(), {.gpu = "H20"});
+  Scenario got = Imported(r);
+  Scenario single = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "H20"}));
+  EXPECT_EQ(single.environment.max_trajectory_tokens, 0);
+  EXPECT_EQ(double(got.environment.max_trajectory_tokens), single.environment.response_tokens.max()) << r->yaml;
+  EXPECT_NE(r->yaml.find("max_trajectory_tokens: "), std::string::npos) << r->yaml;
+}
+
 TEST(ImportVerl, OneStepOff4x12MatchesTheValidationCase) {
   Scenario got = Imported(ingest::ImportVerl(Data("verl/one_step_off_4_12.yaml"), {}, test::Cat(), {.gpu = "H20"}));
   Scenario want = test::LoadFile(Validation("verl-onestepoff-qwen25math7b-16xh20-async-4-12.yaml"));
