@@ -3,6 +3,7 @@
 // the CPU time as a ratio to a reference measured in the same run
 // (bench/reference.h). Goals (issue 41, one core): >= 10 M events/s on the
 // 1,024-GPU run, >= 8 M on default.yaml.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
+#include "plan/plan.h"
 
 namespace {
 
@@ -64,9 +66,53 @@ void BM_SimulateOneA100(benchmark::State& state) {
   RunScenario(state, std::string(RLCOST_SOURCE_DIR) + "/bench/scenarios/one-a100.yaml");
 }
 
+// Issue 41's one-GPU goal: `simulate` on bench/scenarios/one-a100.yaml spends
+// <= 10% of its time planning. Each iteration plans the layout (as `simulate`
+// does: PlanLayout, cost objective) and simulates the planned scenario; the
+// counter plan_share is the planner's share of their CPU time.
+void BM_SimulateOneA100PlanShare(benchmark::State& state) {
+  auto cat = rlcost::Catalog::Builtin();
+  auto s = rlcost::LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) + "/bench/scenarios/one-a100.yaml", *cat);
+  if (!s) {
+    state.SkipWithError(s.error().ToString().c_str());
+    return;
+  }
+  double plan_s = 0, sim_s = 0;
+  const double t0 = bench::CpuSeconds();
+  for (auto _ : state) {
+    const double a = bench::CpuSeconds();
+    auto p = rlcost::plan::PlanLayout(*s);
+    const double b = bench::CpuSeconds();
+    if (!p) {
+      state.SkipWithError(p.error().ToString().c_str());
+      return;
+    }
+    auto sig = rlcost::signal::Analyze(p->scenario);
+    if (!sig) {
+      state.SkipWithError(sig.error().ToString().c_str());
+      return;
+    }
+    auto r = rlcost::sim::Simulate(p->scenario, *sig, {});
+    if (!r) {
+      state.SkipWithError(r.error().ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(r->mean_step.time_s);
+    plan_s += b - a;
+    sim_s += bench::CpuSeconds() - b;
+  }
+  const double cpu = bench::CpuSeconds() - t0;
+  const double it = double(state.iterations());
+  state.counters["plan_ms"] = 1e3 * plan_s / it;
+  state.counters["sim_ms"] = 1e3 * sim_s / it;
+  state.counters["plan_share"] = plan_s / std::max(1e-12, plan_s + sim_s);
+  bench::ReportAgainstReference(state, cpu, 1.0);
+}
+
 }  // namespace
 
 BENCHMARK(BM_SimulateDefault)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_SimulateSweAgent)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_SimulateSweAgent1024Gpus)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_SimulateOneA100)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_SimulateOneA100PlanShare)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();

@@ -126,11 +126,10 @@ constexpr double kFragTokens = 0.5 * double(kBlockTokens);
 // = 21 cohorts: the slices already spread the finishes, and 85 cohorts (4096
 // cohort-slices) moved the KV-limit sweep of default.yaml by at most 0.016 of
 // the simulator's rollout time (tests/sim/kv_limit_sweep_test.cc) at 1.4x
-// the sweep benchmark's time per point (bench/sweep_bench.cc). Fixed lengths (one slice) get 4096 cohorts, so that cohorts
-// admitted apart do not finish in lockstep (1024 put TensorRT-LLM 1000/1000
-// 1.8% further from the simulator).
+// the sweep benchmark's time per point (bench/sweep_bench.cc).
 constexpr int kMaxCohortSlices = 1024;
-constexpr int kMaxCohortsFixedLength = 4096;
+// Fixed lengths (one slice): FullCacheFixed at its FixedResolution
+// (analytic_rollout.h).
 
 // Generation of n sequences whose all-at-once drain does not fit in the KV
 // cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
@@ -162,9 +161,152 @@ constexpr int kMaxCohortsFixedLength = 4096;
 // the full cache, whose mean context per running sequence tends to the
 // renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
 // cohorts admitted drain with the cache no longer full.
+}  // namespace
+
+// FullCache for fixed lengths (one slice, up to 2,048 cohorts, ~50 of them
+// running at once): the same model, its sums over the running cohorts kept
+// up to date instead of redone at every event, O(1) per event, and its own
+// resolution (kMaxCohortsFixedLength, kFixedStepsPerLength, kFixedMaxSteps).
+// The running set is a prefix of the admission order whose cohorts but the
+// last (the boundary) run whole, so they age together: cohort k's age is
+// G - off[k], G the iterations so far, off[k] set when it started to run
+// whole. At FullCache's resolution only the order of the floating-point sums
+// differs (figures within 1e-10 relative).
+RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens,
+                             const FixedResolution& res) {
+  const int C = CeilCount(n, 1, res.max_cohorts);
+  const double c = n / C;
+  const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
+  const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
+  const double iters_est = n * L / std::max(1.0, std::min(seats, kv_tokens / (p + L + kFragTokens)));
+  const double step_max = std::max({1.0, L / res.steps_per_length, iters_est / res.max_steps});
+  // age[k]: of the boundary and the cohorts after it (preempted ones keep
+  // theirs); off[k]: of the cohorts running whole (first..b-1).
+  std::vector<double> age(C, 0.0), off(C, 0.0);
+  const perf::DecodeArmsMaker arms(e);
+  int first = 0, b = 0;            // first cohort not done; the boundary cohort
+  double phi = 0;                  // the boundary's running share
+  double G = 0;                    // iterations so far
+  int whole = 0;                   // cohorts running whole: first..b-1
+  double sum_off = 0;              // their off[k] summed
+  double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
+  double used = 0;
+  RolloutResult r;
+  // The boundary moves one cohort back (its share gone) or forward (whole).
+  auto back = [&] {
+    --b;
+    --whole;
+    sum_off -= off[b];
+    age[b] = G - off[b];
+    phi = 1.0;
+  };
+  auto forward = [&] {
+    off[b] = G - age[b];
+    sum_off += off[b];
+    ++whole;
+    ++b;
+    phi = 0;
+  };
+  while (first < C) {
+    // A block missing: preempt from the back (the most recently admitted).
+    bool preempted = false;
+    while (used > full_kv) {
+      if (phi <= 0) {
+        if (b == first) break;
+        back();
+      }
+      const double mem = c * (p + age[b] + kFragTokens);
+      const double drop = std::min(phi, (used - full_kv) / mem);
+      if (drop <= 0) break;
+      phi -= drop;
+      used -= drop * mem;
+      preempted = true;
+    }
+    // No preemption: admit in order while the watermark stays free, the
+    // boundary cohort first (resumed: its context is prefilled again).
+    if (!preempted) {
+      // A whole cohort that fits is admitted without a division (the
+      // common case: a finish frees room for the next cohorts).
+      double seat_room = seats - c * (whole + phi);
+      while (b < C) {
+        if (phi >= 1.0) {
+          forward();
+          continue;
+        }
+        const double mem = c * (p + age[b] + kFragTokens);
+        const double want = 1.0 - phi, room = admit_kv - used;
+        double add = want;
+        if (!(want * mem <= room && want * c <= seat_room)) {
+          add = std::min({want, room / mem, seat_room / c});
+          if (add <= 0) break;
+        }
+        seat_room -= add * c;
+        if (age[b] > 0) {
+          recompute_tokens += add * c * (p + age[b]);
+          recompute_seqs += add * c;
+        }
+        used += add * mem;
+        if (add < want) {
+          phi += add;
+          break;
+        }
+        phi = 1.0;
+      }
+      if (b >= C) {  // every cohort admitted: the last one is the boundary
+        b = C - 1;
+        --whole;
+        sum_off -= off[b];
+        age[b] = G - off[b];
+        phi = 1.0;
+      }
+    }
+    // The first cohort always runs.
+    if (b == first && phi <= 0) {
+      const double mem = c * (p + age[first] + kFragTokens);
+      phi = std::min({1.0, full_kv / std::max(mem, 1e-9), seats / std::max(c, 1e-9)});
+    }
+    // Run until the next event: the oldest whole cohort's finish, the
+    // boundary's, or step_max iterations while the cache could outgrow itself.
+    const double sum_age = whole * G - sum_off;
+    const double batch = c * (whole + phi);
+    const double ctx = c * (whole * p + sum_age) + phi * c * (p + age[b]);
+    const double growth = c * (whole + phi * phi);
+    double dt = phi > 0 ? (L - age[b]) / phi : INFINITY;
+    if (whole > 0) dt = std::min(dt, L - (G - off[first]));
+    if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
+    dt = std::max(dt, 1e-9);
+    auto w = Decode(arms, batch, ctx, dt);
+    r.time_s += w.time_s;
+    r.flops += w.flops;
+    r.decode_tokens += batch * dt;
+    batch_time += batch * w.time_s;
+    // Advance; the cohorts that reached L are done.
+    G += dt;
+    age[b] += phi * dt;
+    while (whole > 0 && L <= (G - off[first]) + 1e-9) {
+      sum_off -= off[first];
+      --whole;
+      ++first;
+    }
+    if (whole == 0 && first == b && phi > 0 && L <= age[b] + 1e-9) {
+      ++first;
+      b = first;
+      phi = 0;
+    }
+    used = c * (whole * (p + kFragTokens) + (whole * G - sum_off)) + phi * c * (p + age[b < C ? b : C - 1] + kFragTokens);
+  }
+  auto pre = perf::Prefill(e, n * p, 0, n);
+  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
+  r.time_s += pre.time_s + re.time_s;
+  r.flops += pre.flops + re.flops;
+  r.prefill_tokens = n * p + recompute_tokens;
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  return r;
+}
+
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
                         int m, double kv_tokens) {
-  const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
+  const int C = CeilCount(n, 1, m == 1 ? kFineFixedResolution.max_cohorts : kMaxCohortSlices / m);
   const double c = n / C;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
@@ -278,6 +420,8 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   return r;
 }
 
+namespace {
+
 // One engine's n sequences with response lengths `len` (m slices): all at
 // once when their peak KV fits, else the full, preempting cache.
 RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
@@ -296,6 +440,7 @@ RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, cons
     r.prefill_tokens = n * p;
     return r;
   }
+  if (m == 1) return FullCacheFixed(e, n, p, len[0], kv_tokens);
   return FullCache(e, n, p, len, m, kv_tokens);
 }
 

@@ -3,6 +3,8 @@
 // "Analytic step" and "A full, preempting KV cache".
 #pragma once
 
+#include <array>
+
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
 #include "rlcost/tail.h"
@@ -26,6 +28,25 @@ struct MultiTurnResult {
   // trajectory, not only during its tool calls.
   double sandbox_life_s = 0;
 };
+
+// The full, preempting KV cache's fluid model (docs/model.md, "A full,
+// preempting KV cache") for n sequences of prompt p on one engine of
+// kv_tokens: FullCache for `m` length slices `len` (its resolution: 1024 / m
+// cohorts, re-evaluated every len_max / 512 iterations, at most ~20,000
+// times), FullCacheFixed for one fixed length L at the resolution `res`.
+struct FixedResolution {
+  int max_cohorts = 2048;         // cohorts at most (kept apart: no lockstep)
+  double steps_per_length = 32;   // a full cache re-evaluated every L / this iterations
+  double max_steps = 1250;        // and at most about this many times
+};
+// FullCache's own resolution for one slice (fixed lengths took it until
+// 2026-12-06, with 4,096 cohorts): FullCacheFixed at it gives FullCache's
+// figures to rounding with the same cohorts (tests/sim/full_cache_fixed_test.cc).
+inline constexpr FixedResolution kFineFixedResolution{4096, 512, 20000};
+RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                        int m, double kv_tokens);
+RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens,
+                             const FixedResolution& res = {});
 
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
 double NormalQuantile(double p);
