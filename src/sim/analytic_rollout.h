@@ -3,6 +3,8 @@
 // "Analytic step" and "A full, preempting KV cache".
 #pragma once
 
+#include <array>
+
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
 #include "rlcost/tail.h"
@@ -26,6 +28,17 @@ struct MultiTurnResult {
   // trajectory, not only during its tool calls.
   double sandbox_life_s = 0;
 };
+
+// Response lengths of an engine's n sequences (n_total in the step) as m
+// quantile points `len`, ascending, the last at the expected maximum of the
+// n_total draws, and `alive[j]`, the share of the n still decoding between
+// len[j - 1] and len[j]; with `single_top` that maximum is one sequence's
+// (weight 1/n) rather than a slice's. Returns m. docs/model.md, "Length slices".
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& len,
+                 std::array<double, kMaxSlices>& alive, bool single_top);
+
+// Equal-weight slices (m of them): alive[j] = (m - j) / m.
+void EqualAlive(int m, std::array<double, kMaxSlices>& alive);
 
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
 double NormalQuantile(double p);
