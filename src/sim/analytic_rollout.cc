@@ -202,9 +202,14 @@ constexpr int kMaxCohortsFixedLength = 4096;
 // renewal value P + E[L^2]/(2E[L]) (MeanAge); and the tail, where the last
 // cohorts admitted drain with the cache no longer full.
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
-                        const std::array<double, kMaxSlices>& share_alive, int m, double kv_tokens) {
+                        const std::array<double, kMaxSlices>& share_alive, int m, double kv_tokens, bool single_top) {
   const int C = CeilCount(n, 1, m == 1 ? kMaxCohortsFixedLength : kMaxCohortSlices / m);
   const double c = n / C;
+  // With a single longest sequence (LengthSlices' single_top) only one cohort
+  // holds it: the middle one, the expected place of one sequence in a queue
+  // whose order does not depend on length. Every cohort holding a sliver of
+  // it would end the step L_max after the last admission.
+  const int top_cohort = single_top && m > 1 ? C / 2 : -1;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
   const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
@@ -300,7 +305,9 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
       age[k] += share[k] * dt;
       if (ends[k] <= age[k] + 1e-9) {
         while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
-        alive[k] = next[k] < m ? c * share_alive[next[k]] : 0.0;
+        if (top_cohort >= 0 && next[k] == m - 1 && k != top_cohort) next[k] = m;  // the longest is elsewhere
+        alive[k] = next[k] >= m ? 0.0 : k == top_cohort && next[k] == m - 1 ? c * share_alive[m - 1] * C
+                                                                           : c * share_alive[next[k]];
         ends[k] = next[k] < m ? len[next[k]] : INFINITY;
       }
       used += share[k] * alive[k] * (p + age[k] + kFragTokens);
@@ -320,7 +327,8 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
 // One engine's n sequences with response lengths `len` (m slices): all at
 // once when their peak KV fits, else the full, preempting cache.
 RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
-                           const std::array<double, kMaxSlices>& alive, int m, double kv_tokens) {
+                           const std::array<double, kMaxSlices>& alive, int m, double kv_tokens,
+                           bool single_top = false) {
   // Peak KV use of the all-at-once drain: max over slices of alive * (P + L),
   // each sequence charged as in the full-cache model below.
   double peak = 0;
@@ -335,7 +343,7 @@ RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, cons
     r.prefill_tokens = n * p;
     return r;
   }
-  return FullCache(e, n, p, len, alive, m, kv_tokens);
+  return FullCache(e, n, p, len, alive, m, kv_tokens, single_top);
 }
 
 // The step waits for its slowest engine, and with random lengths that is the
@@ -374,10 +382,11 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   // The equal grid's top slice: n / kMaxSlices sequences at the step's
   // longest length, with their prompts (and half a block each).
   const double top_kv = n / kMaxSlices * (p + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
-  int m = LengthSlices(resp, n, n_total, len, alive, top_kv > kv_tokens);
-  RolloutResult r = SingleTurnOn(e, n, p, len, alive, m, kv_tokens);
+  const bool single_top = top_kv > kv_tokens && n > kMaxSlices;
+  int m = LengthSlices(resp, n, n_total, len, alive, single_top);
+  RolloutResult r = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top);
   if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) {
-    r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens).time_s;
+    r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top).time_s;
   }
   return r;
 }
