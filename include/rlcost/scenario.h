@@ -292,6 +292,21 @@ struct EnvironmentSpec {
   // When set, response_tokens holds the run-mean distribution (what the
   // simulator and per-step tools see) and the analytic run integrates over it.
   std::optional<LengthSchedule> response_tokens_schedule;
+  // Bounds the framework puts on a trajectory (docs/model.md, "Trajectory
+  // bounds"): a token budget over everything after the first prompt (every
+  // response and tool output; veRL's rollout.response_length in its agent
+  // loop), and a timeout per tool call. 0: none.
+  int max_trajectory_tokens = 0;
+  double tool_timeout_s = 0;
+  // With a bound set, turns, response_tokens, tool_output_tokens and
+  // tool_latency_s above hold what the run generates under the bounds
+  // (empirical, drawn when the scenario is read), so every analytic figure
+  // sees the bounded run; `unbounded` keeps what the task would generate
+  // without them, which the simulator draws from and bounds exactly.
+  struct Unbounded {
+    Distribution turns, response_tokens, tool_output_tokens, tool_latency_s;
+  };
+  std::optional<Unbounded> unbounded;
 };
 
 struct LoraSpec {

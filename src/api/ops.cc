@@ -33,7 +33,7 @@
 #include "core/nesting.h"
 #include "scenario/document.h"
 #include "scenario/json_scenario.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::ops {
 namespace {

@@ -247,6 +247,7 @@ nlohmann::json ToJson(const OptimizeInput& in, const Found& f) {
   for (const auto& c : r.best) j["best"].push_back(CandidateJson(c, f.s.design, f.objective));
   j["binding_constraints"] = r.binding;
   j["best_at_edge_of_space"] = r.at_edge;
+  j["pareto_front_rows"] = r.front_total;  // the whole front's; pareto_front lists at most 50 of them
   j["pareto_front"] = nlohmann::json::array();
   for (const auto& c : r.front) j["pareto_front"].push_back(CandidateJson(c, f.s.design, f.objective));
   return j;
@@ -317,7 +318,12 @@ std::string TablesText(const Found& f) {
     for (const auto& s : r.at_edge) e += (e.empty() ? "" : ", ") + s;
     out += "; the best sits at the edge of the searched range for " + e + " (widen `over` to look further)";
   }
-  out += "\n\nPareto front (" + obj + " vs wall time; no other configuration is both cheaper and faster):\n";
+  out += "\n\nPareto front (" + obj + " vs wall time; no other configuration is both cheaper and faster";
+  if (r.front_total > r.front.size()) {
+    out += fmt::format("; {} of its {} rows, evenly spaced from the fastest to the cheapest", r.front.size(),
+                       r.front_total);
+  }
+  out += "):\n";
   std::vector<std::vector<std::string>> front;
   for (const auto& c : r.front) front.push_back(ConfigRow(c, d, std::nullopt));
   out += with_curve(ConfigHeaders(d, obj, false), front, r.front);

@@ -20,7 +20,7 @@
 #include "report/report.h"
 #include "report/sensitivity.h"
 #include "decide/sensitivity.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::ops {
 
@@ -148,7 +148,7 @@ Result<View> SimulateView(const ScenarioInput& in, const SimulateInput& si) {
   opt.seed = si.seed;
   opt.steps = si.steps;
   opt.trace_path = si.trace;
-  sim::ScopedCancel polled(si.cancel);  // the simulator stops once *cancel is set
+  ScopedCancel polled(si.cancel);  // the simulator stops once *cancel is set
   auto e = EstimateSimulated(s, opt);
   if (!e) return Fail(e.error());
   e->plan = run->plan;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "decide/levers_internal.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::levers {
 
@@ -46,7 +46,7 @@ Result<PriceCard> BuildPriceCard(const Scenario& user, const Catalog& cat, const
   for (const auto& m : ms) {
     for (const auto& g : gs) {
       // A request whose answer is no longer wanted (rlcost serve) stops between rows.
-      if (sim::CancelRequested()) return Fail(sim::CancelledError());
+      if (CancelRequested()) return Fail(CancelledError());
       Scenario s = user;
       Error err;
       SetModel(s, cat, m, &err);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancel.h"
 #include "econ/energy.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
@@ -105,6 +106,23 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   }
   if (s.engine.speculative) {
     a.push_back(SpeculativeAssumption(s));
+  }
+  if (const auto& env = s.environment; env.unbounded) {
+    std::string what;
+    if (env.max_trajectory_tokens > 0) {
+      what = fmt::format("a budget of {} tokens after the prompt (environment.max_trajectory_tokens)",
+                         env.max_trajectory_tokens);
+    }
+    if (env.tool_timeout_s > 0) {
+      what += fmt::format("{}tool calls cut at {:g} s (environment.tool_timeout_s)", what.empty() ? "" : " and ",
+                          env.tool_timeout_s);
+    }
+    a.push_back(fmt::format(
+        "trajectories bounded as the framework bounds them: {}; a trajectory averages {:.3g} turns of {:.0f} tokens "
+        "({:.3g} turns of {:.0f} unbounded) and tool calls {:.3g} s ({:.3g} s unbounded), from 4,096 trajectories "
+        "drawn when the scenario was read",
+        what, env.turns.mean(), env.response_tokens.mean(), env.unbounded->turns.mean(),
+        env.unbounded->response_tokens.mean(), env.tool_latency_s.mean(), env.unbounded->tool_latency_s.mean()));
   }
   if (s.placement.gradient_checkpointing) {
     a.push_back("the update recomputes each layer's forward in its backward pass (placement.gradient_checkpointing): "
@@ -621,6 +639,9 @@ Result<Estimate> EstimateAnalytic(const Scenario& s, TextDetail detail) {
 
 Result<Estimate> econ_internal::EstimateAnalyticWithSignal(const Scenario& s, const signal::Summary& sig_in,
                                                            TextDetail detail) {
+  // Every analytic figure passes here (a lever, a sensitivity end, an
+  // optimize point, a price row): work no longer wanted stops at the next.
+  if (CancelRequested()) return Fail(CancelledError("estimate", "the estimate"));
   const signal::Summary* sig = &sig_in;
   // docs/model.md, "Elastic pools": a run that re-splits its GPUs
   // (placement.resplit) is priced phase by phase, each phase at the split

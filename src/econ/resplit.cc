@@ -18,7 +18,7 @@
 #include "econ/run.h"
 #include "rlcost/perf.h"
 #include "rlcost/sim.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::econ_internal {
 
@@ -59,7 +59,7 @@ Result<ResplitPricing> PriceResplit(const Scenario& s, const signal::Summary& si
   double rep_gap = std::numeric_limits<double>::infinity();
   int prev = s.placement.rollout_gpus;
   for (int k = 0; k < K; ++k) {
-    if (sim::CancelRequested()) return Fail(sim::CancelledError());  // a request no longer wanted (rlcost serve)
+    if (CancelRequested()) return Fail(CancelledError());  // a request no longer wanted (rlcost serve)
     const int a = k * steps / K, b = (k + 1) * steps / K;
     double m = 0;
     for (int i = a; i < b; ++i) m += means[i] / (b - a);
@@ -96,7 +96,7 @@ Result<ResplitPricing> PriceResplit(const Scenario& s, const signal::Summary& si
       if (r % tp != 0) continue;
       // A split is a full-cache pass or more (milliseconds each, 32 a phase):
       // a request no longer wanted stops between two of them.
-      if (sim::CancelRequested()) return Fail(sim::CancelledError());
+      if (CancelRequested()) return Fail(CancelledError());
       auto t = time_at(r);
       if (t && *t < best_t) {
         best_t = *t;

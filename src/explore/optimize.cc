@@ -160,7 +160,27 @@ Result<OptimizeResult> Optimize(const scenario_internal::ScenarioDocument& doc, 
   for (auto& c : by_time) {
     if (out.front.empty() || c.objective < out.front.back().objective) out.front.push_back(std::move(c));
   }
+  out.front_total = out.front.size();
+  ThinFront(out.front, kMaxFrontRows);
   return out;
+}
+
+void ThinFront(std::vector<Candidate>& front, size_t max_rows) {
+  const size_t n = front.size();
+  if (n <= max_rows || max_rows == 0) return;
+  if (max_rows == 1) {
+    front.resize(1);
+    return;
+  }
+  // Row k of the kept ones is row round(k (n - 1) / (max_rows - 1)) of the
+  // whole: 0 and n - 1 included, strictly increasing since n > max_rows.
+  std::vector<Candidate> kept;
+  kept.reserve(max_rows);
+  for (size_t k = 0; k < max_rows; ++k) {
+    const size_t i = (k * (n - 1) + (max_rows - 1) / 2) / (max_rows - 1);
+    kept.push_back(std::move(front[i]));
+  }
+  front = std::move(kept);
 }
 
 }  // namespace rlcost::explore

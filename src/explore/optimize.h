@@ -61,7 +61,16 @@ struct OptimizeResult {
   // Numeric axes whose best value is the first or last of its list: the space itself may bind.
   std::vector<std::string> at_edge;
   std::vector<Candidate> front;  // feasible points no other beats on both objective and wall time, by wall time
+  size_t front_total = 0;        // rows the whole front has; `front` keeps at most kMaxFrontRows of them
 };
+
+// The most rows of the Pareto front an answer lists: a space of 20,000
+// points can have a front of thousands, which no reader reads row by row.
+inline constexpr size_t kMaxFrontRows = 50;
+
+// Keeps `max_rows` rows of a front (sorted by wall time): the fastest, the
+// cheapest (the last) and rows evenly spaced between them by position.
+void ThinFront(std::vector<Candidate>& front, size_t max_rows);
 
 // The effective configuration of a row: the values of the axes that are not
 // placement.* or pipeline.* (those are read off how it ran), then how it ran.

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::explore {
 namespace {
@@ -396,7 +396,7 @@ uint64_t RunSweep(const scenario_internal::ScenarioDocument& doc, const Catalog&
   auto work = [&] {
     // A simulated point under way stops too when the sweep is stopped, not
     // only the points after it (the simulator polls the flag).
-    sim::ScopedCancel cancel(opt.stop);
+    ScopedCancel cancel(opt.stop);
     // yaml-cpp nodes are not safe to share between threads: each parses its own copy.
     auto mine = scenario_internal::ScenarioDocument::FromText(doc.text(), doc.origin(), doc.base_dir(),
                                                           doc.source_path());

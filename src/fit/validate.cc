@@ -15,7 +15,7 @@
 #include "core/yaml.h"
 #include "rlcost/embedded.h"
 #include "scenario/reader.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::validate {
 namespace {
@@ -103,9 +103,9 @@ class Runner {
                      [&](const auto& a, const auto& b) { return weight(*a.second) > weight(*b.second); });
     std::vector<std::optional<Result<rlcost::Estimate>>> out(work.size());
     std::atomic<size_t> next{0};
-    const std::atomic<bool>* cancel = sim::CancelFlag();
+    const std::atomic<bool>* cancel = CancelFlag();
     auto run = [&] {
-      sim::ScopedCancel scope(cancel);  // the caller's cancellation reaches every case
+      ScopedCancel scope(cancel);  // the caller's cancellation reaches every case
       for (size_t i; (i = next.fetch_add(1)) < work.size();) {
         const Scenario& s = *work[i].second;
         out[i].emplace(p == Path::kAnalytic ? EstimateAnalytic(s) : EstimateSimulated(s, opt_.sim));

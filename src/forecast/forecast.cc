@@ -1,5 +1,6 @@
 // The forecast: which curve, where it reaches the target, and how sure
 // (docs/model.md, "Forecasting steps from a run's own curve").
+#include "core/cancel.h"
 #include "core/numbers.h"
 #include "forecast/forecast.h"
 
@@ -300,6 +301,9 @@ Result<Outcome> Forecast(const ProgressSeries& s, const Options& o) {
     const double inflate = std::sqrt(double(n) / double(n - size_t(CurveParams(base.kind))));
     for (size_t i = 0; i < n; ++i) fit[i] = base.Value(x[i]), res[i] = (y[i] - fit[i]) * inflate;
     for (int rep = 0; rep < per_base; ++rep) {
+      // A forecast no longer wanted (a server request past its budget or
+      // whose client left) stops between refits.
+      if (CancelRequested()) return Fail(CancelledError("forecast", "the forecast"));
       for (size_t i = 0; i < n;) {
         const size_t b = start(rng);
         for (size_t j = 0; j < L && i < n; ++j, ++i) ystar[i] = fit[i] + res[b + j];

@@ -28,6 +28,7 @@
 #include "scenario/framework.h"
 #include "scenario/overrides.h"
 #include "scenario/reader.h"
+#include "scenario/trajectory_bounds.h"
 #include "scenario/loader.h"
 
 namespace rlcost::scenario_internal {
@@ -36,7 +37,8 @@ void Loader::ReadEnvironment(const YAML::Node& root, EnvironmentSpec& e) {
   const std::string path = "environment";
   YAML::Node n = Reader::Child(root, "environment");
   if (!r_.CheckKeys(n, path, {"name", "turns", "prompt_tokens", "response_tokens", "tool_output_tokens",
-                              "tool_latency_s", "sandbox", "reward", "failures", "pass_rate", "response_tokens_schedule"}))
+                              "tool_latency_s", "sandbox", "reward", "failures", "pass_rate", "response_tokens_schedule",
+                              "max_trajectory_tokens", "tool_timeout_s"}))
     return;
   r_.String(n, "name", path, e.name);
   // A trajectory has at least one model turn: turns >= 1, clipped at 1 from below.
@@ -80,6 +82,26 @@ void Loader::ReadEnvironment(const YAML::Node& root, EnvironmentSpec& e) {
   ReadEnvFailures(n, e.failures);
   ReadPassRate(n, e.pass_rate);
   CombineEnsemble(n, e);
+  ReadTrajectoryBounds(n, e);
+}
+
+// environment.max_trajectory_tokens and tool_timeout_s: docs/model.md,
+// "Trajectory bounds". The distributions become what the bounded run generates.
+void Loader::ReadTrajectoryBounds(const YAML::Node& n, EnvironmentSpec& e) {
+  const std::string path = "environment";
+  r_.Int(n, "max_trajectory_tokens", path, e.max_trajectory_tokens, 1);
+  r_.Double(n, "tool_timeout_s", path, e.tool_timeout_s, {.min = 0.0, .min_exclusive = true});
+  if (e.max_trajectory_tokens <= 0 && e.tool_timeout_s <= 0) return;
+  if (YAML::Node sched = Reader::Child(n, "response_tokens_schedule"); sched.IsDefined()) {
+    r_.Add(sched, Join(path, "response_tokens_schedule"),
+           "not yet: a length schedule with environment.max_trajectory_tokens or tool_timeout_s (the bounds are "
+           "applied to one length distribution); set one or the other");
+    return;
+  }
+  if (std::string m = ApplyTrajectoryBounds(e); !m.empty()) {
+    r_.Add(Reader::Child(n, e.max_trajectory_tokens > 0 ? "max_trajectory_tokens" : "tool_timeout_s"),
+           Join(path, e.max_trajectory_tokens > 0 ? "max_trajectory_tokens" : "tool_timeout_s"), m);
+  }
 }
 
 // environment.reward.verifier: {kind, model, input_tokens, output_tokens,

@@ -170,6 +170,7 @@ class Loader {
   void ReadEnvFailures(const YAML::Node& env, EnvFailureSpec& f);
 
   void ReadPassRate(const YAML::Node& env, PassRateSpec& pr);
+  void ReadTrajectoryBounds(const YAML::Node& env, EnvironmentSpec& e);
 
   void ReadHistogram(const YAML::Node& h, const std::string& path, PassRateSpec& pr);
 

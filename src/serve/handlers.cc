@@ -12,7 +12,7 @@
 #include "forecast/render.h"
 #include "rlcost/embedded.h"
 #include "serve/server_parts.h"
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::serve {
 
@@ -36,7 +36,7 @@ bool RunBounded(httplib::Response& res, serve::Slots& slots, std::string_view wh
   }
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   auto task = std::make_shared<std::packaged_task<Result<nlohmann::json>()>>([compute = std::move(compute), cancel] {
-    sim::ScopedCancel scope(cancel.get());
+    ScopedCancel scope(cancel.get());
     return compute();
   });
   auto fut = task->get_future();
@@ -227,7 +227,7 @@ void AddForecast(Router& r, Budget budget) {
                     as_fields]() -> Result<nlohmann::json> {
       auto series = forecast::ReadProgressText(log, "the posted log", forecast::ReadOptions{metric, gpus});
       if (!series) return Fail(as_fields(series.error()));
-      if (sim::CancelRequested()) return Fail(sim::CancelledError());
+      if (CancelRequested()) return Fail(CancelledError());
       forecast::Options fo;
       fo.target = target;
       auto out = forecast::Forecast(*series, fo);

@@ -219,8 +219,8 @@ void SendBusy(httplib::Response& res, const serve::Slots& slots, std::string_vie
 // Runs `compute` for this request on a thread of its own that holds a slot
 // of `slots` (503 when none is free, or no thread can start), for at most
 // `budget` (504 after, or when the client leaves). Either way the computation
-// is told to stop: `compute` runs under sim::ScopedCancel, so the simulator
-// and the analytic loops that poll sim::CancelRequested() end early. `trim`:
+// is told to stop: `compute` runs under ScopedCancel, so the simulator
+// and the analytic loops that poll CancelRequested() end early. `trim`:
 // memory freed by the computation goes back to the system when it ends
 // (a forecast's log, a report: tens of MB each).
 bool RunBounded(httplib::Response& res, serve::Slots& slots, std::string_view what, std::chrono::milliseconds budget,

@@ -3,7 +3,7 @@
 // colocated and pipelined drivers (sim/simulator_internal.h).
 #include "sim/simulator_internal.h"
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::sim::internal {
 

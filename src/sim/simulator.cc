@@ -5,7 +5,7 @@
 
 #include "rlcost/tail.h"
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
 
 namespace rlcost::sim {
 namespace internal {
@@ -456,14 +456,6 @@ Result<SimResult> Simulator::Run() {
 }
 
 }  // namespace internal
-
-namespace {
-thread_local const std::atomic<bool>* t_cancel = nullptr;
-}  // namespace
-
-const std::atomic<bool>* CancelFlag() { return t_cancel; }
-ScopedCancel::ScopedCancel(const std::atomic<bool>* flag) : previous_(t_cancel) { t_cancel = flag; }
-ScopedCancel::~ScopedCancel() { t_cancel = previous_; }
 
 int SteadyWarmupSteps(const Scenario& s) {
   // The pipeline fills over the steps its staleness allows (the first

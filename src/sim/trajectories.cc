@@ -2,7 +2,8 @@
 // sandbox pool, rewards and judge events (sim/simulator_internal.h).
 #include "sim/simulator_internal.h"
 
-#include "sim/cancel.h"
+#include "core/cancel.h"
+#include "scenario/trajectory_bounds.h"
 
 namespace rlcost::sim::internal {
 
@@ -25,6 +26,14 @@ Batch& Simulator::MaterializeBatch(int b) {
   // created: what a trajectory draws does not depend on the order of events.
   rng_.seed(SplitMix64(seed_ ^ SplitMix64(0x5EED0000ULL + uint64_t(b))));
   const auto& env = s_.environment;
+  // With trajectory bounds (docs/model.md, "Trajectory bounds") the scenario's
+  // distributions are the bounded run's; each trajectory is drawn from the
+  // task's own and bounded here, as the framework bounds it.
+  const Distribution& turns_d = env.unbounded ? env.unbounded->turns : env.turns;
+  const Distribution& response_d = env.unbounded ? env.unbounded->response_tokens : env.response_tokens;
+  const Distribution& tool_out_d = env.unbounded ? env.unbounded->tool_output_tokens : env.tool_output_tokens;
+  const Distribution& latency_d = env.unbounded ? env.unbounded->tool_latency_s : env.tool_latency_s;
+  const int64_t budget = env.max_trajectory_tokens;
   int max_turns = 0;
   for (int i = 0; i < g_; ++i) {
     // A million trajectories take a second to draw: a cancelled run stops
@@ -36,19 +45,34 @@ Batch& Simulator::MaterializeBatch(int b) {
     Traj& t = bt.trajs[i];
     t.batch = b;
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
-    t.turns = static_cast<int>(std::max<long long>(1, std::llround(env.turns.Sample(rng_))));
+    t.turns = static_cast<int>(std::max<long long>(1, std::llround(turns_d.Sample(rng_))));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
+    int64_t used = 0;        // tokens after the prompt (the budget's count)
     for (int k = 0; k < t.turns; ++k) {
       Turn tu;
-      tu.response = static_cast<int32_t>(std::max<long long>(1, std::llround(env.response_tokens.Sample(rng_))));
+      tu.response = static_cast<int32_t>(scenario_internal::BoundedResponse(
+          std::max<long long>(1, std::llround(response_d.Sample(rng_))), used, budget));
+      used += tu.response;
+      bool last = budget > 0 && used >= budget;  // the budget is reached: no tool call, no further turn
       // The tool call follows every turn but the last (turns - 1 calls).
-      if (k + 1 < t.turns) {
-        tu.tool_out = static_cast<int32_t>(std::max<long long>(0, std::llround(env.tool_output_tokens.Sample(rng_))));
-        tu.tool_latency_s = std::max(0.0, env.tool_latency_s.Sample(rng_));
+      if (k + 1 < t.turns && !last) {
+        const int64_t out = std::max<long long>(0, std::llround(tool_out_d.Sample(rng_)));
+        const double lat = scenario_internal::BoundedLatency(std::max(0.0, latency_d.Sample(rng_)), env.tool_timeout_s);
+        if (scenario_internal::ToolOutputEnds(used, out, budget)) {
+          last = true;  // its output would reach the budget: the trajectory ends here
+        } else {
+          tu.tool_out = static_cast<int32_t>(out);
+          tu.tool_latency_s = lat;
+          used += out;
+        }
       }
       ctx += tu.response + tu.tool_out;
       bt.turns.push_back(tu);
+      if (last) {
+        t.turns = k + 1;
+        break;
+      }
     }
     t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
     max_turns = std::max(max_turns, t.turns);

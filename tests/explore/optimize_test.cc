@@ -88,6 +88,30 @@ TEST(Optimize, MatchesAnExhaustiveReadingOfTheGrid) {
   EXPECT_TRUE(r2->binding.empty());
 }
 
+// A front of 7 rows thinned to 4 keeps rows round(k * 6 / 3) = 0, 2, 4, 6:
+// the fastest and the cheapest, evenly spaced between; a short front stays.
+TEST(ThinFront, KeepsTheEndsAndRowsEvenlySpacedBetween) {
+  std::vector<Candidate> front(7);
+  for (size_t i = 0; i < front.size(); ++i) front[i].wall_time_h = double(i), front[i].objective = 10.0 - double(i);
+  ThinFront(front, 4);
+  ASSERT_EQ(front.size(), 4u);
+  EXPECT_EQ(front[0].wall_time_h, 0);
+  EXPECT_EQ(front[1].wall_time_h, 2);
+  EXPECT_EQ(front[2].wall_time_h, 4);
+  EXPECT_EQ(front[3].wall_time_h, 6);
+  // 5 rows to 4: round(k * 4 / 3) = 0, 1 (1.33), 3 (2.67), 4.
+  std::vector<Candidate> five(5);
+  for (size_t i = 0; i < five.size(); ++i) five[i].wall_time_h = double(i);
+  ThinFront(five, 4);
+  ASSERT_EQ(five.size(), 4u);
+  EXPECT_EQ(five[1].wall_time_h, 1);
+  EXPECT_EQ(five[2].wall_time_h, 3);
+  EXPECT_EQ(five[3].wall_time_h, 4);
+  std::vector<Candidate> short_front(3);
+  ThinFront(short_front, kMaxFrontRows);
+  EXPECT_EQ(short_front.size(), 3u);
+}
+
 using test::Qwen32bOn32H100NoPlacement;
 
 // Issue #26: optimize plans the layout of every configuration (colocated and
