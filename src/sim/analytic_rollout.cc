@@ -45,6 +45,63 @@ double NormalQuantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
+// Response lengths of an engine's n sequences as quantile points,
+// ascending, and the share of the n still decoding up to each
+// (alive[j]: between len[j - 1] and len[j]). The last point sits at the
+// expected maximum of all n_total draws of the step (u = n_total / (n_total +
+// 1)): the step ends when the slowest engine — the one holding the longest
+// sequence — finishes. Up to kMaxSlices sequences, one point each; more,
+// m = kMaxSlices equal slices of n / m sequences each. With `single_top`
+// (more than kMaxSlices sequences) the maximum is one sequence's (weight
+// 1/n), not a whole slice's: m - 1 equal slices of the other n - 1 at the
+// midpoints of their quantile bands, then the longest alone. SingleTurn asks
+// for it where the equal grid's top slice, n / m sequences at the maximum,
+// would not fit in the KV cache together: there the grid itself, not the
+// draws, would make the tail run them in turn (DeepSeek-V3 on 96 H20: 5.3 of
+// an engine's 256 sequences at 9,632 tokens against a 36k-token cache, 9%
+// above the simulator, which draws each length). docs/model.md, "Length
+// slices".
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
+                 std::array<double, kMaxSlices>& alive, bool single_top) {
+  if (d.is_fixed()) {
+    out[0] = d.mean();
+    alive[0] = 1.0;
+    return 1;
+  }
+  int m = CeilCount(n, 1, kMaxSlices);
+  double top = n_total / (n_total + 1.0);
+  if (n <= double(kMaxSlices) || !single_top) {
+    for (int j = 0; j < m; ++j) {
+      out[j] = d.Quantile(top * (j + 1.0) / m);
+      alive[j] = double(m - j) / m;
+    }
+    // Rescale the body so the slices' mean equals the distribution's mean
+    // (the grid under-samples the body when the tail point is pinned).
+    KeepMeanWithTopPinned(std::span<double>(out.data(), m), d.mean());
+    return m;
+  }
+  const double w_top = 1.0 / n, body_u = 1.0 - w_top, w = body_u / (m - 1);
+  double body = 0;
+  for (int j = 0; j + 1 < m; ++j) {
+    out[j] = d.Quantile(body_u * (j + 0.5) / (m - 1));
+    alive[j] = 1.0 - j * w;
+    body += w * out[j];
+  }
+  out[m - 1] = d.Quantile(top);
+  alive[m - 1] = w_top;
+  // Rescale the body so the weighted mean equals the distribution's mean.
+  if (body > 0) {
+    const double scale = std::max(0.0, d.mean() - w_top * out[m - 1]) / body;
+    for (int j = 0; j + 1 < m; ++j) out[j] = std::min(out[j] * scale, out[m - 1]);
+  }
+  return m;
+}
+
+// Equal-weight slices (m of them): the share alive up to each.
+void EqualAlive(int m, std::array<double, kMaxSlices>& alive) {
+  for (int j = 0; j < m; ++j) alive[j] = double(m - j) / m;
+}
+
 namespace {
 
 // Mean generated context of a sequence running in a continuously batched
@@ -68,24 +125,6 @@ double FullCacheBatch(double kv_tokens, double prompt, double age) {
   return std::max(1.0, kv_tokens * (1.0 - 0.5 * kWatermarkFraction) / held);
 }
 
-// Response lengths of an engine's n sequences as equal-weight quantile
-// points, ascending. The last sits at the expected maximum of all n_total
-// draws of the step (u = n_total / (n_total + 1)): the step ends when the
-// slowest engine — the one holding the longest sequence — finishes.
-int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out) {
-  if (d.is_fixed()) {
-    out[0] = d.mean();
-    return 1;
-  }
-  int m = CeilCount(n, 1, kMaxSlices);
-  double top = n_total / (n_total + 1.0);
-  for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
-  // Rescale the body so the slices' mean equals the distribution's mean (the
-  // grid under-samples the body when the tail point is pinned).
-  KeepMeanWithTopPinned(std::span<double>(out.data(), m), d.mean());
-  return m;
-}
-
 // perf::DecodeIterations(e, batch, ctx, n), bit for bit, with the engine's
 // batch-independent arms computed once per model run (the fluid models below
 // change their batch at every event).
@@ -96,14 +135,14 @@ perf::Work Decode(const perf::DecodeArmsMaker& arms, double batch, double ctx, d
 
 // A batch of `n` sequences, each with `ctx0` tokens of context already cached,
 // decoding lengths given by `slices`, all admitted at once: the draining batch.
-RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0,
-                    const std::array<double, kMaxSlices>& len, int m) {
+RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0, const std::array<double, kMaxSlices>& len,
+                    const std::array<double, kMaxSlices>& share_alive, int m) {
   RolloutResult r;
   double done = 0;  // iterations so far
   double batch_time = 0;
   const perf::DecodeArmsMaker arms(e);
   for (int j = 0; j < m; ++j) {
-    double alive = n * (m - j) / m;
+    double alive = n * share_alive[j];
     double iters = len[j] - done;
     if (iters <= 0) continue;
     auto w = Decode(arms, alive, alive * (ctx0 + done), iters);
@@ -138,7 +177,7 @@ constexpr int kMaxCohortSlices = 1024;
 // Derivation: docs/model.md, "A full, preempting KV cache".
 //
 // The engine's sequences are C = min(n, 1024 / m, or 4096 for fixed lengths) cohorts in admission order, c = n / C each,
-// every cohort with the lengths `len` (equal-weight slices, as Drain). Cohort
+// every cohort with the lengths `len` and shares alive (as Drain). Cohort
 // k has run a_k iterations; c * S(a_k) of it is alive, each holding P + a_k
 // tokens (+ half a block). Under FCFS admission and last-in-first-out
 // preemption the running set is always a prefix of the admission order: the
@@ -166,7 +205,7 @@ constexpr int kMaxCohortSlices = 1024;
 // FullCache for fixed lengths (one slice, up to 2,048 cohorts, ~50 of them
 // running at once): the same model, its sums over the running cohorts kept
 // up to date instead of redone at every event, O(1) per event, and its own
-// resolution (kMaxCohortsFixedLength, kFixedStepsPerLength, kFixedMaxSteps).
+// resolution (FixedResolution in sim/analytic_rollout.h).
 // The running set is a prefix of the admission order whose cohorts but the
 // last (the boundary) run whole, so they age together: cohort k's age is
 // G - off[k], G the iterations so far, off[k] set when it started to run
@@ -305,9 +344,14 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
 }
 
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
-                        int m, double kv_tokens) {
+                        const std::array<double, kMaxSlices>& share_alive, int m, double kv_tokens, bool single_top) {
   const int C = CeilCount(n, 1, m == 1 ? kFineFixedResolution.max_cohorts : kMaxCohortSlices / m);
   const double c = n / C;
+  // With a single longest sequence (LengthSlices' single_top) only one cohort
+  // holds it: the middle one, the expected place of one sequence in a queue
+  // whose order does not depend on length. Every cohort holding a sliver of
+  // it would end the step L_max after the last admission.
+  const int top_cohort = single_top && m > 1 ? C / 2 : -1;
   // Preemption when the cache is full; admission only while a watermark of
   // blocks stays free (kv_cache.h).
   const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
@@ -315,7 +359,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // times over the run (huge batches per engine: the whole run's iterations,
   // estimated at the batch of whole sequences the cache holds).
   double mean_len = 0;
-  for (int j = 0; j < m; ++j) mean_len += len[j] / m;
+  for (int j = 0; j < m; ++j) mean_len += (len[j] - (j > 0 ? len[j - 1] : 0.0)) * share_alive[j];
   const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
   const double iters_est = n * mean_len / std::max(1.0, std::min(seats, kv_tokens / (p + mean_len + kFragTokens)));
   const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
@@ -403,7 +447,9 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
       age[k] += share[k] * dt;
       if (ends[k] <= age[k] + 1e-9) {
         while (next[k] < m && len[next[k]] <= age[k] + 1e-9) ++next[k];
-        alive[k] = c * (m - next[k]) / m;
+        if (top_cohort >= 0 && next[k] == m - 1 && k != top_cohort) next[k] = m;  // the longest is elsewhere
+        alive[k] = next[k] >= m ? 0.0 : k == top_cohort && next[k] == m - 1 ? c * share_alive[m - 1] * C
+                                                                           : c * share_alive[next[k]];
         ends[k] = next[k] < m ? len[next[k]] : INFINITY;
       }
       used += share[k] * alive[k] * (p + age[k] + kFragTokens);
@@ -425,23 +471,24 @@ namespace {
 // One engine's n sequences with response lengths `len` (m slices): all at
 // once when their peak KV fits, else the full, preempting cache.
 RolloutResult SingleTurnOn(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
-                           int m, double kv_tokens) {
+                           const std::array<double, kMaxSlices>& alive, int m, double kv_tokens,
+                           bool single_top = false) {
   // Peak KV use of the all-at-once drain: max over slices of alive * (P + L),
   // each sequence charged as in the full-cache model below.
   double peak = 0;
-  for (int j = 0; j < m; ++j) peak = std::max(peak, n * (m - j) / m * (p + len[j] + kFragTokens));
+  for (int j = 0; j < m; ++j) peak = std::max(peak, n * alive[j] * (p + len[j] + kFragTokens));
   RolloutResult r;
   // All at once only when the engine also lets them all run (engine.max_num_seqs).
   if (peak <= kv_tokens && (e.max_num_seqs <= 0 || n <= e.max_num_seqs)) {
     auto pre = perf::Prefill(e, n * p, 0, n);
-    r = Drain(e, n, p, len, m);
+    r = Drain(e, n, p, len, alive, m);
     r.time_s += pre.time_s;
     r.flops += pre.flops;
     r.prefill_tokens = n * p;
     return r;
   }
   if (m == 1) return FullCacheFixed(e, n, p, len[0], kv_tokens);
-  return FullCache(e, n, p, len, m, kv_tokens);
+  return FullCache(e, n, p, len, alive, m, kv_tokens, single_top);
 }
 
 // The step waits for its slowest engine, and with random lengths that is the
@@ -476,10 +523,16 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
   const auto& env = s.environment;
   const double p = env.prompt_tokens.mean();
   const auto& resp = env.response_tokens;
-  std::array<double, kMaxSlices> len{};
-  int m = LengthSlices(resp, n, n_total, len);
-  RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
-  if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+  std::array<double, kMaxSlices> len{}, alive{};
+  // The equal grid's top slice: n / kMaxSlices sequences at the step's
+  // longest length, with their prompts (and half a block each).
+  const double top_kv = n / kMaxSlices * (p + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
+  const bool single_top = top_kv > kv_tokens && n > kMaxSlices;
+  int m = LengthSlices(resp, n, n_total, len, alive, single_top);
+  RolloutResult r = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top);
+  if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) {
+    r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top).time_s;
+  }
   return r;
 }
 
@@ -518,10 +571,10 @@ MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double
       double alive = std::min(n * alive_frac, cap);
       if (alive <= 0) break;
       double ctx0 = p + k * (r_mean + o_mean);
-      std::array<double, kMaxSlices> len{};
-      int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len);
+      std::array<double, kMaxSlices> len{}, share_alive{};
+      int m = LengthSlices(env.response_tokens, alive, alive * n_total / n, len, share_alive, false);
       auto pre = perf::Prefill(e, alive * (k == 0 ? p : o_mean), k == 0 ? 0 : ctx0 - o_mean, alive);
-      auto d = Drain(e, alive, ctx0, len, m);
+      auto d = Drain(e, alive, ctx0, len, share_alive, m);
       // A pool of C tool workers (environment.tool_concurrency) serves the
       // round's calls of all N trajectories in waves: at least N alive tau / C.
       const double pool = env.tool_concurrency > 0 ? n_total * std::min(1.0, alive_frac) * tau / env.tool_concurrency
@@ -648,20 +701,21 @@ Result<RolloutResult> TailRollout(const perf::EngineConfig& e, const Scenario& s
   double batch_time = 0;
   for (const perf::TailRound& rd : ts->rounds) {
     const double n = rd.sequences / engines;
-    std::array<double, kMaxSlices> len{};
+    std::array<double, kMaxSlices> len{}, alive{};
     const int m = std::min<int>(kMaxSlices, int(rd.slices.size()));
+    EqualAlive(m, alive);
     double mean = 0, sq = 0;
     for (int j = 0; j < m; ++j) {
       len[j] = rd.slices[j];
       mean += len[j] / m;
       sq += len[j] * len[j] / m;
     }
-    RolloutResult r = SingleTurnOn(e, n, p, len, m, kv_tokens);
+    RolloutResult r = SingleTurnOn(e, n, p, len, alive, m, kv_tokens);
     const double cv = mean > 0 ? std::sqrt(std::max(0.0, sq / (mean * mean) - 1.0)) : 0.0;
     const double f = BusiestEngineFactor(engines, n, cv);
     if (f > 1.0 && m > 1) {
       for (int j = 0; j < m - 1; ++j) len[j] = std::min(len[j] * f, len[m - 1]);
-      r.time_s = SingleTurnOn(e, n, p, len, m, kv_tokens).time_s;
+      r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens).time_s;
     }
     if (rd.carried > 0) {
       // Carried responses come back to new weights: their prompt and what they

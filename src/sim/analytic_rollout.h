@@ -29,6 +29,17 @@ struct MultiTurnResult {
   double sandbox_life_s = 0;
 };
 
+// Response lengths of an engine's n sequences (n_total in the step) as m
+// quantile points `len`, ascending, the last at the expected maximum of the
+// n_total draws, and `alive[j]`, the share of the n still decoding between
+// len[j - 1] and len[j]; with `single_top` that maximum is one sequence's
+// (weight 1/n) rather than a slice's. Returns m. docs/model.md, "Length slices".
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& len,
+                 std::array<double, kMaxSlices>& alive, bool single_top);
+
+// Equal-weight slices (m of them): alive[j] = (m - j) / m.
+void EqualAlive(int m, std::array<double, kMaxSlices>& alive);
+
 // The full, preempting KV cache's fluid model (docs/model.md, "A full,
 // preempting KV cache") for n sequences of prompt p on one engine of
 // kv_tokens: FullCache for `m` length slices `len` (its resolution: 1024 / m
@@ -44,7 +55,7 @@ struct FixedResolution {
 // figures to rounding with the same cohorts (tests/sim/full_cache_fixed_test.cc).
 inline constexpr FixedResolution kFineFixedResolution{4096, 512, 20000};
 RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
-                        int m, double kv_tokens);
+                        const std::array<double, kMaxSlices>& share_alive, int m, double kv_tokens, bool single_top);
 RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, double L, double kv_tokens,
                              const FixedResolution& res = {});
 

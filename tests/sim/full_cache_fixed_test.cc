@@ -49,7 +49,9 @@ TEST(FullCacheFixed, AtFullCachesResolutionGivesItsFiguresToRounding) {
     const perf::EngineConfig e = Engine(c.gpu, c.extra, s);
     std::array<double, kMaxSlices> len{};
     len[0] = c.L;
-    const RolloutResult ref = FullCache(e, c.n, c.p, len, 1, c.kv);
+    std::array<double, kMaxSlices> alive{};
+    EqualAlive(1, alive);
+    const RolloutResult ref = FullCache(e, c.n, c.p, len, alive, 1, c.kv, false);
     const RolloutResult got = FullCacheFixed(e, c.n, c.p, c.L, c.kv, kFineFixedResolution);
     SCOPED_TRACE(c.gpu + " n=" + std::to_string(c.n));
     EXPECT_LT(Rel(got.time_s, ref.time_s), 1e-9);
