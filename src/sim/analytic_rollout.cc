@@ -133,6 +133,18 @@ perf::Work Decode(const perf::DecodeArmsMaker& arms, double batch, double ctx, d
   return perf::DecodeIterations(arms(batch), batch, ctx, n);
 }
 
+// The full-cache models' run of `dt` iterations at `batch` running sequences
+// of `ctx` tokens of context in all: its time, FLOPs and tokens into `r`, its
+// batch-weighted time into `batch_time` (for the mean batch).
+void DecodeRun(const perf::DecodeArmsMaker& arms, double batch, double ctx, double dt, RolloutResult& r,
+               double& batch_time) {
+  auto w = Decode(arms, batch, ctx, dt);
+  r.time_s += w.time_s;
+  r.flops += w.flops;
+  r.decode_tokens += batch * dt;
+  batch_time += batch * w.time_s;
+}
+
 // A batch of `n` sequences, each with `ctx0` tokens of context already cached,
 // decoding lengths given by `slices`, all admitted at once: the draining batch.
 RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0, const std::array<double, kMaxSlices>& len,
@@ -314,11 +326,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
     if (whole > 0) dt = std::min(dt, L - (G - off[first]));
     if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
     dt = std::max(dt, 1e-9);
-    auto w = Decode(arms, batch, ctx, dt);
-    r.time_s += w.time_s;
-    r.flops += w.flops;
-    r.decode_tokens += batch * dt;
-    batch_time += batch * w.time_s;
+    DecodeRun(arms, batch, ctx, dt, r, batch_time);
     // Advance; the cohorts that reached L are done.
     G += dt;
     age[b] += phi * dt;
@@ -433,11 +441,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     }
     if (!(used + growth * dt <= full_kv)) dt = std::min(dt, step_max);
     dt = std::max(dt, 1e-9);
-    auto w = Decode(arms, batch, ctx, dt);
-    r.time_s += w.time_s;
-    r.flops += w.flops;
-    r.decode_tokens += batch * dt;
-    batch_time += batch * w.time_s;
+    DecodeRun(arms, batch, ctx, dt, r, batch_time);
     // Advance the running cohorts and sum the cache they now use.
     used = 0;
     last = first;
