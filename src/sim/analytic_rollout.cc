@@ -145,6 +145,18 @@ void DecodeRun(const perf::DecodeArmsMaker& arms, double batch, double ctx, doub
   batch_time += batch * w.time_s;
 }
 
+// The full-cache models' prefill (the n prompts, and the tokens of preempted
+// sequences recomputed) and mean batch, once their decoding is summed in `r`.
+void FinishFullCache(const perf::EngineConfig& e, double n, double p, double recompute_tokens, double recompute_seqs,
+                     double batch_time, RolloutResult& r) {
+  auto pre = perf::Prefill(e, n * p, 0, n);
+  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
+  r.time_s += pre.time_s + re.time_s;
+  r.flops += pre.flops + re.flops;
+  r.prefill_tokens = n * p + recompute_tokens;
+  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+}
+
 // A batch of `n` sequences, each with `ctx0` tokens of context already cached,
 // decoding lengths given by `slices`, all admitted at once: the draining batch.
 RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0, const std::array<double, kMaxSlices>& len,
@@ -342,12 +354,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
     }
     used = c * (whole * (p + kFragTokens) + (whole * G - sum_off)) + phi * c * (p + age[b < C ? b : C - 1] + kFragTokens);
   }
-  auto pre = perf::Prefill(e, n * p, 0, n);
-  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
-  r.time_s += pre.time_s + re.time_s;
-  r.flops += pre.flops + re.flops;
-  r.prefill_tokens = n * p + recompute_tokens;
-  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  FinishFullCache(e, n, p, recompute_tokens, recompute_seqs, batch_time, r);
   return r;
 }
 
@@ -461,12 +468,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     while (first < C && next[first] >= m) ++first;
     if (last < first) last = first;
   }
-  auto pre = perf::Prefill(e, n * p, 0, n);
-  auto re = perf::Prefill(e, recompute_tokens, 0, std::max(recompute_seqs, 1.0));
-  r.time_s += pre.time_s + re.time_s;
-  r.flops += pre.flops + re.flops;
-  r.prefill_tokens = n * p + recompute_tokens;
-  r.mean_batch = r.time_s > 0 ? batch_time / r.time_s : 0;
+  FinishFullCache(e, n, p, recompute_tokens, recompute_seqs, batch_time, r);
   return r;
 }
 
