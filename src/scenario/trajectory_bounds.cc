@@ -17,30 +17,19 @@ std::string ApplyTrajectoryBounds(EnvironmentSpec& e) {
   // kMaxBoundedTurns turns in all, and at least kMinBoundedTrajectories trajectories.
   int64_t drawn_turns = 0;
   for (int i = 0; i < kBoundedTrajectories && (i < kMinBoundedTrajectories || drawn_turns < kMaxBoundedTurns); ++i) {
-    // Drawn as the simulator draws a trajectory (sim/trajectories.cc): the
-    // turns, then each turn's response and, after every turn but the last,
-    // its tool call.
-    const int t = static_cast<int>(std::max<long long>(1, std::llround(u.turns.Sample(rng))));
-    drawn_turns += t;
-    int64_t used = 0;
-    int done = 0;
-    for (int k = 0; k < t; ++k) {
-      const int64_t r = BoundedResponse(std::max<long long>(1, std::llround(u.response_tokens.Sample(rng))), used,
-                                        budget);
-      used += r;
-      responses.push_back(double(r));
-      ++done;
-      if (budget > 0 && used >= budget) break;  // the budget is reached: no tool call, no further turn
-      if (k + 1 < t) {
-        const int64_t o = std::max<long long>(0, std::llround(u.tool_output_tokens.Sample(rng)));
-        const double lat = BoundedLatency(std::max(0.0, u.tool_latency_s.Sample(rng)), e.tool_timeout_s);
-        if (ToolOutputEnds(used, o, budget)) break;  // its output would reach the budget: the trajectory ends
-        used += o;
-        outputs.push_back(double(o));
-        latencies.push_back(lat);
-      }
-    }
-    turns.push_back(double(done));
+    int drawn = 0;
+    const int kept = DrawBoundedTrajectory(
+        rng, u.turns, u.response_tokens, u.tool_output_tokens, u.tool_latency_s, budget, e.tool_timeout_s,
+        [&](const DrawnTurn& d, bool call) {
+          responses.push_back(double(d.response));
+          if (call) {
+            outputs.push_back(double(d.tool_out));
+            latencies.push_back(d.tool_latency_s);
+          }
+        },
+        &drawn);
+    drawn_turns += drawn;
+    turns.push_back(double(kept));
   }
   auto set = [](Distribution& d, std::vector<double> v) -> std::string {
     if (v.empty()) return {};  // no tool call survived: the distribution is never used

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +34,47 @@ inline bool ToolOutputEnds(int64_t used, int64_t tool_out, int64_t budget) {
 // A tool call's wall time under the timeout (0: none).
 inline double BoundedLatency(double drawn, double timeout_s) {
   return timeout_s > 0 ? std::min(drawn, timeout_s) : drawn;
+}
+
+// One turn of a drawn trajectory: its response, and its tool call when it has one.
+struct DrawnTurn {
+  int64_t response = 0;
+  int64_t tool_out = 0;
+  double tool_latency_s = 0;
+};
+
+// One trajectory drawn from the task's own distributions and bounded, the
+// one rule of both paths (the loader's draws below, the simulator's
+// sim/trajectories.cc): its turns, then each turn's response and, after every
+// turn but the last, its tool call; the bounds end it early. `on_turn` gets
+// each turn kept; returns the turns kept, `*drawn` the turns drawn.
+template <class Rng, class OnTurn>
+int DrawBoundedTrajectory(Rng& rng, const Distribution& turns, const Distribution& response,
+                          const Distribution& tool_out, const Distribution& latency, int64_t budget, double timeout_s,
+                          OnTurn&& on_turn, int* drawn = nullptr) {
+  const int t = static_cast<int>(std::max<long long>(1, std::llround(turns.Sample(rng))));
+  if (drawn) *drawn = t;
+  int64_t used = 0;  // tokens after the prompt (the budget's count)
+  for (int k = 0; k < t; ++k) {
+    DrawnTurn d;
+    d.response = BoundedResponse(std::max<long long>(1, std::llround(response.Sample(rng))), used, budget);
+    used += d.response;
+    bool last = budget > 0 && used >= budget;  // the budget is reached: no tool call, no further turn
+    if (k + 1 < t && !last) {
+      const int64_t out = std::max<long long>(0, std::llround(tool_out.Sample(rng)));
+      const double lat = BoundedLatency(std::max(0.0, latency.Sample(rng)), timeout_s);
+      if (ToolOutputEnds(used, out, budget)) {
+        last = true;  // its output would reach the budget: the trajectory ends here
+      } else {
+        d.tool_out = out;
+        d.tool_latency_s = lat;
+        used += out;
+      }
+    }
+    on_turn(d, k + 1 < t && !last);
+    if (last) return k + 1;
+  }
+  return t;
 }
 
 // Draws kBoundedTrajectories trajectories (fewer once they hold

@@ -45,35 +45,19 @@ Batch& Simulator::MaterializeBatch(int b) {
     Traj& t = bt.trajs[i];
     t.batch = b;
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
-    t.turns = static_cast<int>(std::max<long long>(1, std::llround(turns_d.Sample(rng_))));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
-    int64_t used = 0;        // tokens after the prompt (the budget's count)
-    for (int k = 0; k < t.turns; ++k) {
-      Turn tu;
-      tu.response = static_cast<int32_t>(scenario_internal::BoundedResponse(
-          std::max<long long>(1, std::llround(response_d.Sample(rng_))), used, budget));
-      used += tu.response;
-      bool last = budget > 0 && used >= budget;  // the budget is reached: no tool call, no further turn
-      // The tool call follows every turn but the last (turns - 1 calls).
-      if (k + 1 < t.turns && !last) {
-        const int64_t out = std::max<long long>(0, std::llround(tool_out_d.Sample(rng_)));
-        const double lat = scenario_internal::BoundedLatency(std::max(0.0, latency_d.Sample(rng_)), env.tool_timeout_s);
-        if (scenario_internal::ToolOutputEnds(used, out, budget)) {
-          last = true;  // its output would reach the budget: the trajectory ends here
-        } else {
-          tu.tool_out = static_cast<int32_t>(out);
-          tu.tool_latency_s = lat;
-          used += out;
-        }
-      }
-      ctx += tu.response + tu.tool_out;
-      bt.turns.push_back(tu);
-      if (last) {
-        t.turns = k + 1;
-        break;
-      }
-    }
+    // The tool call follows every turn but the last (turns - 1 calls).
+    t.turns = scenario_internal::DrawBoundedTrajectory(
+        rng_, turns_d, response_d, tool_out_d, latency_d, budget, env.tool_timeout_s,
+        [&](const scenario_internal::DrawnTurn& d, bool) {
+          Turn tu;
+          tu.response = static_cast<int32_t>(d.response);
+          tu.tool_out = static_cast<int32_t>(d.tool_out);
+          tu.tool_latency_s = d.tool_latency_s;
+          ctx += tu.response + tu.tool_out;
+          bt.turns.push_back(tu);
+        });
     t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
     max_turns = std::max(max_turns, t.turns);
     // A context longer than one engine's whole KV cache can never be
