@@ -23,6 +23,7 @@
 #include <vector>
 #include <fmt/format.h>
 #include "rlcost/perf.h"
+#include "sim/huge_pages.h"
 #include "sim/slot_pool.h"
 #include "rlcost/sim.h"
 #include "sim/event_queue.h"
@@ -100,8 +101,8 @@ struct Batch {
   int created = 0;      // trajectories started
   int gen_done = 0;     // trajectories done decoding
   int finished = 0;     // trajectories rewarded
-  std::vector<Traj> trajs;
-  std::vector<Turn> turns;
+  BigVector<Traj> trajs;
+  BigVector<Turn> turns;
   std::vector<int> barrier_need;     // lockstep: trajectories that make tool call k
   std::vector<int> barrier_arrived;
   std::vector<std::vector<int32_t>> barrier_held;
@@ -212,7 +213,8 @@ struct Engine {
 };
 
 struct Percentile {
-  static Percentiles Of(std::vector<double>& v) {
+  template <class Vec>
+  static Percentiles Of(Vec& v) {
     Percentiles p;
     if (v.empty()) return p;
     // Nearest-rank percentiles are order statistics: select them with
@@ -277,6 +279,7 @@ class Simulator {
   void StartSlot(const SlotRequest& r);
   void DrawRounds();
   void ReturnFromTool(int32_t id);
+  void NextTurn(Batch& bt, Traj& r, int32_t rid);
   void TrajDone(int32_t id);
   // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
   void Rewarded(int32_t id);
@@ -420,8 +423,8 @@ class Simulator {
   LeastLoaded least_loaded_;  // pipelined: by trajectories in flight (TryStart)
   std::vector<Engine> engines_;
   std::vector<Batch> batches_;
-  std::vector<std::vector<Traj>> traj_pool_;
-  std::vector<std::vector<Turn>> turn_pool_;
+  std::vector<BigVector<Traj>> traj_pool_;
+  std::vector<BigVector<Turn>> turn_pool_;
   std::mt19937_64 rng_;
   std::vector<int32_t> scratch_;
   SlotPool sandboxes_;     // environment.sandbox.max_concurrent
@@ -495,7 +498,7 @@ class Simulator {
          tail_dropped_ = 0, tail_deferred_ = 0, tail_trained_sum_ = 0, tail_trained_len_ = 0, tail_old_ = 0,
          tail_age_sum_ = 0;
   std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
-  std::vector<double> traj_time_, traj_tokens_;
+  BigVector<double> traj_time_, traj_tokens_;
   double end_time_ = 0;
 };
 

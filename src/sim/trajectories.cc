@@ -34,6 +34,10 @@ Batch& Simulator::MaterializeBatch(int b) {
   const Distribution& tool_out_d = env.unbounded ? env.unbounded->tool_output_tokens : env.tool_output_tokens;
   const Distribution& latency_d = env.unbounded ? env.unbounded->tool_latency_s : env.tool_latency_s;
   const int64_t budget = env.max_trajectory_tokens;
+  // Room for the batch's turns up front (about the mean number each), not
+  // grown by doubling and copying; capped at 64 Mi turns (1 GiB).
+  const size_t want = size_t(std::min(double(g_) * std::max(1.0, turns_d.mean()) * 1.05, double(int64_t(1) << 26)));
+  if (bt.turns.capacity() < want) bt.turns.reserve(want);
   int max_turns = 0;
   for (int i = 0; i < g_; ++i) {
     // A million trajectories take a second to draw: a cancelled run stops
@@ -222,34 +226,33 @@ void Simulator::ReleaseToolSlot() {
 void Simulator::ReturnFromTool(int32_t id) {
   Traj& t = T(id);
   Batch& bt = batches_[t.batch];
-  if (lockstep_) {
-    // Every turn waits for the slowest tool call of its batch.
-    int k = t.turn;
-    t.state = TrajState::kBarrier;
-    bt.barrier_held[k].push_back(id);
-    if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
-    scratch_.swap(bt.barrier_held[k]);
-  } else {
-    scratch_.assign(1, id);
+  if (!lockstep_) {
+    NextTurn(bt, t, id);
+    return;
   }
+  // Lockstep: every turn waits for the slowest tool call of its batch.
+  int k = t.turn;
+  t.state = TrajState::kBarrier;
+  bt.barrier_held[k].push_back(id);
+  if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
   std::vector<int32_t> released;
-  released.swap(scratch_);
-  for (int32_t rid : released) {
-    Traj& r = T(rid);
-    const Turn& tu = bt.turns[r.turn_off + r.turn];
-    r.tool_tokens += tu.tool_out;
-    ++r.turn;
-    r.resp_left = bt.turns[r.turn_off + r.turn].response;
-    r.pf_ctx = r.ctx;
-    r.pf_left = tu.tool_out;
-    r.state = TrajState::kWaiting;
-    Engine& en = engines_[r.engine];
-    --en.out;
-    en.waiting.push_back(rid);
-    Kick(r.engine);
-  }
-  released.clear();
-  scratch_.swap(released);
+  released.swap(bt.barrier_held[k]);
+  for (int32_t rid : released) NextTurn(bt, T(rid), rid);
+}
+
+// Its tool output joins the context; its next turn waits on its engine.
+void Simulator::NextTurn(Batch& bt, Traj& r, int32_t rid) {
+  const Turn& tu = bt.turns[r.turn_off + r.turn];
+  r.tool_tokens += tu.tool_out;
+  ++r.turn;
+  r.resp_left = bt.turns[r.turn_off + r.turn].response;
+  r.pf_ctx = r.ctx;
+  r.pf_left = tu.tool_out;
+  r.state = TrajState::kWaiting;
+  Engine& en = engines_[r.engine];
+  --en.out;
+  en.waiting.push_back(rid);
+  Kick(r.engine);
 }
 
 void Simulator::TrajDone(int32_t id) {
