@@ -60,7 +60,6 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   en.static_blocks -= t.blocks;
   t.blocks = 0;
   t.key = t.ctx - en.iter;
-  t.finish_iter = en.iter + t.resp_left;
   ++en.n_running;
   en.sum_key += t.key;
   ++en.phase_cnt[Mod16(t.key)];
@@ -68,7 +67,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   t.next = kNone;
   if (en.tail != kNone) T(en.tail).next = id; else en.head = id;
   en.tail = id;
-  en.finish_heap.push_back(FinishEntry{t.finish_iter, id, t.epoch});
+  en.finish_heap.push_back(FinishEntry{en.iter + t.resp_left, id, t.epoch});
   std::push_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
   en.peak_batch = std::max(en.peak_batch, en.n_running);
 }

@@ -69,32 +69,34 @@ struct Turn {
   double tool_latency_s = 0;
 };
 
+// 128 bytes, two cache lines (issue 41: a 1,024-GPU agentic run touches a
+// random one several times an event; at 152 bytes most spanned three). Its
+// batch is BatchOf(id); its finish iteration lives in the engine's finish heap.
 struct Traj {
-  int batch = 0;
-  int engine = 0;
-  int turns = 1;
-  int turn = 0;            // current turn, 0-based
-  int turn_off = 0;        // first Turn in its batch's pool
-  int64_t prompt = 0;
-  double verify_s = 0;
-  int64_t ctx = 0;         // context tokens committed (valid while not running)
-  int64_t gen = 0;         // tokens decoded so far
-  int64_t tool_tokens = 0;
-  int64_t pf_left = 0;     // prefill tokens still to process
-  int64_t pf_ctx = 0;      // context before the remaining prefill
-  int64_t resp_left = 0;   // tokens still to decode in this turn
-  int64_t key = 0;         // running: context = key + engine iteration counter
-  int64_t finish_iter = 0; // running: iteration at which the turn is decoded
-  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
-  int32_t judge_left = 0;  // judge calls not yet answered (sim/judge.h)
-  uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
+  int32_t engine = 0;
+  int32_t turns = 1;
+  int32_t turn = 0;            // current turn, 0-based
+  int32_t turn_off = 0;        // first Turn in its batch's pool
+  int32_t judge_left = 0;      // judge calls not yet answered (sim/judge.h)
+  uint32_t epoch = 0;          // bumps when it leaves the running set or its cache changes
   int32_t prev = kNone, next = kNone;  // running list, admission order
-  double t_start = 0, t_end = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
   bool trained = true;     // pipeline.tail: false for a response stopped (aborted or carried) at the step's cut
   TrajState state = TrajState::kWaiting;
+  int64_t ctx = 0;         // context tokens committed (valid while not running)
+  int64_t key = 0;         // running: context = key + engine iteration counter
+  int64_t resp_left = 0;   // tokens still to decode in this turn
+  int64_t pf_left = 0;     // prefill tokens still to process
+  int64_t pf_ctx = 0;      // context before the remaining prefill
+  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
+  int64_t gen = 0;         // tokens decoded so far
+  int64_t tool_tokens = 0;
+  int64_t prompt = 0;
+  double verify_s = 0;
+  double t_start = 0;
 };
+static_assert(sizeof(Traj) == 128);
 
 struct Batch {
   int index = 0;

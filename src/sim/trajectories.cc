@@ -47,7 +47,6 @@ Batch& Simulator::MaterializeBatch(int b) {
       return bt;
     }
     Traj& t = bt.trajs[i];
-    t.batch = b;
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
@@ -97,7 +96,7 @@ void Simulator::FreeBatchIfDone(int b) {
 
 void Simulator::StartTrajectory(int32_t id, int e) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   if (bt.created == 0) bt.t_first_start = now_;
   ++bt.created;
   t.engine = e;
@@ -123,7 +122,7 @@ void Simulator::StartTrajectory(int32_t id, int e) {
 // After a turn is decoded: a tool call (all turns but the last) or the reward.
 void Simulator::ToolOrReward(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
     const Turn& tu = bt.turns[t.turn_off + t.turn];
@@ -225,7 +224,7 @@ void Simulator::ReleaseToolSlot() {
 
 void Simulator::ReturnFromTool(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   if (!lockstep_) {
     NextTurn(bt, t, id);
     return;
@@ -257,11 +256,10 @@ void Simulator::NextTurn(Batch& bt, Traj& r, int32_t rid) {
 
 void Simulator::TrajDone(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   t.state = TrajState::kDone;
-  t.t_end = now_;
   bt.t_last_end = std::max(bt.t_last_end, now_);
-  traj_time_.push_back(t.t_end - t.t_start);
+  traj_time_.push_back(now_ - t.t_start);
   traj_tokens_.push_back(double(t.gen));
   // Under tail handling the step's books count what is trained (TailStepEnd).
   double trained = tail_ ? 0.0 : double(t.prompt + t.gen + t.tool_tokens);
@@ -273,7 +271,7 @@ void Simulator::TrajDone(int32_t id) {
     if (finished_total_ % g_ == 0) {
       finished_tokens_cum_.push_back(cum_tokens_);
     }
-    FreeBatchIfDone(t.batch);
+    FreeBatchIfDone(BatchOf(id));
     if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
   } else {
     cum_tokens_ += trained;
