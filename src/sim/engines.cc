@@ -122,7 +122,7 @@ void Simulator::Admit(Engine& en) {
     if (!MakeRoom(en, need + watermark_blocks_) && !(alone && MakeRoom(en, need))) {
       if (cached > 0) {
         t.parked = true;  // unpin; stays at the back of the LRU order
-        en.parked_lru.emplace_back(id, t.epoch);
+        en.parked_lru.push_back({id, t.epoch});
       }
       if (!alone) break;
       // A context larger than the whole budget: admit it anyway (overcommit)
@@ -346,7 +346,7 @@ void Simulator::EndSegment(int e) {
       t.parked = true;
       t.blocks = Blocks(t.ctx);
       en.static_blocks += t.blocks;
-      en.parked_lru.emplace_back(id, t.epoch);
+      en.parked_lru.push_back({id, t.epoch});
     }
     ToolOrReward(id);
   }

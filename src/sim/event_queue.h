@@ -197,71 +197,63 @@ namespace rlcost::sim {
 // One pending time per engine in a tournament tree: setting an engine's next
 // event (a segment truncated, a pause) replaces it in O(log engines) instead
 // of leaving a stale entry in the heap. Ties go to the lower engine index.
-// Each node holds its winner's time beside its index. The tree is 4-ary: an
-// update walks the leaf's path carrying its subtree's winner, and at each
-// level the earliest of the three siblings (read and compared off the path's
-// chain of dependent selects) meets the carried winner in one select. Issue
-// 41: the binary tree's nine levels on 512 engines were a dependent chain of
-// nine selects, ~10% of the 1,024-GPU agentic run; five levels here.
+// Each node holds its winner's time beside its index, so an update walks the
+// path reading sibling nodes only (no indirection through the time array).
 class EngineTimers {
  public:
   static constexpr double kNever = 1e300;
   void Reset(int n) {
     size_ = 1;
-    inner_ = 0;
-    while (size_ < n) {
-      inner_ += size_;
-      size_ *= 4;
-    }
-    tree_.assign(kPad + inner_ + size_, Node{Bits(kNever), 0});
-    Node* h = tree_.data() + kPad;
-    for (int i = 0; i < size_; ++i) h[inner_ + i] = Node{Bits(kNever), uint32_t(i)};
-    for (int i = inner_ - 1; i >= 0; --i) {
-      const Node* c = h + 4 * i + 1;
-      h[i] = Min(Min(c[0], c[1]), Min(c[2], c[3]));
-    }
+    while (size_ < n) size_ *= 2;
+    tree_.assign(2 * size_, Node{kNever, 0});
+    for (int i = 0; i < size_; ++i) tree_[size_ + i] = Node{kNever, i};
+    for (int i = size_ - 1; i >= 1; --i) tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
   }
+  // Walks the leaf's path carrying its subtree's winner and reads only the
+  // sibling at each level: the same winners as recomputing each node from
+  // both children, with half the loads and a select instead of a branch.
   void Set(int e, double t) {
+    int i = size_ + e;
+    Node cur{t, e};
+    Node* tree = tree_.data();
+    tree[i] = cur;
     // Times are >= +0, whose bit patterns order as the numbers do: the walk
-    // compares and selects integers, with masks, not branches: which node
-    // wins at a level is close to a coin toss (issue 41: branches on doubles
-    // cost more than the extra instructions; docs/performance.md).
+    // compares and selects integers. The left child wins ties, and it holds
+    // the lower engine indices: the earlier time, then the lower index. The
+    // select is a mask, not a branch: which node wins at a level is close to
+    // a coin toss, and the branches g++ made of `take ? a : b` on doubles
+    // cost more than the extra instructions (issue 41: the 1,024-GPU run
+    // 10% less CPU time, 10% more instructions; docs/performance.md).
     assert(t >= 0 && !std::signbit(t));
-    Node* h = tree_.data() + kPad;
-    int j = inner_ + e;
-    Node cur{Bits(t), uint32_t(e)};
-    h[j] = cur;
-    while (j > 0) {
-      const int first = ((j - 1) & ~3) + 1;  // the four children of j's parent
-      const int p = j - first;
-      const Node* c = h + first;
-      const Node other = Min(c[p ^ 1], Min(c[(p & 2) ^ 2], c[((p & 2) ^ 2) | 1]));
-      cur = Min(cur, other);
-      j = (j - 1) >> 2;
-      h[j] = cur;
+    uint64_t ct = std::bit_cast<uint64_t>(t);
+    uint32_t ce = uint32_t(e);
+    while (i > 1) {
+      const Node sib = tree[i ^ 1];
+      const uint64_t st = std::bit_cast<uint64_t>(sib.t);
+      const uint32_t se = uint32_t(sib.e);
+      // The sibling wins on an earlier time; on a tie only when it is the
+      // left child (i odd), whose engines are the lower indices: st < ct + 1
+      // is st <= ct (ct < 2^63), so the engine indices are never compared.
+      const uint64_t mask = 0 - uint64_t(st < ct + uint64_t(i & 1));
+      ct = (st & mask) | (ct & ~mask);
+      ce = (se & uint32_t(mask)) | (ce & ~uint32_t(mask));
+      i >>= 1;
+      tree[i] = Node{std::bit_cast<double>(ct), int32_t(ce)};
     }
   }
-  int top() const { return int(tree_[kPad].e); }
-  double top_time() const { return std::bit_cast<double>(tree_[kPad].t); }
-  double time(int e) const { return std::bit_cast<double>(tree_[kPad + inner_ + e].t); }
+  int top() const { return tree_[1].e; }
+  double top_time() const { return tree_[1].t; }
+  double time(int e) const { return tree_[size_ + e].t; }
 
  private:
   struct Node {
-    uint64_t t;  // the time's bits
-    uint32_t e;
+    double t;
+    int32_t e;
   };
-  static uint64_t Bits(double t) { return std::bit_cast<uint64_t>(t); }
-  // The earlier time, then the lower engine index, selected with a mask.
-  static Node Min(const Node& a, const Node& b) {
-    const uint64_t take_b = uint64_t((b.t < a.t) | ((b.t == a.t) & (b.e < a.e)));
-    const uint64_t m = 0 - take_b;
-    return Node{(b.t & m) | (a.t & ~m), (b.e & uint32_t(m)) | (a.e & ~uint32_t(m))};
-  }
-  // Node k lives at tree_[kPad + k]; the children of k, 4k + 1 .. 4k + 4,
-  // then start at a multiple of four nodes (64 bytes from an aligned start).
-  static constexpr int kPad = 3;
-  int size_ = 1, inner_ = 0;
-  std::vector<Node, LineAlloc<Node>> tree_;
+  // The left child holds the lower engine indices: it wins ties.
+  static Node Min(const Node& a, const Node& b) { return b.t < a.t ? b : a; }
+  int size_ = 1;
+  std::vector<Node> tree_;
 };
 
 // The least-loaded engine (fewest trajectories in flight, the lowest index on

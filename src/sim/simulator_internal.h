@@ -123,20 +123,22 @@ struct FinishEntry {
 
 enum class SegKind : uint8_t { kNone, kDecode, kMixed };
 
-// An engine's queue of trajectory ids (waiting, prefilling): a growable ring
-// buffer, the operations of std::deque that the engines use without its
-// per-operation block bookkeeping.
-class IdRing {
+// An engine's queues (trajectory ids waiting or prefilling; parked caches in
+// LRU order): a growable ring buffer, the operations of std::deque that the
+// engines use without its per-operation block bookkeeping (a deque allocates
+// and frees a block every 64 entries of 8 bytes).
+template <class T>
+class Ring {
  public:
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
-  int32_t front() const { return buf_[head_]; }
-  void push_back(int32_t id) {
+  const T& front() const { return buf_[head_]; }
+  void push_back(const T& id) {
     if (n_ == buf_.size()) Grow();
     buf_[(head_ + n_) & (buf_.size() - 1)] = id;
     ++n_;
   }
-  void push_front(int32_t id) {
+  void push_front(const T& id) {
     if (n_ == buf_.size()) Grow();
     head_ = (head_ + buf_.size() - 1) & (buf_.size() - 1);
     buf_[head_] = id;
@@ -147,12 +149,12 @@ class IdRing {
     --n_;
   }
   void clear() { head_ = n_ = 0; }
-  int32_t operator[](size_t k) const { return buf_[(head_ + k) & (buf_.size() - 1)]; }
+  const T& operator[](size_t k) const { return buf_[(head_ + k) & (buf_.size() - 1)]; }
   // In queue order: for (int32_t id : ring).
   class Iter {
    public:
-    Iter(const IdRing* r, size_t k) : r_(r), k_(k) {}
-    int32_t operator*() const { return (*r_)[k_]; }
+    Iter(const Ring* r, size_t k) : r_(r), k_(k) {}
+    const T& operator*() const { return (*r_)[k_]; }
     Iter& operator++() {
       ++k_;
       return *this;
@@ -160,7 +162,7 @@ class IdRing {
     bool operator!=(const Iter& o) const { return k_ != o.k_; }
 
    private:
-    const IdRing* r_;
+    const Ring* r_;
     size_t k_;
   };
   Iter begin() const { return Iter(this, 0); }
@@ -168,14 +170,15 @@ class IdRing {
 
  private:
   void Grow() {
-    std::vector<int32_t> b(buf_.empty() ? 16 : 2 * buf_.size());
+    std::vector<T> b(buf_.empty() ? 16 : 2 * buf_.size());
     for (size_t k = 0; k < n_; ++k) b[k] = (*this)[k];
     buf_.swap(b);
     head_ = 0;
   }
-  std::vector<int32_t> buf_;  // capacity a power of two
+  std::vector<T> buf_;  // capacity a power of two
   size_t head_ = 0, n_ = 0;
 };
+using IdRing = Ring<int32_t>;
 
 struct Engine {
   int id = 0;
@@ -189,7 +192,7 @@ struct Engine {
   IdRing waiting;
   IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
-  std::deque<std::pair<int32_t, uint32_t>> parked_lru;
+  Ring<std::pair<int32_t, uint32_t>> parked_lru;  // (trajectory, its epoch when parked)
   int64_t static_blocks = 0;            // prefill + parked
   // Current segment.
   SegKind seg = SegKind::kNone;
