@@ -1,6 +1,6 @@
 // Storage for the simulator's large per-trajectory arrays (a batch's
 // trajectories and turns, the run's per-trajectory records): blocks of
-// 4 MiB and more are 2 MiB-aligned and marked for transparent huge pages
+// 2 MiB and more are 2 MiB-aligned and marked for transparent huge pages
 // (Linux madvise(MADV_HUGEPAGE); elsewhere a plain allocation). Issue 41:
 // on the 1,024-GPU agentic run a batch is ~15 MB of trajectories and turns
 // touched at random, once per event; on 4 KiB pages their first touch was
@@ -23,7 +23,7 @@ template <class T>
 struct HugePageAlloc {
   using value_type = T;
   static constexpr size_t kHuge = size_t(2) << 20;  // a transparent huge page
-  static constexpr size_t kMin = 2 * kHuge;         // below this, plain new
+  static constexpr size_t kMin = kHuge;             // below this, plain new
   HugePageAlloc() = default;
   template <class U>
   HugePageAlloc(const HugePageAlloc<U>&) {}
