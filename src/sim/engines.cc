@@ -67,8 +67,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   t.next = kNone;
   if (en.tail != kNone) T(en.tail).next = id; else en.head = id;
   en.tail = id;
-  en.finish_heap.push_back(FinishEntry{en.iter + t.resp_left, id, t.epoch});
-  std::push_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
+  en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
   en.peak_batch = std::max(en.peak_batch, en.n_running);
 }
 
@@ -265,10 +264,9 @@ void Simulator::Plan(int e) {
     // Pure decode until the first sequence finishes its turn or the KV cache
     // runs out of blocks, whichever is first.
     while (!en.finish_heap.empty()) {
-      const FinishEntry& f = en.finish_heap.front();
+      const FinishEntry f = en.finish_heap.front();
       if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
-      std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
-      en.finish_heap.pop_back();
+      en.finish_heap.pop();
     }
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
     int64_t room = total_blocks_ - en.static_blocks;
@@ -329,8 +327,7 @@ void Simulator::EndSegment(int e) {
   scratch_.clear();
   while (!en.finish_heap.empty() && en.finish_heap.front().iter <= en.iter) {
     FinishEntry f = en.finish_heap.front();
-    std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
-    en.finish_heap.pop_back();
+    en.finish_heap.pop();
     if (!Alive(f.traj)) continue;
     Traj& t = T(f.traj);
     if (t.epoch != f.epoch || t.state != TrajState::kRunning) continue;

@@ -1,13 +1,14 @@
 // The simulator's scheduling structures (sim/event_queue.h, IdRing in
 // sim/simulator_internal.h) against plain reference computations on random
-// operation sequences: the event queue's order (time, then insertion) as a
-// scan, the same winner (time, then the lowest engine on ties)
+// operation sequences: the event queue's order (time, then insertion) and an
+// engine's finish heap's (iteration, trajectory, epoch) as a scan, the same winner (time, then the lowest engine on ties)
 // as a scan of every engine, the same least-loaded engine as TryStart's old
 // scan, the same order as std::deque. Determinism of the simulator rests on
 // these answering exactly as the structures they replaced.
 #include <cstdint>
 #include <deque>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -110,6 +111,32 @@ TEST(EventQueue, SameSequenceAsAScanUnderRandomPushesAndPops) {
       ASSERT_EQ(q.size(), ref.size());
       ASSERT_EQ(q.empty(), ref.empty());
     }
+  }
+}
+
+TEST(FinishHeap, SameSequenceAsAScanUnderRandomPushesAndPops) {
+  std::mt19937_64 rng(77);
+  internal::FinishHeap heap;
+  std::vector<internal::FinishEntry> ref;
+  auto key = [](const internal::FinishEntry& f) { return std::tuple(f.iter, f.traj, f.epoch); };
+  for (int step = 0; step < 60000; ++step) {
+    const bool push = ref.empty() || (ref.size() < 300 && rng() % 100 < (step % 4000 < 2000 ? 60u : 40u));
+    if (push) {
+      // Few iterations and trajectories, so equal iterations (and equal
+      // trajectories at other epochs) are frequent; some iterations negative.
+      const internal::FinishEntry f{int64_t(rng() % 40) - 5, int32_t(rng() % 30), uint32_t(rng() % 4)};
+      heap.push(f);
+      ref.push_back(f);
+    } else {
+      size_t best = 0;
+      for (size_t k = 1; k < ref.size(); ++k)
+        if (key(ref[k]) < key(ref[best])) best = k;
+      const internal::FinishEntry f = heap.front();
+      ASSERT_EQ(key(f), key(ref[best])) << "step " << step;
+      heap.pop();
+      ref.erase(ref.begin() + long(best));
+    }
+    ASSERT_EQ(heap.size(), ref.size());
   }
 }
 
