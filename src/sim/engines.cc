@@ -46,6 +46,26 @@ bool Simulator::EvictOneParked(Engine& en) {
   return false;
 }
 
+// A parked cache joins the back of the LRU order. An entry whose trajectory
+// is no longer parked at that epoch stays stale for good (epochs only grow, a
+// finished batch's storage never comes back) and EvictOneParked skips it; the
+// queue drops such entries whenever it has doubled since it last did, so it
+// stays near the number of caches parked (issue 41: on the 1,024-GPU run it
+// grew by every tool call, ~2,500 entries an engine, each push a cache miss).
+// The live entries keep their order: the same caches are evicted.
+void Simulator::Park(Engine& en, int32_t id, uint32_t epoch) {
+  en.parked_lru.push_back({id, epoch});
+  if (en.parked_lru.size() < en.parked_compact_at) return;
+  for (size_t k = en.parked_lru.size(); k > 0; --k) {
+    const std::pair<int32_t, uint32_t> p = en.parked_lru.front();
+    en.parked_lru.pop_front();
+    if (!Alive(p.first)) continue;
+    const Traj& t = T(p.first);
+    if (t.parked && t.epoch == p.second) en.parked_lru.push_back(p);
+  }
+  en.parked_compact_at = std::max<size_t>(64, 2 * en.parked_lru.size());
+}
+
 bool Simulator::MakeRoom(Engine& en, int64_t need) {
   while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
     if (!EvictOneParked(en)) return false;
@@ -121,7 +141,7 @@ void Simulator::Admit(Engine& en) {
     if (!MakeRoom(en, need + watermark_blocks_) && !(alone && MakeRoom(en, need))) {
       if (cached > 0) {
         t.parked = true;  // unpin; stays at the back of the LRU order
-        en.parked_lru.push_back({id, t.epoch});
+        Park(en, id, t.epoch);
       }
       if (!alone) break;
       // A context larger than the whole budget: admit it anyway (overcommit)
@@ -343,7 +363,7 @@ void Simulator::EndSegment(int e) {
       t.parked = true;
       t.blocks = Blocks(t.ctx);
       en.static_blocks += t.blocks;
-      en.parked_lru.push_back({id, t.epoch});
+      Park(en, id, t.epoch);
     }
     ToolOrReward(id);
   }

@@ -267,6 +267,7 @@ struct Engine {
   IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
   Ring<std::pair<int32_t, uint32_t>> parked_lru;  // (trajectory, its epoch when parked)
+  size_t parked_compact_at = 64;        // parked_lru drops its stale entries at this size (Park)
   int64_t static_blocks = 0;            // prefill + parked
   // Current segment.
   SegKind seg = SegKind::kNone;
@@ -380,6 +381,7 @@ class Simulator {
   void Admit(Engine& en);
   bool MakeRoom(Engine& en, int64_t need);
   bool EvictOneParked(Engine& en);
+  void Park(Engine& en, int32_t id, uint32_t epoch);
   void JoinRunning(Engine& en, int32_t id);
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
