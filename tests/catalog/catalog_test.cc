@@ -36,7 +36,8 @@ bool HasProblem(const Error& e, const std::string& path, int line = 0) {
 
 TEST(Catalog, BuiltinLoadsEveryRequiredId) {
   Catalog cat = Builtin();
-  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "h800"}) {
+  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "h800", "a800",
+                         "l20"}) {
     EXPECT_NE(cat.FindGpu(id), nullptr) << id;
   }
   for (const char* id : {"qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-32b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b",
@@ -177,7 +178,8 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // 0.425 x 1.012 = 0.430. The A100's own train_mfu (docs/model.md, "A100"):
   // (0.302 + 0.496) / 2 = 0.399; its decode_bw is the default's.
   const std::map<std::string, std::pair<double, double>> blackwell = {
-      {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}}};
+      {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
+      {"a800", {0.725, 0.399}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -523,8 +525,8 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
     auto it = src.find("efficiency.measured_on");
     return it == src.end() ? std::string() : it->second;
   };
-  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g"}) EXPECT_EQ(from(id), "") << id;
-  for (const char* id : {"h800", "h200", "h20", "mi300x", "l40s"}) EXPECT_EQ(from(id), "h100-sxm") << id;
+  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800"}) EXPECT_EQ(from(id), "") << id;
+  for (const char* id : {"h800", "h200", "h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
 
   const std::string text =
       "model: qwen2.5-7b\nhardware: {gpu: mi300x, gpus: 8}\n"
