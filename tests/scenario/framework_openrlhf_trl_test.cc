@@ -129,6 +129,31 @@ TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
   EXPECT_NE(s->framework_defaults.front().source.find("use_vllm default=False"), std::string::npos);
 }
 
+TEST(FrameworkNemoRl, BaseConfigCheckpointsAndValidatesEveryTenSteps) {
+  // NeMo RL r0.6.0 (c339070fa), examples/configs/grpo_math_1B.yaml, the config
+  // run_grpo_math.py loads: checkpointing.enabled true, save_period 10,
+  // save_optimizer true; grpo.val_period 10 over max_val_samples 256 in batches
+  // of val_batch_size 256, one response each. A whole run pays both.
+  auto s = Load(kBase + "framework: nemo-rl\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "nemo-rl@0.6");
+  ASSERT_TRUE(s->run.checkpoint.has_value());
+  EXPECT_EQ(s->run.checkpoint->every_steps, 10);
+  EXPECT_TRUE(s->run.checkpoint->optimizer_state);
+  ASSERT_TRUE(s->run.evaluation.has_value());
+  EXPECT_EQ(s->run.evaluation->every_steps, 10);
+  EXPECT_EQ(s->run.evaluation->prompts, 256);
+  EXPECT_EQ(s->run.evaluation->samples_per_prompt, 1);
+  // The file's own choice wins: no checkpoints, evaluation every 50 steps.
+  auto own = Load(kBase + "framework: nemo-rl\nrun: {checkpoint: false, evaluation: {every_steps: 50, prompts: 100}}\n");
+  ASSERT_TRUE(own) << own.error().ToString();
+  EXPECT_FALSE(own->run.checkpoint.has_value());
+  ASSERT_TRUE(own->run.evaluation.has_value());
+  EXPECT_EQ(own->run.evaluation->every_steps, 50);
+  EXPECT_EQ(own->run.evaluation->prompts, 100);
+  EXPECT_EQ(own->run.evaluation->samples_per_prompt, 1);  // filled from the framework's mapping
+}
+
 TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
   // v0.21.0 (46d09bd24): gradient checkpointing off (on from a222aeb46),
   // old log-probs not recomputed when generation and optimizer steps align
