@@ -129,6 +129,40 @@ TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
   EXPECT_NE(s->framework_defaults.front().source.find("use_vllm default=False"), std::string::npos);
 }
 
+TEST(FrameworkNemoRl, V030SplitsPipelineStagesEvenly) {
+  // NeMo RL v0.3.0 (b1c86a816), the release of the v0.3 blog's runs:
+  // grpo_math_1B_megatron.yaml:81-82 leaves num_layers_in_first/last_pipeline_stage
+  // null (Megatron-Core's even split, the output layer on the last stage);
+  // vLLM 0.9.0 in its plain engine, sleep level 1, the optimizer offloaded
+  // through pageable memory before every refit, the engine's share 0.6, no
+  // activation checkpointing.
+  auto s = Load(kBase + "framework: nemo-rl@0.3\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "nemo-rl@0.3");
+  EXPECT_EQ(s->placement.train_pp_split, PipelineSplit::kEven);
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  EXPECT_FALSE(s->engine.enforce_eager);
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kPageable);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization.has_value());
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.6);
+  EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager",
+                                                 "placement.engine_sleep_level", "placement.refit_offload",
+                                                 "placement.gpu_memory_utilization",
+                                                 "placement.gradient_checkpointing", "placement.train_pp_split"}));
+  ExpectSourcesName(*s, "v0.3.0 (b1c86a816)");
+  // The newest release stays the default and keeps rlcost's balanced split
+  // (its large recipes set the first/last-stage counts); a file's own split wins.
+  auto newest = Load(kBase + "framework: nemo-rl\n");
+  ASSERT_TRUE(newest) << newest.error().ToString();
+  EXPECT_EQ(newest->framework, "nemo-rl@0.6");
+  EXPECT_EQ(newest->placement.train_pp_split, PipelineSplit::kBalanced);
+  auto own = Load(kBase + "framework: nemo-rl@0.3\nplacement: {train_pp_split: balanced}\n");
+  ASSERT_TRUE(own) << own.error().ToString();
+  EXPECT_EQ(own->placement.train_pp_split, PipelineSplit::kBalanced);
+}
+
 TEST(FrameworkNemoRl, BaseConfigCheckpointsAndValidatesEveryTenSteps) {
   // NeMo RL r0.6.0 (c339070fa), examples/configs/grpo_math_1B.yaml, the config
   // run_grpo_math.py loads: checkpointing.enabled true, save_period 10,
