@@ -150,7 +150,8 @@ TEST(FrameworkNemoRl, V030SplitsPipelineStagesEvenly) {
   EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager",
                                                  "placement.engine_sleep_level", "placement.refit_offload",
                                                  "placement.gpu_memory_utilization",
-                                                 "placement.gradient_checkpointing", "placement.train_pp_split"}));
+                                                 "placement.gradient_checkpointing", "placement.train_pp_split",
+                                                 "run.checkpoint", "run.evaluation"}));
   ExpectSourcesName(*s, "v0.3.0 (b1c86a816)");
   // The newest release stays the default and keeps rlcost's balanced split
   // (its large recipes set the first/last-stage counts); a file's own split wins.
@@ -186,6 +187,14 @@ TEST(FrameworkNemoRl, BaseConfigCheckpointsAndValidatesEveryTenSteps) {
   EXPECT_EQ(own->run.evaluation->every_steps, 50);
   EXPECT_EQ(own->run.evaluation->prompts, 100);
   EXPECT_EQ(own->run.evaluation->samples_per_prompt, 1);  // filled from the framework's mapping
+  // v0.3.0 (b1c86a816) had the same base config: save_period 10 (the optimizer
+  // always saved), val_period 10 over 256 prompts.
+  auto v03 = Load(kBase + "framework: nemo-rl@0.3\n");
+  ASSERT_TRUE(v03) << v03.error().ToString();
+  ASSERT_TRUE(v03->run.checkpoint.has_value() && v03->run.evaluation.has_value());
+  EXPECT_EQ(v03->run.checkpoint->every_steps, 10);
+  EXPECT_TRUE(v03->run.checkpoint->optimizer_state);
+  EXPECT_EQ(v03->run.evaluation->prompts, 256);
 }
 
 TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
