@@ -162,7 +162,9 @@ TEST(IdRing, SameOrderAsADeque) {
     }
     ASSERT_EQ(ring.size(), ref.size());
     ASSERT_EQ(ring.empty(), ref.empty());
-    if (!ref.empty()) ASSERT_EQ(ring.front(), ref.front());
+    if (!ref.empty()) {
+      ASSERT_EQ(ring.front(), ref.front());
+    }
   }
   std::vector<int32_t> seen;
   for (int32_t id : ring) seen.push_back(id);
