@@ -1,6 +1,7 @@
 // The roofline time of one unit of work. Derivations: docs/model.md, "perf".
 #include "core/numbers.h"
 #include "rlcost/perf.h"
+#include "perf/prefill_maker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -253,6 +254,39 @@ Work Prefill(const EngineConfig& e, double tokens, double context_before, double
                 KvShards(m, e.tp, e.dp_attention);
   double t_compute = w.flops / (g.PeakFlops(e.weights) * e.eff.prefill_mfu);
   double t_mem = w.bytes / (g.hbm_tb_per_s * 1e12 * e.eff.decode_bw);
+  w.compute_bound = t_compute >= t_mem;
+  w.time_s = std::max(t_compute, t_mem) + AllReduceTime(e, tokens * m.hidden * 2.0, 2.0 * m.layers);
+  return w;
+}
+
+// PrefillMaker (src/perf/prefill_maker.h): Prefill's engine-only factors
+// once; every expression below is Prefill's, in its order (the same bits).
+PrefillMaker::PrefillMaker(const EngineConfig& e) : e_(&e) {
+  const ModelSpec& m = *e.model;
+  const GpuSpec& g = *e.gpu;
+  linear_flops_per_token_ = 2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e);
+  attn_flops_ = AttentionFlopsPerContextToken(m);
+  if (!m.is_moe()) dense_weight_bytes_ = WeightBytes(m, e.weights);
+  lora_bytes_ = LoraBytes(e);
+  kv_bytes_ = KvBytesPerToken(m, e.kv);
+  kv_shards_ = KvShards(m, e.tp, e.dp_attention);
+  peak_ = g.PeakFlops(e.weights) * e.eff.prefill_mfu;
+  bw_ = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
+}
+
+Work PrefillMaker::operator()(double tokens, double context_before, double sequences) const {
+  Work w;
+  if (tokens <= 0) return w;
+  const EngineConfig& e = *e_;
+  const ModelSpec& m = *e.model;
+  sequences = std::max(sequences, 1.0);
+  double per_seq = tokens / sequences;
+  double attn_ctx = sequences * (per_seq * context_before + per_seq * per_seq / 2.0);
+  w.flops = (tokens * linear_flops_per_token_ + attn_flops_ * attn_ctx) / e.tp;
+  double weight_bytes = m.is_moe() ? WeightBytesRead(m, e.weights, tokens) : dense_weight_bytes_;
+  w.bytes = (weight_bytes + lora_bytes_) / e.tp + (sequences * context_before + tokens) * kv_bytes_ / kv_shards_;
+  double t_compute = w.flops / peak_;
+  double t_mem = w.bytes / bw_;
   w.compute_bound = t_compute >= t_mem;
   w.time_s = std::max(t_compute, t_mem) + AllReduceTime(e, tokens * m.hidden * 2.0, 2.0 * m.layers);
   return w;

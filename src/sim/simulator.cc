@@ -108,6 +108,7 @@ Result<void> Simulator::Setup() {
   watermark_blocks_ = static_cast<int64_t>(std::floor(kWatermarkFraction * double(total_blocks_)));
 
   ec_ = perf::RolloutEngine(s_);
+  prefill_.emplace(ec_);
   sync_parts_ = perf::WeightSync(s_);
   perf::ChargeRefitOffloadOut(s_, *mem, sync_parts_);
   sync_s_ = sync_parts_.total_s;

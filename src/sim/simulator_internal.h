@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "sim/huge_pages.h"
 #include "sim/slot_pool.h"
 #include "rlcost/sim.h"
+#include "perf/prefill_maker.h"
 #include "sim/event_queue.h"
 #include "sim/judge.h"
 #include "sim/kv_cache.h"
@@ -438,7 +440,9 @@ class Simulator {
   // lengths repeat: computed once per length (the same perf::Prefill call,
   // so the same bits).
   perf::Work PrefillChunk(int64_t tokens, int64_t context_before) {
-    if (context_before != 0 || tokens > kChunkTokens) return perf::Prefill(ec_, double(tokens), double(context_before));
+    // Onto a context (a tool output, a resumed turn): perf::Prefill's bits
+    // with its engine-only factors computed once (perf::PrefillMaker).
+    if (context_before != 0 || tokens > kChunkTokens) return (*prefill_)(double(tokens), double(context_before));
     if (tokens >= int64_t(prefill0_.size())) {
       prefill0_.resize(size_t(tokens) + 1);
       prefill0_ok_.resize(size_t(tokens) + 1, 0);
@@ -494,6 +498,7 @@ class Simulator {
   std::vector<std::string> notes_;
   std::vector<perf::DecodeArms> arms_;  // by batch size
   std::vector<uint8_t> arms_ok_;
+  std::optional<perf::PrefillMaker> prefill_;  // over ec_, from Setup
   std::vector<perf::Work> prefill0_;  // by chunk length, no context before it (PrefillChunk)
   std::vector<uint8_t> prefill0_ok_;
 
