@@ -195,7 +195,8 @@ namespace {
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
   if (opt.plan && plan::AnythingToPlan(s)) {
-    auto p = plan::PlanLayout(s, {*opt.plan});
+    // Only the layout is kept: candidates that cannot win are not estimated.
+    auto p = plan::PlanLayout(s, {*opt.plan, /*layout_only=*/true});
     if (!p) {
       row.status = StatusOf(p.error().code);
       row.reason = Reason(p.error());
@@ -330,7 +331,7 @@ void PointRunner::FinishPlanned(PointRow& row, Scenario& s) const {
   }
   auto it = plans_.find(key);
   if (it == plans_.end()) {
-    auto p = plan::PlanLayout(s, {*opt_.plan});
+    auto p = plan::PlanLayout(s, {*opt_.plan, /*layout_only=*/true});
     if (!p) return Finish(row, s, opt_, metrics_);  // the planner's error, as RunPoint reports it
     it = plans_.emplace(key, plan::LayoutOf(p->scenario)).first;
   }
