@@ -301,13 +301,16 @@ bool PointRunner::TryLoadSplit(Scenario& out, const std::vector<Override>& overr
   }
   std::string key;
   for (const auto& o : slow) key += o.path + '\x1e' + o.value + '\x1f';
-  if (!slow_ || key != slow_key_) {
+  auto it = slow_.find(key);
+  if (it == slow_.end()) {
+    if (slow_.size() >= kMaxSlowLoaders) slow_.clear();
     std::vector<Override> fixed = opt_.fixed;
     fixed.insert(fixed.end(), slow.begin(), slow.end());
-    slow_ = std::make_unique<scenario_internal::FastOverrides>(doc_, catalog_, std::move(fixed));
-    slow_key_ = std::move(key);
+    it = slow_.emplace(std::move(key), std::make_unique<scenario_internal::FastOverrides>(doc_, catalog_,
+                                                                                         std::move(fixed)))
+             .first;
   }
-  return slow_->TryLoadInto(out, direct);
+  return it->second->TryLoadInto(out, direct);
 }
 
 namespace {
