@@ -238,29 +238,15 @@ Work DecodeIterations(const EngineConfig& e, double batch, double context_tokens
 // DecodeIterations(const DecodeArms&, ...) is inline in perf.h (event loops call it).
 
 Work Prefill(const EngineConfig& e, double tokens, double context_before, double sequences) {
-  Work w;
-  if (tokens <= 0) return w;
-  const ModelSpec& m = *e.model;
-  const GpuSpec& g = *e.gpu;
-  // Token j of a sequence's chunk attends to context_before + j tokens:
-  // per sequence t*C0 + t^2/2 with t = tokens / sequences.
-  sequences = std::max(sequences, 1.0);
-  double per_seq = tokens / sequences;
-  double attn_ctx = sequences * (per_seq * context_before + per_seq * per_seq / 2.0);
-  w.flops = (tokens * (2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e)) +
-             AttentionFlopsPerContextToken(m) * attn_ctx) / e.tp;
-  w.bytes = (WeightBytesRead(m, e.weights, tokens) + LoraBytes(e)) / e.tp +
-            (sequences * context_before + tokens) * KvBytesPerToken(m, e.kv) /
-                KvShards(m, e.tp, e.dp_attention);
-  double t_compute = w.flops / (g.PeakFlops(e.weights) * e.eff.prefill_mfu);
-  double t_mem = w.bytes / (g.hbm_tb_per_s * 1e12 * e.eff.decode_bw);
-  w.compute_bound = t_compute >= t_mem;
-  w.time_s = std::max(t_compute, t_mem) + AllReduceTime(e, tokens * m.hidden * 2.0, 2.0 * m.layers);
-  return w;
+  // One definition: the maker (below) made and used once, as DecodeArmsFor.
+  if (tokens <= 0) return Work{};
+  return PrefillMaker(e)(tokens, context_before, sequences);
 }
 
-// PrefillMaker (src/perf/prefill_maker.h): Prefill's engine-only factors
-// once; every expression below is Prefill's, in its order (the same bits).
+// PrefillMaker (src/perf/prefill_maker.h): a prefill chunk priced with the
+// engine-only factors computed once. Token j of a sequence's chunk attends to
+// context_before + j tokens: per sequence t*C0 + t^2/2 with t = tokens /
+// sequences.
 PrefillMaker::PrefillMaker(const EngineConfig& e) : e_(&e) {
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
