@@ -12,6 +12,8 @@
 #include <new>
 #include <vector>
 
+#include "sim/four_ary_heap.h"
+
 namespace rlcost::sim {
 
 enum class EventType : uint8_t {
@@ -76,53 +78,18 @@ class EventQueue {
     if (b != 0 || type == EventType::kJudgeSegmentEnd) low = Slot(a, b);  // b beside, in a slot
     const Entry ev{std::bit_cast<uint64_t>(t + 0.0), (next_order_++ << kLowBits) | (uint64_t(type) << 32) | low};
     // Sift up: move parents down into the hole until the new event's place.
-    size_t i = heap_.size() - kPad;
+    const size_t i = heap_.size() - kPad;
     heap_.push_back(ev);
-    Entry* h = heap_.data() + kPad;
-    while (i > 0) {
-      size_t parent = (i - 1) / kArity;
-      if (!Before(ev, h[parent])) break;
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = ev;
+    HeapSiftUp(heap_.data() + kPad, i, ev, Before);
   }
   Event Pop() {
     Entry* h = heap_.data() + kPad;
     const Entry top = h[0];
     const Entry last = heap_.back();
     heap_.pop_back();
-    const size_t n = heap_.size() - kPad;
-    if (n > 0) {
-      // The hole goes down to a leaf along the earliest child...
-      size_t i = 0;
-      for (;;) {
-        const size_t c = kArity * i + 1;
-        size_t best;
-        if (c + kArity <= n) {
-          const size_t b01 = c + size_t(Before(h[c + 1], h[c]));
-          const size_t b23 = c + 2 + size_t(Before(h[c + 3], h[c + 2]));
-          const size_t take = 0 - size_t(Before(h[b23], h[b01]));
-          best = (b23 & take) | (b01 & ~take);
-        } else if (c < n) {
-          best = c;
-          for (size_t k = c + 1; k < n; ++k)
-            if (Before(h[k], h[best])) best = k;
-        } else {
-          break;
-        }
-        h[i] = h[best];
-        i = best;
-      }
-      // ... and the last entry rises from there to its place.
-      while (i > 0) {
-        const size_t parent = (i - 1) / kArity;
-        if (!Before(last, h[parent])) break;
-        h[i] = h[parent];
-        i = parent;
-      }
-      h[i] = last;
-    }
+    // The hole goes down to a leaf along the earliest children, and the last
+    // entry rises from there to its place.
+    HeapRefillRoot(h, heap_.size() - kPad, last, Before);
     Event ev;
     ev.t = std::bit_cast<double>(top.t);
     ev.order = top.tag >> kLowBits;
@@ -145,7 +112,6 @@ class EventQueue {
   void SetOrderLimitForTest(uint64_t limit) { order_limit_ = limit; }
 
  private:
-  static constexpr size_t kArity = 4;
   static constexpr int kLowBits = 36;  // type (4) | a (32)
   static constexpr int kOrderBits = 64 - kLowBits;
   // Entry k lives at heap_[kPad + k]: the children of k, kPad + 4k + 1 ..

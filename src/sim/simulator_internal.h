@@ -136,49 +136,14 @@ class FinishHeap {
   FinishEntry front() const { return Decode(h_.front()); }
   void push(const FinishEntry& f) {
     const Key x{uint64_t(f.iter) ^ kBias, (uint64_t(uint32_t(f.traj)) << 32) | f.epoch};
-    size_t i = h_.size();
+    const size_t i = h_.size();
     h_.push_back(x);
-    Key* h = h_.data();
-    while (i > 0) {
-      const size_t parent = (i - 1) / 4;
-      if (!Before(x, h[parent])) break;
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = x;
+    HeapSiftUp(h_.data(), i, x, Before);
   }
   void pop() {
     const Key last = h_.back();
     h_.pop_back();
-    const size_t n = h_.size();
-    if (n == 0) return;
-    Key* h = h_.data();
-    size_t i = 0;
-    for (;;) {
-      const size_t c = 4 * i + 1;
-      size_t best;
-      if (c + 4 <= n) {
-        const size_t b01 = c + size_t(Before(h[c + 1], h[c]));
-        const size_t b23 = c + 2 + size_t(Before(h[c + 3], h[c + 2]));
-        const size_t take = 0 - size_t(Before(h[b23], h[b01]));
-        best = (b23 & take) | (b01 & ~take);
-      } else if (c < n) {
-        best = c;
-        for (size_t k = c + 1; k < n; ++k)
-          if (Before(h[k], h[best])) best = k;
-      } else {
-        break;
-      }
-      h[i] = h[best];
-      i = best;
-    }
-    while (i > 0) {
-      const size_t parent = (i - 1) / 4;
-      if (!Before(last, h[parent])) break;
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = last;
+    HeapRefillRoot(h_.data(), h_.size(), last, Before);
   }
 
  private:
