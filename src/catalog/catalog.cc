@@ -356,8 +356,7 @@ Result<void> Catalog::AddText(std::string_view text, const std::string& origin) 
               AddProblem(problems, path, msg, it->first);
               continue;
             }
-            patch.ApplyTo(gpu->second.efficiency, &gpu->second.sources);
-            catalog_internal::SetEfficiencyBorrowedFrom(gpu->second, patch.measured_on == id ? "" : patch.measured_on);
+            catalog_internal::ApplyEfficiencyRow(gpu->second, patch);
           }
         }
       }

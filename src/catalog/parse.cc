@@ -1,10 +1,12 @@
 #include "catalog/parse.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "catalog/efficiency_origin.h"
 #include "core/count.h"
 #include "rlcost/types.h"
 
@@ -344,11 +346,36 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
 }
 
 void SetEfficiencyBorrowedFrom(GpuSpec& g, const std::string& from) {
+  g.sources.erase(kEfficiencyBorrowedFrom);
+  g.sources.erase(kEfficiencyBorrowedFields);
   if (from.empty()) {
-    g.sources.erase("efficiency.measured_on");
+    g.sources.erase(kEfficiencyBorrowedAll);
   } else {
-    g.sources["efficiency.measured_on"] = from;
+    g.sources[kEfficiencyBorrowedAll] = from;
   }
+}
+
+void ApplyEfficiencyRow(GpuSpec& g, const EfficiencyPatch& row) {
+  // What the GPU borrowed before this row: the fields it leaves out stay so.
+  const EfficiencyOrigin before = OriginOfEfficiency(g);
+  row.ApplyTo(g.efficiency, &g.sources);
+  if (!row.measured_on.empty()) {
+    SetEfficiencyBorrowedFrom(g, row.measured_on == g.id ? "" : row.measured_on);
+    return;
+  }
+  SetEfficiencyBorrowedFrom(g, "");
+  if (before.borrowed_from.empty() || before.borrowed_from == g.id) return;
+  std::string still;
+  for (const auto& f : EfficiencyFields()) {
+    const bool given = std::any_of(row.values.begin(), row.values.end(),
+                                   [&](const auto& v) { return v.first == f.member; });
+    const bool was_borrowed = std::find(before.borrowed_fields.begin(), before.borrowed_fields.end(),
+                                        std::string(f.name)) != before.borrowed_fields.end();
+    if (was_borrowed && !given) still += (still.empty() ? "" : ", ") + std::string(f.name);
+  }
+  if (still.empty()) return;
+  g.sources[kEfficiencyBorrowedFrom] = before.borrowed_from;
+  g.sources[kEfficiencyBorrowedFields] = still;
 }
 
 GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,
@@ -442,15 +469,15 @@ GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::strin
   if (auto e = node["efficiency"]) {
     // Figures of its own, unless the mapping says whose they are (`rlcost
     // catalog --json` writes `measured_on` back for a borrowed row).
-    EfficiencyPatch own = ParseEfficiencyPatch(e, Join(path, "efficiency"), problems);
-    own.ApplyTo(g.efficiency, &g.sources);
-    SetEfficiencyBorrowedFrom(g, own.measured_on == id ? "" : own.measured_on);
+    ApplyEfficiencyRow(g, ParseEfficiencyPatch(e, Join(path, "efficiency"), problems));
   }
   // Source keys: the fields, plus "efficiency.<field>" so that `rlcost catalog
   // --json` output (which carries the efficiency sources) reads back in.
   std::vector<std::string> source_keys = With(kGpuNumericKeys, {"name", "source"});
   for (const auto& f : EfficiencyFieldNames()) source_keys.push_back("efficiency." + f);
-  source_keys.push_back("efficiency.measured_on");
+  for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) {
+    source_keys.emplace_back(k);
+  }
   ReadSources(node, path, source_keys, g.sources, problems);
   return g;
 }

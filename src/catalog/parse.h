@@ -59,6 +59,11 @@ const EfficiencyPatch& BuiltinDefaultEfficiency();
 // borrowed figure is never read as the GPU's own (docs/model.md, "Efficiency
 // defaults"). Empty `from` clears it.
 void SetEfficiencyBorrowedFrom(GpuSpec& g, const std::string& from);
+// Applies a GPU's own efficiency row (efficiency.yaml's `<gpu>:` or a GPU
+// entry's `efficiency:`). The row's figures are the GPU's own; the fields it
+// leaves out keep what they were, so those the GPU borrowed stay borrowed and
+// are named (efficiency_origin.h) instead of the whole row passing as its own.
+void ApplyEfficiencyRow(GpuSpec& g, const EfficiencyPatch& row);
 
 // Names of the Efficiency fields, in declaration order.
 std::vector<std::string> EfficiencyFieldNames();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/efficiency_origin.h"
 #include "core/cancel.h"
 #include "econ/energy.h"
 #include "econ/resplit.h"
@@ -79,16 +80,45 @@ std::string SpeculativeAssumption(const Scenario& s) {
                      sp.ExpectedTokensPerStep());
 }
 
+// An efficiency field in the words the estimate prints.
+std::string EfficiencyFieldWords(const std::string& field) {
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"decode_bw", "decode bandwidth"},
+      {"decode_compute", "decode compute share"},
+      {"decode_iter_overhead_s", "fixed cost per decode iteration"},
+      {"moe_layer_decode_s", "fixed cost per MoE layer in decode"},
+      {"prefill_mfu", "prefill MFU"},
+      {"train_mfu", "train MFU"},
+      {"train_mfu_moe", "MoE train MFU"},
+      {"logprob_mfu", "log-prob MFU"},
+      {"step_overhead_s", "fixed cost per step"},
+      {"weight_sync_eff", "weight-sync link share"},
+  };
+  for (const auto& [name, words] : kWords) {
+    if (field == name) return words;
+  }
+  return field;
+}
+
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
-  // catalog_internal::SetEfficiencyBorrowedFrom keeps whose figures they are.
-  const auto found = s.hardware.gpu.sources.find("efficiency.measured_on");
-  const std::string borrowed = found != s.hardware.gpu.sources.end() ? found->second : "";
-  const std::string whose =
-      borrowed.empty() ? s.hardware.gpu.id
-                       : fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
-                                     s.hardware.gpu.id, borrowed);
+  // Whose figures they are: kept with the GPU's sources by the catalog reader
+  // (catalog/efficiency_origin.h), the same definition the JSON reads.
+  const EfficiencyOrigin origin = OriginOfEfficiency(s.hardware.gpu);
+  std::string whose = s.hardware.gpu.id;
+  if (origin.whole_row) {
+    whose = fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
+                        s.hardware.gpu.id, origin.borrowed_from);
+  } else if (!origin.borrowed_from.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < origin.borrowed_fields.size(); ++i) {
+      names += (i == 0 ? "" : (i + 1 == origin.borrowed_fields.size() ? " and " : ", ")) +
+               EfficiencyFieldWords(origin.borrowed_fields[i]);
+    }
+    whose = fmt::format("{}: its own figures in catalog/efficiency.yaml but {} BORROWED from {}", s.hardware.gpu.id,
+                        names, origin.borrowed_from);
+  }
   a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`)",
                           whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "catalog/efficiency_origin.h"
 #include "core/count.h"
 #include "core/file.h"
 #include "core/yaml.h"
@@ -211,14 +212,29 @@ Result<Calibration> LoadCalibrationFile(const std::string& path) {
 void ApplyCalibration(const Calibration& cal, Scenario& s) {
   if (cal.fitted.empty()) {
     s.hardware.gpu.efficiency = cal.efficiency;
-    s.hardware.gpu.sources.erase("efficiency.measured_on");  // fitted to the user's own log: nothing borrowed
+    // Fitted to the user's own log: nothing borrowed.
+    for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) {
+      s.hardware.gpu.sources.erase(k);
+    }
     return;
   }
+  EfficiencyOrigin origin = OriginOfEfficiency(s.hardware.gpu);
   for (const auto& name : cal.fitted) {
     if (const auto* f = calib::FindEfficiencyField(name)) {
       s.hardware.gpu.efficiency.*(f->member) = cal.efficiency.*(f->member);
       s.hardware.gpu.sources["efficiency." + name] = "calibrated: " + cal.source;
+      std::erase(origin.borrowed_fields, name);  // the user's own figure now
     }
+  }
+  // What is still borrowed, by name (docs/model.md, "Efficiency defaults").
+  for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) {
+    s.hardware.gpu.sources.erase(k);
+  }
+  if (!origin.borrowed_from.empty() && !origin.borrowed_fields.empty()) {
+    std::string list;
+    for (const auto& n : origin.borrowed_fields) list += (list.empty() ? "" : ", ") + n;
+    s.hardware.gpu.sources[kEfficiencyBorrowedFrom] = origin.borrowed_from;
+    s.hardware.gpu.sources[kEfficiencyBorrowedFields] = list;
   }
 }
 

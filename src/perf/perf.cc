@@ -573,7 +573,15 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   w.flops = tokens * (linear + attention) / gpus;
   const double pad = PaddedTokenFactor(s, mean_seq_len);
   const double executed = tokens * (linear * pad + attention) / gpus;
-  w.time_s = std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true),
+  // The forward passes run the same tensor-parallel plan as the update
+  // (NeMo RL v0.3.0 b1c86a81 dtensor_policy_worker.py:814 get_logprobs on
+  // the model parallelized once by nemo_rl/models/dtensor/parallelize.py:
+  // 149-172; the reference pass is the same call, :1104-1105), so DTensor's
+  // activation collectives run in line with their compute, forward only.
+  // They pack without padding to the budget (:884-892, pack_sequences
+  // without min_seq_len): on the real tokens.
+  w.time_s = std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
+                          DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true),
                       FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true));
   w.compute_bound = true;
   return w;

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "catalog/efficiency_origin.h"
 #include "report/intervals.h"
 #include "report/report.h"
 #include "report/sim_json.h"
@@ -114,14 +115,17 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     const GpuSpec& g = s.hardware.gpu;
     nlohmann::json& je = j["efficiency"];
     je["gpu"] = g.id;
-    const auto borrowed = g.sources.find("efficiency.measured_on");  // catalog_internal::SetEfficiencyBorrowedFrom
-    je["borrowed"] = borrowed != g.sources.end();
-    // Only a borrowed row names its donor: the contract has no nulls.
-    if (borrowed != g.sources.end()) je["borrowed_from"] = borrowed->second;
+    const EfficiencyOrigin origin = OriginOfEfficiency(g);  // catalog/efficiency_origin.h
+    je["borrowed"] = origin.whole_row;
+    // Only a borrowed figure names its donor: the contract has no nulls.
+    if (!origin.borrowed_from.empty()) {
+      je["borrowed_from"] = origin.borrowed_from;
+      je["borrowed_fields"] = origin.borrowed_fields;
+    }
     nlohmann::json& src = je["sources"];
     src = nlohmann::json::object();
     for (const auto& [k, v] : g.sources) {
-      if (k.rfind("efficiency.", 0) == 0 && k != "efficiency.measured_on") src[k.substr(11)] = v;
+      if (k.rfind("efficiency.", 0) == 0 && !IsEfficiencyOriginKey(k)) src[k.substr(11)] = v;
     }
   }
   // The likely range of the headline figures: part of every estimate's JSON

@@ -46,6 +46,26 @@ bool Simulator::EvictOneParked(Engine& en) {
   return false;
 }
 
+// A parked cache joins the back of the LRU order. An entry whose trajectory
+// is no longer parked at that epoch stays stale for good (epochs only grow, a
+// finished batch's storage never comes back) and EvictOneParked skips it; the
+// queue drops such entries whenever it has doubled since it last did, so it
+// stays near the number of caches parked (issue 41: on the 1,024-GPU run it
+// grew by every tool call, ~2,500 entries an engine, each push a cache miss).
+// The live entries keep their order: the same caches are evicted.
+void Simulator::Park(Engine& en, int32_t id, uint32_t epoch) {
+  en.parked_lru.push_back({id, epoch});
+  if (en.parked_lru.size() < en.parked_compact_at) return;
+  for (size_t k = en.parked_lru.size(); k > 0; --k) {
+    const std::pair<int32_t, uint32_t> p = en.parked_lru.front();
+    en.parked_lru.pop_front();
+    if (!Alive(p.first)) continue;
+    const Traj& t = T(p.first);
+    if (t.parked && t.epoch == p.second) en.parked_lru.push_back(p);
+  }
+  en.parked_compact_at = std::max<size_t>(64, 2 * en.parked_lru.size());
+}
+
 bool Simulator::MakeRoom(Engine& en, int64_t need) {
   while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
     if (!EvictOneParked(en)) return false;
@@ -60,7 +80,6 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   en.static_blocks -= t.blocks;
   t.blocks = 0;
   t.key = t.ctx - en.iter;
-  t.finish_iter = en.iter + t.resp_left;
   ++en.n_running;
   en.sum_key += t.key;
   ++en.phase_cnt[Mod16(t.key)];
@@ -68,8 +87,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   t.next = kNone;
   if (en.tail != kNone) T(en.tail).next = id; else en.head = id;
   en.tail = id;
-  en.finish_heap.push_back(FinishEntry{t.finish_iter, id, t.epoch});
-  std::push_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
+  en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
   en.peak_batch = std::max(en.peak_batch, en.n_running);
 }
 
@@ -123,7 +141,7 @@ void Simulator::Admit(Engine& en) {
     if (!MakeRoom(en, need + watermark_blocks_) && !(alone && MakeRoom(en, need))) {
       if (cached > 0) {
         t.parked = true;  // unpin; stays at the back of the LRU order
-        en.parked_lru.emplace_back(id, t.epoch);
+        Park(en, id, t.epoch);
       }
       if (!alone) break;
       // A context larger than the whole budget: admit it anyway (overcommit)
@@ -266,10 +284,9 @@ void Simulator::Plan(int e) {
     // Pure decode until the first sequence finishes its turn or the KV cache
     // runs out of blocks, whichever is first.
     while (!en.finish_heap.empty()) {
-      const FinishEntry& f = en.finish_heap.front();
+      const FinishEntry f = en.finish_heap.front();
       if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
-      std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
-      en.finish_heap.pop_back();
+      en.finish_heap.pop();
     }
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
     int64_t room = total_blocks_ - en.static_blocks;
@@ -330,8 +347,7 @@ void Simulator::EndSegment(int e) {
   scratch_.clear();
   while (!en.finish_heap.empty() && en.finish_heap.front().iter <= en.iter) {
     FinishEntry f = en.finish_heap.front();
-    std::pop_heap(en.finish_heap.begin(), en.finish_heap.end(), std::greater<>());
-    en.finish_heap.pop_back();
+    en.finish_heap.pop();
     if (!Alive(f.traj)) continue;
     Traj& t = T(f.traj);
     if (t.epoch != f.epoch || t.state != TrajState::kRunning) continue;
@@ -347,7 +363,7 @@ void Simulator::EndSegment(int e) {
       t.parked = true;
       t.blocks = Blocks(t.ctx);
       en.static_blocks += t.blocks;
-      en.parked_lru.emplace_back(id, t.epoch);
+      Park(en, id, t.epoch);
     }
     ToolOrReward(id);
   }

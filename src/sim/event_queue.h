@@ -1,6 +1,7 @@
 // The simulator's calendar: a 4-ary min-heap of plain events ordered by time,
 // ties broken by insertion order so a run is deterministic. No std::function,
-// no allocation once the heap has grown to its working size.
+// no allocation once the heap has grown to its working size. Engines' own
+// next events live in EngineTimers below.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace rlcost::sim {
@@ -33,58 +35,159 @@ struct Event {
   uint32_t b = 0;
 };
 
+// 64-byte aligned storage: a 4-ary heap or tree whose sibling groups start on
+// a cache line (after a pad of three entries) reads each group from one line.
+template <class T>
+struct LineAlloc {
+  using value_type = T;
+  LineAlloc() = default;
+  template <class U>
+  LineAlloc(const LineAlloc<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const LineAlloc&) const { return true; }
+};
+
+// Events come out by time, ties by insertion order, so a run is
+// deterministic. Any priority queue under that total order pops the same
+// sequence; this one is laid out for the simulator's working set (issue 41:
+// ~30,000 pending tool returns on a 1,024-GPU agentic run):
+//   - an entry is 16 bytes: the time's bits (times are >= +0, whose bit
+//     patterns order as the numbers do) and a tag = insertion order (high
+//     kOrderBits) | type (4 bits) | a (32 bits); compared as one 128-bit
+//     integer, without branches. The order is unique, so the type and a
+//     bits never decide. b travels beside, in a slot array, only for the
+//     one type that has it (a judge segment's version).
+//   - a 4-ary heap whose four children share one 64-byte line (the array is
+//     offset so that each sibling group starts on a line);
+//   - pop moves the hole down to a leaf along the earliest children and
+//     sifts the last entry up from there (it belongs near the bottom), one
+//     comparison fewer per level than the textbook sift-down.
+// The insertion order wraps at 2^kOrderBits: before it does, the pending
+// entries are renumbered 0..n-1 in their order (a sorted array is a heap),
+// which keeps every comparison's answer.
 class EventQueue {
  public:
+  EventQueue() { heap_.resize(kPad); }
   void Push(double t, EventType type, int32_t a, uint32_t b = 0) {
+    assert(t >= 0);
+    if (next_order_ == order_limit_) Renumber();
+    uint64_t low = uint32_t(a);
+    if (b != 0 || type == EventType::kJudgeSegmentEnd) low = Slot(a, b);  // b beside, in a slot
+    const Entry ev{std::bit_cast<uint64_t>(t + 0.0), (next_order_++ << kLowBits) | (uint64_t(type) << 32) | low};
     // Sift up: move parents down into the hole until the new event's place.
-    Event ev{t, next_order_++, type, a, b};
-    size_t i = heap_.size();
+    size_t i = heap_.size() - kPad;
     heap_.push_back(ev);
+    Entry* h = heap_.data() + kPad;
     while (i > 0) {
       size_t parent = (i - 1) / kArity;
-      if (!Before(ev, heap_[parent])) break;
-      heap_[i] = heap_[parent];
+      if (!Before(ev, h[parent])) break;
+      h[i] = h[parent];
       i = parent;
     }
-    heap_[i] = ev;
+    h[i] = ev;
   }
   Event Pop() {
-    Event top = heap_.front();
-    Event last = heap_.back();
+    Entry* h = heap_.data() + kPad;
+    const Entry top = h[0];
+    const Entry last = heap_.back();
     heap_.pop_back();
-    size_t n = heap_.size();
+    const size_t n = heap_.size() - kPad;
     if (n > 0) {
-      // Sift down the last event from the root: the earliest child moves up.
+      // The hole goes down to a leaf along the earliest child...
       size_t i = 0;
       for (;;) {
-        size_t c = kArity * i + 1;
-        if (c >= n) break;
-        size_t best = c;
-        size_t end = std::min(c + kArity, n);
-        for (size_t k = c + 1; k < end; ++k)
-          if (Before(heap_[k], heap_[best])) best = k;
-        if (!Before(heap_[best], last)) break;
-        heap_[i] = heap_[best];
+        const size_t c = kArity * i + 1;
+        size_t best;
+        if (c + kArity <= n) {
+          const size_t b01 = c + size_t(Before(h[c + 1], h[c]));
+          const size_t b23 = c + 2 + size_t(Before(h[c + 3], h[c + 2]));
+          const size_t take = 0 - size_t(Before(h[b23], h[b01]));
+          best = (b23 & take) | (b01 & ~take);
+        } else if (c < n) {
+          best = c;
+          for (size_t k = c + 1; k < n; ++k)
+            if (Before(h[k], h[best])) best = k;
+        } else {
+          break;
+        }
+        h[i] = h[best];
         i = best;
       }
-      heap_[i] = last;
+      // ... and the last entry rises from there to its place.
+      while (i > 0) {
+        const size_t parent = (i - 1) / kArity;
+        if (!Before(last, h[parent])) break;
+        h[i] = h[parent];
+        i = parent;
+      }
+      h[i] = last;
     }
-    return top;
+    Event ev;
+    ev.t = std::bit_cast<double>(top.t);
+    ev.order = top.tag >> kLowBits;
+    ev.type = EventType((top.tag >> 32) & 0xF);
+    const uint32_t low = uint32_t(top.tag);
+    if (ev.type == EventType::kJudgeSegmentEnd) {
+      ev.a = slots_[low].a;
+      ev.b = slots_[low].b;
+      free_.push_back(low);
+    } else {
+      ev.a = int32_t(low);
+    }
+    return ev;
   }
-  bool empty() const { return heap_.empty(); }
-  double top_time() const { return heap_.front().t; }
-  void Reserve(size_t n) { heap_.reserve(n); }
+  bool empty() const { return heap_.size() == kPad; }
+  size_t size() const { return heap_.size() - kPad; }
+  double top_time() const { return std::bit_cast<double>(heap_[kPad].t); }
+  void Reserve(size_t n) { heap_.reserve(n + kPad); }
+  // Tests: wrap the insertion order sooner (at `limit` < 2^kOrderBits pushes).
+  void SetOrderLimitForTest(uint64_t limit) { order_limit_ = limit; }
 
  private:
-  // A 4-ary heap: half the levels of a binary heap, and a node's children
-  // share a cache line or two. The order (time, then insertion) is total, so
-  // events come out in the same sequence as from any other priority queue.
   static constexpr size_t kArity = 4;
-  static bool Before(const Event& x, const Event& y) {
-    return x.t < y.t || (x.t == y.t && x.order < y.order);
+  static constexpr int kLowBits = 36;  // type (4) | a (32)
+  static constexpr int kOrderBits = 64 - kLowBits;
+  // Entry k lives at heap_[kPad + k]: the children of k, kPad + 4k + 1 ..
+  // kPad + 4k + 4, start at a multiple of 4 entries (64 bytes).
+  static constexpr size_t kPad = 3;
+  struct Entry {
+    uint64_t t;    // the time's bits
+    uint64_t tag;  // order | type | a
+  };
+  static bool Before(const Entry& x, const Entry& y) {
+    using U = unsigned __int128;
+    return ((U(x.t) << 64) | x.tag) < ((U(y.t) << 64) | y.tag);
   }
-  std::vector<Event> heap_;
+  struct SlotPayload {
+    int32_t a;
+    uint32_t b;
+  };
+  uint32_t Slot(int32_t a, uint32_t b) {
+    uint32_t s;
+    if (free_.empty()) {
+      s = uint32_t(slots_.size());
+      slots_.push_back({a, b});
+    } else {
+      s = free_.back();
+      free_.pop_back();
+      slots_[s] = {a, b};
+    }
+    return s;
+  }
+  // The pending entries renumbered 0..n-1 in the order they will come out.
+  void Renumber() {
+    std::sort(heap_.begin() + kPad, heap_.end(), Before);
+    uint64_t k = 0;
+    const uint64_t low_mask = (uint64_t(1) << kLowBits) - 1;
+    for (auto it = heap_.begin() + kPad; it != heap_.end(); ++it) it->tag = (k++ << kLowBits) | (it->tag & low_mask);
+    next_order_ = k;
+  }
+  std::vector<Entry, LineAlloc<Entry>> heap_;
+  std::vector<SlotPayload> slots_;
+  std::vector<uint32_t> free_;
   uint64_t next_order_ = 0;
+  uint64_t order_limit_ = uint64_t(1) << kOrderBits;
 };
 
 }  // namespace rlcost::sim
@@ -128,8 +231,10 @@ class EngineTimers {
       const Node sib = tree[i ^ 1];
       const uint64_t st = std::bit_cast<uint64_t>(sib.t);
       const uint32_t se = uint32_t(sib.e);
-      const uint64_t take = uint64_t((st < ct) | ((st == ct) & (se < ce)));
-      const uint64_t mask = 0 - take;
+      // The sibling wins on an earlier time; on a tie only when it is the
+      // left child (i odd), whose engines are the lower indices: st < ct + 1
+      // is st <= ct (ct < 2^63), so the engine indices are never compared.
+      const uint64_t mask = 0 - uint64_t(st < ct + uint64_t(i & 1));
       ct = (st & mask) | (ct & ~mask);
       ce = (se & uint32_t(mask)) | (ce & ~uint32_t(mask));
       i >>= 1;
@@ -179,7 +284,7 @@ class LeastLoaded {
   // The left child holds the lower engine indices: it wins ties.
   static Node Min(const Node& a, const Node& b) { return b.load < a.load ? b : a; }
   int size_ = 1;
-  std::vector<Node> tree_;
+  std::vector<Node, LineAlloc<Node>> tree_;
 };
 
 }  // namespace rlcost::sim

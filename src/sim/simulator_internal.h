@@ -23,6 +23,7 @@
 #include <vector>
 #include <fmt/format.h>
 #include "rlcost/perf.h"
+#include "sim/huge_pages.h"
 #include "sim/slot_pool.h"
 #include "rlcost/sim.h"
 #include "sim/event_queue.h"
@@ -68,40 +69,42 @@ struct Turn {
   double tool_latency_s = 0;
 };
 
+// 128 bytes, two cache lines (issue 41: a 1,024-GPU agentic run touches a
+// random one several times an event; at 152 bytes most spanned three). Its
+// batch is BatchOf(id); its finish iteration lives in the engine's finish heap.
 struct Traj {
-  int batch = 0;
-  int engine = 0;
-  int turns = 1;
-  int turn = 0;            // current turn, 0-based
-  int turn_off = 0;        // first Turn in its batch's pool
-  int64_t prompt = 0;
-  double verify_s = 0;
-  int64_t ctx = 0;         // context tokens committed (valid while not running)
-  int64_t gen = 0;         // tokens decoded so far
-  int64_t tool_tokens = 0;
-  int64_t pf_left = 0;     // prefill tokens still to process
-  int64_t pf_ctx = 0;      // context before the remaining prefill
-  int64_t resp_left = 0;   // tokens still to decode in this turn
-  int64_t key = 0;         // running: context = key + engine iteration counter
-  int64_t finish_iter = 0; // running: iteration at which the turn is decoded
-  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
-  int32_t judge_left = 0;  // judge calls not yet answered (sim/judge.h)
-  uint32_t epoch = 0;      // bumps when it leaves the running set or its cache changes
+  int32_t engine = 0;
+  int32_t turns = 1;
+  int32_t turn = 0;            // current turn, 0-based
+  int32_t turn_off = 0;        // first Turn in its batch's pool
+  int32_t judge_left = 0;      // judge calls not yet answered (sim/judge.h)
+  uint32_t epoch = 0;          // bumps when it leaves the running set or its cache changes
   int32_t prev = kNone, next = kNone;  // running list, admission order
-  double t_start = 0, t_end = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
   bool trained = true;     // pipeline.tail: false for a response stopped (aborted or carried) at the step's cut
   TrajState state = TrajState::kWaiting;
+  int64_t ctx = 0;         // context tokens committed (valid while not running)
+  int64_t key = 0;         // running: context = key + engine iteration counter
+  int64_t resp_left = 0;   // tokens still to decode in this turn
+  int64_t pf_left = 0;     // prefill tokens still to process
+  int64_t pf_ctx = 0;      // context before the remaining prefill
+  int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
+  int64_t gen = 0;         // tokens decoded so far
+  int64_t tool_tokens = 0;
+  int64_t prompt = 0;
+  double verify_s = 0;
+  double t_start = 0;
 };
+static_assert(sizeof(Traj) == 128);
 
 struct Batch {
   int index = 0;
   int created = 0;      // trajectories started
   int gen_done = 0;     // trajectories done decoding
   int finished = 0;     // trajectories rewarded
-  std::vector<Traj> trajs;
-  std::vector<Turn> turns;
+  BigVector<Traj> trajs;
+  BigVector<Turn> turns;
   std::vector<int> barrier_need;     // lockstep: trajectories that make tool call k
   std::vector<int> barrier_arrived;
   std::vector<std::vector<int32_t>> barrier_held;
@@ -113,27 +116,103 @@ struct FinishEntry {
   int64_t iter;
   int32_t traj;
   uint32_t epoch;
-  bool operator>(const FinishEntry& o) const {
-    return iter > o.iter || (iter == o.iter && traj > o.traj);
+};
+
+// An engine's running sequences by the iteration at which their turn is
+// decoded, then by trajectory id (then epoch: a trajectory's stale entries
+// may share its iteration; at most one entry of a trajectory is current, so
+// that last key never changes what the engine does). A 4-ary min-heap of
+// 16-byte entries compared as one 128-bit key without branches; pop moves
+// the hole to a leaf along the earliest children and sifts the last entry up
+// from there. Issue 41: std::pop_heap's data-dependent branches were ~8% of
+// default.yaml. Any heap under a total order pops the same sequence.
+class FinishHeap {
+ public:
+  bool empty() const { return h_.empty(); }
+  size_t size() const { return h_.size(); }
+  void clear() { h_.clear(); }
+  FinishEntry front() const { return Decode(h_.front()); }
+  void push(const FinishEntry& f) {
+    const Key x{uint64_t(f.iter) ^ kBias, (uint64_t(uint32_t(f.traj)) << 32) | f.epoch};
+    size_t i = h_.size();
+    h_.push_back(x);
+    Key* h = h_.data();
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Before(x, h[parent])) break;
+      h[i] = h[parent];
+      i = parent;
+    }
+    h[i] = x;
   }
+  void pop() {
+    const Key last = h_.back();
+    h_.pop_back();
+    const size_t n = h_.size();
+    if (n == 0) return;
+    Key* h = h_.data();
+    size_t i = 0;
+    for (;;) {
+      const size_t c = 4 * i + 1;
+      size_t best;
+      if (c + 4 <= n) {
+        const size_t b01 = c + size_t(Before(h[c + 1], h[c]));
+        const size_t b23 = c + 2 + size_t(Before(h[c + 3], h[c + 2]));
+        const size_t take = 0 - size_t(Before(h[b23], h[b01]));
+        best = (b23 & take) | (b01 & ~take);
+      } else if (c < n) {
+        best = c;
+        for (size_t k = c + 1; k < n; ++k)
+          if (Before(h[k], h[best])) best = k;
+      } else {
+        break;
+      }
+      h[i] = h[best];
+      i = best;
+    }
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Before(last, h[parent])) break;
+      h[i] = h[parent];
+      i = parent;
+    }
+    h[i] = last;
+  }
+
+ private:
+  static constexpr uint64_t kBias = uint64_t(1) << 63;  // signed iterations order as unsigned
+  struct Key {
+    uint64_t hi;  // iteration, biased
+    uint64_t lo;  // trajectory | epoch
+  };
+  static bool Before(const Key& x, const Key& y) {
+    using U = unsigned __int128;
+    return ((U(x.hi) << 64) | x.lo) < ((U(y.hi) << 64) | y.lo);
+  }
+  static FinishEntry Decode(const Key& k) {
+    return FinishEntry{int64_t(k.hi ^ kBias), int32_t(uint32_t(k.lo >> 32)), uint32_t(k.lo)};
+  }
+  std::vector<Key> h_;
 };
 
 enum class SegKind : uint8_t { kNone, kDecode, kMixed };
 
-// An engine's queue of trajectory ids (waiting, prefilling): a growable ring
-// buffer, the operations of std::deque that the engines use without its
-// per-operation block bookkeeping.
-class IdRing {
+// An engine's queues (trajectory ids waiting or prefilling; parked caches in
+// LRU order): a growable ring buffer, the operations of std::deque that the
+// engines use without its per-operation block bookkeeping (a deque allocates
+// and frees a block every 64 entries of 8 bytes).
+template <class T>
+class Ring {
  public:
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
-  int32_t front() const { return buf_[head_]; }
-  void push_back(int32_t id) {
+  const T& front() const { return buf_[head_]; }
+  void push_back(const T& id) {
     if (n_ == buf_.size()) Grow();
     buf_[(head_ + n_) & (buf_.size() - 1)] = id;
     ++n_;
   }
-  void push_front(int32_t id) {
+  void push_front(const T& id) {
     if (n_ == buf_.size()) Grow();
     head_ = (head_ + buf_.size() - 1) & (buf_.size() - 1);
     buf_[head_] = id;
@@ -144,12 +223,12 @@ class IdRing {
     --n_;
   }
   void clear() { head_ = n_ = 0; }
-  int32_t operator[](size_t k) const { return buf_[(head_ + k) & (buf_.size() - 1)]; }
+  const T& operator[](size_t k) const { return buf_[(head_ + k) & (buf_.size() - 1)]; }
   // In queue order: for (int32_t id : ring).
   class Iter {
    public:
-    Iter(const IdRing* r, size_t k) : r_(r), k_(k) {}
-    int32_t operator*() const { return (*r_)[k_]; }
+    Iter(const Ring* r, size_t k) : r_(r), k_(k) {}
+    const T& operator*() const { return (*r_)[k_]; }
     Iter& operator++() {
       ++k_;
       return *this;
@@ -157,7 +236,7 @@ class IdRing {
     bool operator!=(const Iter& o) const { return k_ != o.k_; }
 
    private:
-    const IdRing* r_;
+    const Ring* r_;
     size_t k_;
   };
   Iter begin() const { return Iter(this, 0); }
@@ -165,14 +244,15 @@ class IdRing {
 
  private:
   void Grow() {
-    std::vector<int32_t> b(buf_.empty() ? 16 : 2 * buf_.size());
+    std::vector<T> b(buf_.empty() ? 16 : 2 * buf_.size());
     for (size_t k = 0; k < n_; ++k) b[k] = (*this)[k];
     buf_.swap(b);
     head_ = 0;
   }
-  std::vector<int32_t> buf_;  // capacity a power of two
+  std::vector<T> buf_;  // capacity a power of two
   size_t head_ = 0, n_ = 0;
 };
+using IdRing = Ring<int32_t>;
 
 struct Engine {
   int id = 0;
@@ -182,11 +262,12 @@ struct Engine {
   int64_t sum_key = 0;
   int64_t phase_cnt[kBlockTokens] = {};
   int32_t head = kNone, tail = kNone;   // admission order: tail = most recent
-  std::vector<FinishEntry> finish_heap;
+  FinishHeap finish_heap;
   IdRing waiting;
   IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
-  std::deque<std::pair<int32_t, uint32_t>> parked_lru;
+  Ring<std::pair<int32_t, uint32_t>> parked_lru;  // (trajectory, its epoch when parked)
+  size_t parked_compact_at = 64;        // parked_lru drops its stale entries at this size (Park)
   int64_t static_blocks = 0;            // prefill + parked
   // Current segment.
   SegKind seg = SegKind::kNone;
@@ -212,7 +293,8 @@ struct Engine {
 };
 
 struct Percentile {
-  static Percentiles Of(std::vector<double>& v) {
+  template <class Vec>
+  static Percentiles Of(Vec& v) {
     Percentiles p;
     if (v.empty()) return p;
     // Nearest-rank percentiles are order statistics: select them with
@@ -277,6 +359,7 @@ class Simulator {
   void StartSlot(const SlotRequest& r);
   void DrawRounds();
   void ReturnFromTool(int32_t id);
+  void NextTurn(Batch& bt, Traj& r, int32_t rid);
   void TrajDone(int32_t id);
   // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
   void Rewarded(int32_t id);
@@ -298,6 +381,7 @@ class Simulator {
   void Admit(Engine& en);
   bool MakeRoom(Engine& en, int64_t need);
   bool EvictOneParked(Engine& en);
+  void Park(Engine& en, int32_t id, uint32_t epoch);
   void JoinRunning(Engine& en, int32_t id);
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
@@ -420,8 +504,8 @@ class Simulator {
   LeastLoaded least_loaded_;  // pipelined: by trajectories in flight (TryStart)
   std::vector<Engine> engines_;
   std::vector<Batch> batches_;
-  std::vector<std::vector<Traj>> traj_pool_;
-  std::vector<std::vector<Turn>> turn_pool_;
+  std::vector<BigVector<Traj>> traj_pool_;
+  std::vector<BigVector<Turn>> turn_pool_;
   std::mt19937_64 rng_;
   std::vector<int32_t> scratch_;
   SlotPool sandboxes_;     // environment.sandbox.max_concurrent
@@ -495,7 +579,7 @@ class Simulator {
          tail_dropped_ = 0, tail_deferred_ = 0, tail_trained_sum_ = 0, tail_trained_len_ = 0, tail_old_ = 0,
          tail_age_sum_ = 0;
   std::optional<Error> too_long_;  // set by MaterializeBatch: a context no engine can hold
-  std::vector<double> traj_time_, traj_tokens_;
+  BigVector<double> traj_time_, traj_tokens_;
   double end_time_ = 0;
 };
 

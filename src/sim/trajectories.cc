@@ -34,6 +34,10 @@ Batch& Simulator::MaterializeBatch(int b) {
   const Distribution& tool_out_d = env.unbounded ? env.unbounded->tool_output_tokens : env.tool_output_tokens;
   const Distribution& latency_d = env.unbounded ? env.unbounded->tool_latency_s : env.tool_latency_s;
   const int64_t budget = env.max_trajectory_tokens;
+  // Room for the batch's turns up front (about the mean number each), not
+  // grown by doubling and copying; capped at 64 Mi turns (1 GiB).
+  const size_t want = size_t(std::min(double(g_) * std::max(1.0, turns_d.mean()) * 1.05, double(int64_t(1) << 26)));
+  if (bt.turns.capacity() < want) bt.turns.reserve(want);
   int max_turns = 0;
   for (int i = 0; i < g_; ++i) {
     // A million trajectories take a second to draw: a cancelled run stops
@@ -43,7 +47,6 @@ Batch& Simulator::MaterializeBatch(int b) {
       return bt;
     }
     Traj& t = bt.trajs[i];
-    t.batch = b;
     t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
@@ -93,7 +96,7 @@ void Simulator::FreeBatchIfDone(int b) {
 
 void Simulator::StartTrajectory(int32_t id, int e) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   if (bt.created == 0) bt.t_first_start = now_;
   ++bt.created;
   t.engine = e;
@@ -119,7 +122,7 @@ void Simulator::StartTrajectory(int32_t id, int e) {
 // After a turn is decoded: a tool call (all turns but the last) or the reward.
 void Simulator::ToolOrReward(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
     const Turn& tu = bt.turns[t.turn_off + t.turn];
@@ -221,44 +224,42 @@ void Simulator::ReleaseToolSlot() {
 
 void Simulator::ReturnFromTool(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
-  if (lockstep_) {
-    // Every turn waits for the slowest tool call of its batch.
-    int k = t.turn;
-    t.state = TrajState::kBarrier;
-    bt.barrier_held[k].push_back(id);
-    if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
-    scratch_.swap(bt.barrier_held[k]);
-  } else {
-    scratch_.assign(1, id);
+  Batch& bt = batches_[BatchOf(id)];
+  if (!lockstep_) {
+    NextTurn(bt, t, id);
+    return;
   }
+  // Lockstep: every turn waits for the slowest tool call of its batch.
+  int k = t.turn;
+  t.state = TrajState::kBarrier;
+  bt.barrier_held[k].push_back(id);
+  if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
   std::vector<int32_t> released;
-  released.swap(scratch_);
-  for (int32_t rid : released) {
-    Traj& r = T(rid);
-    const Turn& tu = bt.turns[r.turn_off + r.turn];
-    r.tool_tokens += tu.tool_out;
-    ++r.turn;
-    r.resp_left = bt.turns[r.turn_off + r.turn].response;
-    r.pf_ctx = r.ctx;
-    r.pf_left = tu.tool_out;
-    r.state = TrajState::kWaiting;
-    Engine& en = engines_[r.engine];
-    --en.out;
-    en.waiting.push_back(rid);
-    Kick(r.engine);
-  }
-  released.clear();
-  scratch_.swap(released);
+  released.swap(bt.barrier_held[k]);
+  for (int32_t rid : released) NextTurn(bt, T(rid), rid);
+}
+
+// Its tool output joins the context; its next turn waits on its engine.
+void Simulator::NextTurn(Batch& bt, Traj& r, int32_t rid) {
+  const Turn& tu = bt.turns[r.turn_off + r.turn];
+  r.tool_tokens += tu.tool_out;
+  ++r.turn;
+  r.resp_left = bt.turns[r.turn_off + r.turn].response;
+  r.pf_ctx = r.ctx;
+  r.pf_left = tu.tool_out;
+  r.state = TrajState::kWaiting;
+  Engine& en = engines_[r.engine];
+  --en.out;
+  en.waiting.push_back(rid);
+  Kick(r.engine);
 }
 
 void Simulator::TrajDone(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[t.batch];
+  Batch& bt = batches_[BatchOf(id)];
   t.state = TrajState::kDone;
-  t.t_end = now_;
   bt.t_last_end = std::max(bt.t_last_end, now_);
-  traj_time_.push_back(t.t_end - t.t_start);
+  traj_time_.push_back(now_ - t.t_start);
   traj_tokens_.push_back(double(t.gen));
   // Under tail handling the step's books count what is trained (TailStepEnd).
   double trained = tail_ ? 0.0 : double(t.prompt + t.gen + t.tool_tokens);
@@ -270,7 +271,7 @@ void Simulator::TrajDone(int32_t id) {
     if (finished_total_ % g_ == 0) {
       finished_tokens_cum_.push_back(cum_tokens_);
     }
-    FreeBatchIfDone(t.batch);
+    FreeBatchIfDone(BatchOf(id));
     if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
   } else {
     cum_tokens_ += trained;

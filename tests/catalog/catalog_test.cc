@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "catalog/efficiency_origin.h"
 #include "catalog/format.h"
 #include "catalog/parse.h"
 #include "report/report.h"
+#include "rlcost/calibration.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
@@ -34,7 +36,8 @@ bool HasProblem(const Error& e, const std::string& path, int line = 0) {
 
 TEST(Catalog, BuiltinLoadsEveryRequiredId) {
   Catalog cat = Builtin();
-  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "h800"}) {
+  for (const char* id : {"a100-80g", "h100-sxm", "h200", "h20", "b200", "gb200", "mi300x", "l40s", "h800", "a800",
+                         "l20"}) {
     EXPECT_NE(cat.FindGpu(id), nullptr) << id;
   }
   for (const char* id : {"qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-32b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b",
@@ -172,9 +175,11 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // train_mfu (0.38 + 0.47) / 2 = 0.425. Blackwell carries measured overrides
   // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.788 = 0.571 (b200) and
   // 0.725 x 0.840 = 0.609 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
-  // 0.425 x 1.012 = 0.430.
-  const std::map<std::string, std::pair<double, double>> blackwell = {{"b200", {0.571, 0.409}},
-                                                                      {"gb200", {0.609, 0.430}}};
+  // 0.425 x 1.012 = 0.430. The A100's own train_mfu (docs/model.md, "A100"):
+  // (0.302 + 0.496) / 2 = 0.399; its decode_bw is the default's.
+  const std::map<std::string, std::pair<double, double>> blackwell = {
+      {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
+      {"a800", {0.725, 0.399}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -520,8 +525,8 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
     auto it = src.find("efficiency.measured_on");
     return it == src.end() ? std::string() : it->second;
   };
-  for (const char* id : {"h100-sxm", "b200", "gb200"}) EXPECT_EQ(from(id), "") << id;
-  for (const char* id : {"a100-80g", "h800", "h200", "h20", "mi300x", "l40s"}) EXPECT_EQ(from(id), "h100-sxm") << id;
+  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800"}) EXPECT_EQ(from(id), "") << id;
+  for (const char* id : {"h800", "h200", "h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
 
   const std::string text =
       "model: qwen2.5-7b\nhardware: {gpu: mi300x, gpus: 8}\n"
@@ -547,6 +552,69 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
   const auto jh = report::EstimateToJson(*h, *eh);
   EXPECT_EQ(jh["efficiency"]["borrowed"], false);
   EXPECT_FALSE(jh["efficiency"].contains("borrowed_from"));
+}
+
+// A GPU row of its own sets some fields; the rest are still the default's
+// H100 figures, and the estimate names them (docs/model.md, "Efficiency
+// defaults"). The A100 row sets prefill_mfu, train_mfu and logprob_mfu, so the
+// other seven fields are borrowed; a user's row that sets decode_bw and a
+// calibration that fits train_mfu_moe each take their field off the list.
+TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
+  Catalog cat = Catalog::Builtin().value();
+  const std::vector<std::string> seven = {"decode_bw",      "decode_compute",  "decode_iter_overhead_s",
+                                          "moe_layer_decode_s", "train_mfu_moe", "step_overhead_s",
+                                          "weight_sync_eff"};
+  {
+    const EfficiencyOrigin o = OriginOfEfficiency(*cat.FindGpu("a100-80g"));
+    EXPECT_FALSE(o.whole_row);
+    EXPECT_EQ(o.borrowed_from, "h100-sxm");
+    EXPECT_EQ(o.borrowed_fields, seven);
+    EXPECT_DOUBLE_EQ(cat.FindGpu("a100-80g")->efficiency.train_mfu, 0.399);
+  }
+  {
+    // The H100 itself borrows nothing; b200 borrows the five fields its row leaves out.
+    EXPECT_TRUE(OriginOfEfficiency(*cat.FindGpu("h100-sxm")).borrowed_from.empty());
+    const EfficiencyOrigin b = OriginOfEfficiency(*cat.FindGpu("b200"));
+    EXPECT_EQ(b.borrowed_fields, (std::vector<std::string>{"decode_iter_overhead_s", "moe_layer_decode_s",
+                                                           "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  }
+  ASSERT_TRUE(cat.AddText("efficiency:\n  a100-80g:\n    decode_bw: 0.6\n", "mine.yaml").has_value());
+  std::vector<std::string> six(seven.begin() + 1, seven.end());
+  EXPECT_EQ(OriginOfEfficiency(*cat.FindGpu("a100-80g")).borrowed_fields, six);
+
+  const std::string text =
+      "model: qwen2.5-7b\nhardware: {gpu: a100-80g, gpus: 8}\n"
+      "environment: {prompt_tokens: 100, response_tokens: 200}\n"
+      "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n";
+  auto s = LoadScenarioText(text, cat);
+  ASSERT_TRUE(s.has_value()) << s.error().ToString();
+  auto e = EstimateAnalytic(*s);
+  ASSERT_TRUE(e.has_value()) << e.error().ToString();
+  bool said = false;
+  for (const auto& a : e->assumptions) {
+    said |= a.find("efficiency (a100-80g: its own figures in catalog/efficiency.yaml but decode compute share, ") ==
+                0 &&
+            a.find("weight-sync link share BORROWED from h100-sxm)") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  const auto j = report::EstimateToJson(*s, *e);
+  EXPECT_EQ(j["efficiency"]["borrowed"], false);
+  EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
+  EXPECT_EQ(j["efficiency"]["borrowed_fields"].size(), 6u);
+  EXPECT_FALSE(j["efficiency"]["sources"].contains("borrowed_fields"));
+
+  Calibration cal;
+  cal.efficiency = s->hardware.gpu.efficiency;
+  cal.efficiency.train_mfu_moe = 0.2;
+  cal.fitted = {"train_mfu_moe"};
+  cal.source = "my.log";
+  ApplyCalibration(cal, *s);
+  std::vector<std::string> five = six;
+  std::erase(five, std::string("train_mfu_moe"));
+  EXPECT_EQ(OriginOfEfficiency(s->hardware.gpu).borrowed_fields, five);
+  cal.fitted.clear();
+  ApplyCalibration(cal, *s);
+  EXPECT_TRUE(OriginOfEfficiency(s->hardware.gpu).borrowed_from.empty());
 }
 
 // A GPU written inline in a scenario starts from the same default figures as a

@@ -19,7 +19,7 @@ using test::Cat;
 const std::map<std::string, double>& DatasheetTdpW() {
   static const std::map<std::string, double> tdp = {
       {"a100-80g", 400}, {"h100-sxm", 700}, {"h800", 700}, {"h200", 700}, {"h20", 400},
-      {"b200", 1000},    {"gb200", 1200},   {"mi300x", 750}, {"l40s", 350}};
+      {"b200", 1000},    {"gb200", 1200},   {"mi300x", 750}, {"l40s", 350}, {"a800", 400}, {"l20", 275}};
   return tdp;
 }
 

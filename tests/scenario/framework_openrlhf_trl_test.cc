@@ -129,6 +129,74 @@ TEST(FrameworkTrl, NewestReleaseSuppliesItsGrpoConfigDefaults) {
   EXPECT_NE(s->framework_defaults.front().source.find("use_vllm default=False"), std::string::npos);
 }
 
+TEST(FrameworkNemoRl, V030SplitsPipelineStagesEvenly) {
+  // NeMo RL v0.3.0 (b1c86a816), the release of the v0.3 blog's runs:
+  // grpo_math_1B_megatron.yaml:81-82 leaves num_layers_in_first/last_pipeline_stage
+  // null (Megatron-Core's even split, the output layer on the last stage);
+  // vLLM 0.9.0 in its plain engine, sleep level 1, the optimizer offloaded
+  // through pageable memory before every refit, the engine's share 0.6, no
+  // activation checkpointing.
+  auto s = Load(kBase + "framework: nemo-rl@0.3\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "nemo-rl@0.3");
+  EXPECT_EQ(s->placement.train_pp_split, PipelineSplit::kEven);
+  EXPECT_EQ(s->placement.engine, InferenceEngine::kVllm);
+  EXPECT_FALSE(s->engine.enforce_eager);
+  EXPECT_EQ(s->placement.engine_sleep_level, 1);
+  EXPECT_EQ(s->placement.refit_offload, RefitOffload::kPageable);
+  ASSERT_TRUE(s->placement.gpu_memory_utilization.has_value());
+  EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.6);
+  EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager",
+                                                 "placement.engine_sleep_level", "placement.refit_offload",
+                                                 "placement.gpu_memory_utilization",
+                                                 "placement.gradient_checkpointing", "placement.train_pp_split",
+                                                 "run.checkpoint", "run.evaluation"}));
+  ExpectSourcesName(*s, "v0.3.0 (b1c86a816)");
+  // The newest release stays the default and keeps rlcost's balanced split
+  // (its large recipes set the first/last-stage counts); a file's own split wins.
+  auto newest = Load(kBase + "framework: nemo-rl\n");
+  ASSERT_TRUE(newest) << newest.error().ToString();
+  EXPECT_EQ(newest->framework, "nemo-rl@0.6");
+  EXPECT_EQ(newest->placement.train_pp_split, PipelineSplit::kBalanced);
+  auto own = Load(kBase + "framework: nemo-rl@0.3\nplacement: {train_pp_split: balanced}\n");
+  ASSERT_TRUE(own) << own.error().ToString();
+  EXPECT_EQ(own->placement.train_pp_split, PipelineSplit::kBalanced);
+}
+
+TEST(FrameworkNemoRl, BaseConfigCheckpointsAndValidatesEveryTenSteps) {
+  // NeMo RL r0.6.0 (c339070fa), examples/configs/grpo_math_1B.yaml, the config
+  // run_grpo_math.py loads: checkpointing.enabled true, save_period 10,
+  // save_optimizer true; grpo.val_period 10 over max_val_samples 256 in batches
+  // of val_batch_size 256, one response each. A whole run pays both.
+  auto s = Load(kBase + "framework: nemo-rl\n");
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(s->framework, "nemo-rl@0.6");
+  ASSERT_TRUE(s->run.checkpoint.has_value());
+  EXPECT_EQ(s->run.checkpoint->every_steps, 10);
+  EXPECT_TRUE(s->run.checkpoint->optimizer_state);
+  ASSERT_TRUE(s->run.evaluation.has_value());
+  EXPECT_EQ(s->run.evaluation->every_steps, 10);
+  EXPECT_EQ(s->run.evaluation->prompts, 256);
+  EXPECT_EQ(s->run.evaluation->samples_per_prompt, 1);
+  // The file's own choice wins: no checkpoints, evaluation every 50 steps.
+  auto own = Load(kBase + "framework: nemo-rl\nrun: {checkpoint: false, evaluation: {every_steps: 50, prompts: 100}}\n");
+  ASSERT_TRUE(own) << own.error().ToString();
+  EXPECT_FALSE(own->run.checkpoint.has_value());
+  ASSERT_TRUE(own->run.evaluation.has_value());
+  EXPECT_EQ(own->run.evaluation->every_steps, 50);
+  EXPECT_EQ(own->run.evaluation->prompts, 100);
+  EXPECT_EQ(own->run.evaluation->samples_per_prompt, 1);  // filled from the framework's mapping
+  // v0.3.0 (b1c86a816) had the same base config: save_period 10 (the optimizer
+  // always saved), val_period 10 over 256 prompts.
+  auto v03 = Load(kBase + "framework: nemo-rl@0.3\n");
+  ASSERT_TRUE(v03) << v03.error().ToString();
+  ASSERT_TRUE(v03->run.checkpoint.has_value() && v03->run.evaluation.has_value());
+  EXPECT_EQ(v03->run.checkpoint->every_steps, 10);
+  EXPECT_TRUE(v03->run.checkpoint->optimizer_state);
+  EXPECT_EQ(v03->run.evaluation->prompts, 256);
+}
+
 TEST(FrameworkTrl, OlderReleaseHadNoCheckpointingAndNoRecompute) {
   // v0.21.0 (46d09bd24): gradient checkpointing off (on from a222aeb46),
   // old log-probs not recomputed when generation and optimizer steps align

@@ -1,12 +1,14 @@
 // The simulator's scheduling structures (sim/event_queue.h, IdRing in
 // sim/simulator_internal.h) against plain reference computations on random
-// operation sequences: the same winner (time, then the lowest engine on ties)
+// operation sequences: the event queue's order (time, then insertion) and an
+// engine's finish heap's (iteration, trajectory, epoch) as a scan, the same winner (time, then the lowest engine on ties)
 // as a scan of every engine, the same least-loaded engine as TryStart's old
 // scan, the same order as std::deque. Determinism of the simulator rests on
 // these answering exactly as the structures they replaced.
 #include <cstdint>
 #include <deque>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -63,6 +65,81 @@ TEST(LeastLoaded, SameEngineAsAScanUnderRandomLoads) {
   }
 }
 
+// The reference: every pending event in a list, the earliest (time, then
+// insertion) found by a scan.
+struct RefEvent {
+  double t;
+  uint64_t seq;
+  EventType type;
+  int32_t a;
+  uint32_t b;
+};
+
+TEST(EventQueue, SameSequenceAsAScanUnderRandomPushesAndPops) {
+  // limit: the insertion order wraps (renumbering) every `limit` pushes.
+  for (uint64_t limit : {uint64_t(0), uint64_t(700), uint64_t(97)}) {
+    std::mt19937_64 rng(4100 + limit);
+    EventQueue q;
+    if (limit > 0) q.SetOrderLimitForTest(limit);
+    std::vector<RefEvent> ref;
+    uint64_t seq = 0;
+    double now = 0;
+    for (int step = 0; step < 60000; ++step) {
+      // Grow and shrink the queue (up to ~90 pending, below the smallest limit).
+      const bool push = ref.empty() || (ref.size() < 90 && rng() % 100 < (step % 3000 < 1500 ? 60u : 40u));
+      if (push) {
+        // Few distinct times, so ties are frequent; never before now.
+        const double t = now + double(rng() % 8) * 0.25;
+        const auto type = EventType(rng() % 10);
+        const int32_t a = int32_t(rng() % 3 == 0 ? rng() % 2000000000 : rng() % 50);
+        const uint32_t b = type == EventType::kJudgeSegmentEnd ? uint32_t(rng()) : 0u;
+        q.Push(t, type, a, b);
+        ref.push_back({t, seq++, type, a, b});
+      } else {
+        size_t best = 0;
+        for (size_t k = 1; k < ref.size(); ++k)
+          if (ref[k].t < ref[best].t || (ref[k].t == ref[best].t && ref[k].seq < ref[best].seq)) best = k;
+        ASSERT_EQ(q.top_time(), ref[best].t);
+        const Event ev = q.Pop();
+        ASSERT_EQ(ev.t, ref[best].t) << "limit " << limit << " step " << step;
+        ASSERT_EQ(ev.type, ref[best].type);
+        ASSERT_EQ(ev.a, ref[best].a);
+        ASSERT_EQ(ev.b, ref[best].b);
+        now = ev.t;
+        ref.erase(ref.begin() + long(best));
+      }
+      ASSERT_EQ(q.size(), ref.size());
+      ASSERT_EQ(q.empty(), ref.empty());
+    }
+  }
+}
+
+TEST(FinishHeap, SameSequenceAsAScanUnderRandomPushesAndPops) {
+  std::mt19937_64 rng(77);
+  internal::FinishHeap heap;
+  std::vector<internal::FinishEntry> ref;
+  auto key = [](const internal::FinishEntry& f) { return std::tuple(f.iter, f.traj, f.epoch); };
+  for (int step = 0; step < 60000; ++step) {
+    const bool push = ref.empty() || (ref.size() < 300 && rng() % 100 < (step % 4000 < 2000 ? 60u : 40u));
+    if (push) {
+      // Few iterations and trajectories, so equal iterations (and equal
+      // trajectories at other epochs) are frequent; some iterations negative.
+      const internal::FinishEntry f{int64_t(rng() % 40) - 5, int32_t(rng() % 30), uint32_t(rng() % 4)};
+      heap.push(f);
+      ref.push_back(f);
+    } else {
+      size_t best = 0;
+      for (size_t k = 1; k < ref.size(); ++k)
+        if (key(ref[k]) < key(ref[best])) best = k;
+      const internal::FinishEntry f = heap.front();
+      ASSERT_EQ(key(f), key(ref[best])) << "step " << step;
+      heap.pop();
+      ref.erase(ref.begin() + long(best));
+    }
+    ASSERT_EQ(heap.size(), ref.size());
+  }
+}
+
 TEST(IdRing, SameOrderAsADeque) {
   std::mt19937_64 rng(3);
   internal::IdRing ring;
@@ -85,7 +162,9 @@ TEST(IdRing, SameOrderAsADeque) {
     }
     ASSERT_EQ(ring.size(), ref.size());
     ASSERT_EQ(ring.empty(), ref.empty());
-    if (!ref.empty()) ASSERT_EQ(ring.front(), ref.front());
+    if (!ref.empty()) {
+      ASSERT_EQ(ring.front(), ref.front());
+    }
   }
   std::vector<int32_t> seen;
   for (int32_t id : ring) seen.push_back(id);

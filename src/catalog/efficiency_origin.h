@@ -1,0 +1,59 @@
+// Whose measurements a GPU's efficiency figures are (docs/model.md,
+// "Efficiency defaults"): kept with the GPU's sources by the catalog reader
+// (catalog_internal::SetEfficiencyBorrowedFrom, ApplyEfficiencyRow) and read
+// here by the estimate's text and its JSON, one definition for both.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rlcost/catalog.h"
+
+namespace rlcost {
+
+// Source keys: the whole row borrowed ("efficiency.measured_on" = donor id),
+// or a row of its own that leaves some fields to the donor's figures
+// ("efficiency.borrowed_from" = donor id, "efficiency.borrowed_fields" = the
+// fields, comma-separated, in the order of EfficiencyFields()).
+inline constexpr const char* kEfficiencyBorrowedAll = "efficiency.measured_on";
+inline constexpr const char* kEfficiencyBorrowedFrom = "efficiency.borrowed_from";
+inline constexpr const char* kEfficiencyBorrowedFields = "efficiency.borrowed_fields";
+
+struct EfficiencyOrigin {
+  std::string borrowed_from;                // empty: every figure is the GPU's own
+  bool whole_row = false;                   // true: no figure of its own
+  std::vector<std::string> borrowed_fields;  // the fields taken from borrowed_from
+};
+
+inline bool IsEfficiencyOriginKey(const std::string& key) {
+  return key == kEfficiencyBorrowedAll || key == kEfficiencyBorrowedFrom || key == kEfficiencyBorrowedFields;
+}
+
+inline EfficiencyOrigin OriginOfEfficiency(const GpuSpec& g) {
+  EfficiencyOrigin o;
+  if (auto all = g.sources.find(kEfficiencyBorrowedAll); all != g.sources.end()) {
+    o.borrowed_from = all->second;
+    o.whole_row = true;
+    for (const auto& f : EfficiencyFields()) o.borrowed_fields.emplace_back(f.name);
+    return o;
+  }
+  auto from = g.sources.find(kEfficiencyBorrowedFrom);
+  auto fields = g.sources.find(kEfficiencyBorrowedFields);
+  if (from == g.sources.end() || fields == g.sources.end()) return o;
+  o.borrowed_from = from->second;
+  const std::string& list = fields->second;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto b = name.find_first_not_of(' ');
+    const auto e = name.find_last_not_of(' ');
+    if (b != std::string::npos) o.borrowed_fields.push_back(name.substr(b, e - b + 1));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (o.borrowed_fields.empty()) o.borrowed_from.clear();
+  return o;
+}
+
+}  // namespace rlcost
