@@ -195,7 +195,8 @@ namespace {
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
   if (opt.plan && plan::AnythingToPlan(s)) {
-    auto p = plan::PlanLayout(s, {*opt.plan});
+    // Only the layout is kept: candidates that cannot win are not estimated.
+    auto p = plan::PlanLayout(s, {*opt.plan, /*layout_only=*/true});
     if (!p) {
       row.status = StatusOf(p.error().code);
       row.reason = Reason(p.error());
@@ -300,13 +301,16 @@ bool PointRunner::TryLoadSplit(Scenario& out, const std::vector<Override>& overr
   }
   std::string key;
   for (const auto& o : slow) key += o.path + '\x1e' + o.value + '\x1f';
-  if (!slow_ || key != slow_key_) {
+  auto it = slow_.find(key);
+  if (it == slow_.end()) {
+    if (slow_.size() >= kMaxSlowLoaders) slow_.clear();
     std::vector<Override> fixed = opt_.fixed;
     fixed.insert(fixed.end(), slow.begin(), slow.end());
-    slow_ = std::make_unique<scenario_internal::FastOverrides>(doc_, catalog_, std::move(fixed));
-    slow_key_ = std::move(key);
+    it = slow_.emplace(std::move(key), std::make_unique<scenario_internal::FastOverrides>(doc_, catalog_,
+                                                                                         std::move(fixed)))
+             .first;
   }
-  return slow_->TryLoadInto(out, direct);
+  return it->second->TryLoadInto(out, direct);
 }
 
 namespace {
@@ -330,7 +334,7 @@ void PointRunner::FinishPlanned(PointRow& row, Scenario& s) const {
   }
   auto it = plans_.find(key);
   if (it == plans_.end()) {
-    auto p = plan::PlanLayout(s, {*opt_.plan});
+    auto p = plan::PlanLayout(s, {*opt_.plan, /*layout_only=*/true});
     if (!p) return Finish(row, s, opt_, metrics_);  // the planner's error, as RunPoint reports it
     it = plans_.emplace(key, plan::LayoutOf(p->scenario)).first;
   }

@@ -163,15 +163,17 @@ class PointRunner {
   // shared by points that differ only in layout-neutral axes).
   void FinishPlanned(PointRow& row, Scenario& s) const;
   // A point with values that cannot be written straight into the Scenario
-  // (a model, a GPU type, a precision...): the document loaded once with those
-  // values (as fixed overrides) for as long as consecutive points share them,
-  // the point's other values written straight in. Exactly the YAML way's result
-  // (scenario/fast_override.h); nullptr until needed.
+  // (a model, a GPU type, a precision...): the document loaded once per set of
+  // those values (as fixed overrides) and kept, up to kMaxSlowLoaders sets, the
+  // point's other values written straight in. Exactly the YAML way's result
+  // (scenario/fast_override.h). Kept per set, not only for consecutive points:
+  // a grid whose fastest axes include one (precision.rollout=bf16,fp8 seventh
+  // of eight) would load the document again every few points (issue #41).
   bool TryLoadSplit(Scenario& out, const std::vector<Override>& overrides) const;
+  static constexpr size_t kMaxSlowLoaders = 64;
   const scenario_internal::ScenarioDocument& doc_;
   const Catalog& catalog_;
-  mutable std::unique_ptr<scenario_internal::FastOverrides> slow_;
-  mutable std::string slow_key_;
+  mutable std::map<std::string, std::unique_ptr<scenario_internal::FastOverrides>> slow_;
   const Design& design_;
   const SweepOptions& opt_;
   scenario_internal::FastOverrides fast_;

@@ -9,6 +9,7 @@
 #include "plan/memory.h"
 #include "rlcost/perf.h"
 #include "rlcost/signal.h"
+#include "sim/analytic_rollout.h"
 
 namespace rlcost::plan {
 namespace {
@@ -65,6 +66,13 @@ std::string Reason(const Error& e) {
 }
 
 double WantedPerEngine(const Scenario& s, const Estimate& e) { return RunningPerEngine(s, e); }
+
+// A judge on GPUs (environment.reward.verifier: llm-judge, reward-model)
+// changes the step after AnalyticStep (WithVerifier): no bound prunes then.
+bool VerifierRunsOnGpu(const Scenario& s) {
+  auto w = perf::VerifierCost(s, 1.0);
+  return !w || w->on_gpu;
+}
 
 }  // namespace
 
@@ -259,8 +267,9 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     Estimate e;
     double score;
     int tier;
+    size_t index;
   };
-  std::optional<Scored> best, second;
+  std::vector<Scored> scored;  // the candidates estimated (any order; replayed in index order below)
   std::optional<Estimate> literal_e;
   std::optional<Error> literal_err;
   int fitting = 0;
@@ -271,6 +280,40 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
   // The goal's steps do not depend on the layout and cost as much as a step
   // to count: left out of the candidates' estimates.
   c.goal.target_pass_rate.reset();
+  // Estimates candidate i (its layout in c, `mp` its memory plan); an error
+  // other than memory on the literal layout is the scenario's own (the literal
+  // reading reports it): planning does not hide it.
+  auto evaluate = [&](size_t i, const Result<perf::MemoryPlan>& mp) -> std::optional<Error> {
+    // Tier 0: fits with the trainer's activations; tier 1: only the memory
+    // plan the estimate runs with holds (used when no layout is tier 0).
+    const int tier = !mp ? 2 : TrainerFits(c, *mp) ? 0 : 1;
+    Result<Estimate> e = tier < 2 ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
+                                  : Result<Estimate>(Fail(mp.error()));
+    if (!e) {
+      if (i == 0) literal_err = e.error();
+      if (i == 0 && e.error().code != ErrorCode::kDoesNotFit) return e.error();
+      return std::nullopt;
+    }
+    if (tier == 0) ++fitting;
+    if (i == 0) literal_e = *e;
+    const double sc = Score(*e, opt.objective);
+    if (std::isfinite(sc)) scored.push_back({cands[i], std::move(*e), sc, tier, i});
+    return std::nullopt;
+  };
+  // With opt.layout_only, candidates after the literal one are first bounded
+  // (their memory plan and a lower bound on the objective), then estimated in
+  // order of their bounds while a bound can still beat the best so far.
+  // Pruned candidates are those whose bound is above the best estimated by
+  // more than the 1e-12 the choice below treats as a tie, so replaying the
+  // choice over the estimated ones in index order picks what it picks over all.
+  const bool prune = opt.layout_only && !VerifierRunsOnGpu(s);
+  struct Pending {
+    size_t index;
+    int tier;
+    double bound;
+    perf::MemoryPlan mp;
+  };
+  std::vector<Pending> pending;
   for (size_t i = 0; i < cands.size(); ++i) {
     const Layout& l = cands[i];
     // The engine share 0.9 moves the training state to host memory while
@@ -289,37 +332,49 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     }
     ApplyLayout(c.placement, l);
     // The memory plan the estimate runs with, and the trainer's activations
-    // and logits beside its state (plan/memory.h); the words only for the
-    // literal layout, whose failure is reported.
-    // Tier 0: fits with the trainer's activations; tier 1: only the memory
-    // plan the estimate runs with holds (used when no layout is tier 0).
+    // and logits beside its state (plan/memory.h).
     auto mp = perf::PlanMemory(c);
-    const int tier = !mp ? 2 : TrainerFits(c, *mp) ? 0 : 1;
-    Result<Estimate> e = tier < 2 ? econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers)
-                                  : Result<Estimate>(Fail(mp.error()));
-    if (!e) {
-      if (i == 0) literal_err = e.error();
-      // An error other than memory is the scenario's own (the literal
-      // reading reports it): planning does not hide it.
-      if (i == 0 && e.error().code != ErrorCode::kDoesNotFit) return Fail(e.error());
+    if (!prune || i == 0) {
+      if (auto err = evaluate(i, mp)) return Fail(std::move(*err));
       continue;
     }
-    if (tier == 0) ++fitting;
-    if (i == 0) literal_e = *e;
-    const double sc = Score(*e, opt.objective);
-    if (!std::isfinite(sc)) continue;
-    Scored cur{cands[i], *e, sc, tier};
-    // A lower tier first; ties keep the earlier layout (the literal one first).
-    auto better = [](const Scored& a, const Scored& b) {
-      return a.tier != b.tier ? a.tier < b.tier : a.score < b.score * (1 - 1e-12);
-    };
+    if (!mp) continue;  // does not fit: no estimate (an error other than the literal's is not reported)
+    const int tier = TrainerFits(c, *mp) ? 0 : 1;
+    double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig);
+    if (opt.objective == Objective::kCost) bound *= econ_internal::PolicyUsdPerHour(c) / 3600.0;
+    pending.push_back({i, tier, bound, std::move(*mp)});
+  }
+  if (prune) {
+    std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+      return a.tier != b.tier ? a.tier < b.tier : a.bound != b.bound ? a.bound < b.bound : a.index < b.index;
+    });
+    for (const Pending& q : pending) {
+      // The best so far: the lowest tier estimated, then the lowest score.
+      const Scored* top = nullptr;
+      for (const Scored& x : scored) {
+        if (!top || x.tier < top->tier || (x.tier == top->tier && x.score < top->score)) top = &x;
+      }
+      if (top && (q.tier > top->tier || (q.tier == top->tier && q.bound > top->score * (1 + 1e-9)))) continue;
+      ApplyLayout(c.placement, cands[q.index]);
+      if (auto err = evaluate(q.index, Result<perf::MemoryPlan>(q.mp))) return Fail(std::move(*err));
+    }
+    std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.index < b.index; });
+  }
+  // A lower tier first; ties keep the earlier layout (the literal one first).
+  auto better = [](const Scored& a, const Scored& b) {
+    return a.tier != b.tier ? a.tier < b.tier : a.score < b.score * (1 - 1e-12);
+  };
+  const Scored* best = nullptr;
+  const Scored* second = nullptr;
+  for (const Scored& cur : scored) {
     if (!best || better(cur, *best)) {
-      second = std::move(best);
-      best = std::move(cur);
+      second = best;
+      best = &cur;
     } else if (!second || better(cur, *second)) {
-      second = std::move(cur);
+      second = &cur;
     }
   }
+  if (prune) second = nullptr;  // the runner-up may not have been estimated
   if (!best) {
     Error err = literal_err ? *literal_err : Error(ErrorCode::kDoesNotFit, "placement", "no layout fits");
     err.problems.push_back({"placement", fmt::format("no other layout fits either: the planner tried {} "

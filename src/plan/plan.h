@@ -40,6 +40,12 @@ Result<Objective> ObjectiveFromString(std::string_view s);  // "cost" | "time"
 
 struct Options {
   Objective objective = Objective::kCost;
+  // Only the chosen layout is wanted (a sweep keeps nothing else): candidates
+  // whose lower bound on the objective (sim AnalyticStepLowerBound) cannot
+  // beat the best estimated so far are not estimated. The chosen layout is the
+  // one the full search picks; the summary's runner-up and its count of
+  // layouts that fit are left out (docs/model.md, "Bounds that prune layouts").
+  bool layout_only = false;
 };
 
 // One layout: the placement fields the planner chooses.

@@ -35,6 +35,14 @@ double BusiestEngineFactor(double engines, double sequences, double length_cv) {
 }
 
 Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, TextDetail detail) {
+  return analytic_internal::AnalyticStepOf(s, sig, detail, false);
+}
+
+// AnalyticStep, or with `rollout_bound` its lower bound (analytic_rollout.h,
+// AnalyticStepLowerBound): the single-turn rollout's time replaced by
+// SingleTurnLowerBound, every other part as the step has it.
+Result<StepTiming> analytic_internal::AnalyticStepOf(const Scenario& s, const signal::Summary& sig, TextDetail detail,
+                                                     bool rollout_bound) {
   const bool text = detail == TextDetail::kFull;
   auto mem = perf::PlanMemory(s);
   if (!mem) return Fail(mem.error());
@@ -82,6 +90,8 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
     auto mt = MultiTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
     roll = mt.roll;
     sandbox_life_s = mt.sandbox_life_s;
+  } else if (rollout_bound) {
+    roll.time_s = SingleTurnLowerBound(e, s, n, n_total, mem->kv_tokens_per_engine);
   } else {
     roll = SingleTurn(e, s, n, n_total, mem->kv_tokens_per_engine);
   }

@@ -245,7 +245,11 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
   const double step_max = std::max({1.0, L / res.steps_per_length, iters_est / res.max_steps});
   // age[k]: of the boundary and the cohorts after it (preempted ones keep
   // theirs); off[k]: of the cohorts running whole (first..b-1).
-  std::vector<double> age(C, 0.0), off(C, 0.0);
+  // This thread's buffers, kept from one run to the next (a sweep runs
+  // thousands: an allocation per run showed as ~9% of one, issue #41).
+  thread_local std::vector<double> age, off;
+  age.assign(C, 0.0);
+  off.assign(C, 0.0);
   const perf::DecodeArmsMaker arms(e);
   int first = 0, b = 0;            // first cohort not done; the boundary cohort
   double phi = 0;                  // the boundary's running share
@@ -381,8 +385,14 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // Per cohort: age, running share, first slice still alive; and, updated
   // only when that slice changes, the sequences alive (c * (m - next) / m)
   // and the length that ends the slice (len[next], infinity when done).
-  std::vector<double> age(C, 0.0), share(C, 0.0), alive(C, c), ends(C, len[0]);
-  std::vector<int> next(C, 0);
+  // This thread's buffers, kept from one run to the next (FullCacheFixed's note).
+  thread_local std::vector<double> age, share, alive, ends;
+  thread_local std::vector<int> next;
+  age.assign(C, 0.0);
+  share.assign(C, 0.0);
+  alive.assign(C, c);
+  ends.assign(C, len[0]);
+  next.assign(C, 0);
   const perf::DecodeArmsMaker arms(e);
   int first = 0;                        // first cohort with sequences alive
   double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
@@ -521,6 +531,75 @@ double BusiestEngineLengths(const Distribution& d, double n, double n_total, std
 
 }  // namespace
 
+// Lower bound on SingleTurnOn's time_s (docs/model.md, "Bounds that prune
+// layouts"). Both of its paths decode every sequence through its slices:
+// n mu tokens, mu = sum_j alive_j (len_j - len_{j-1}), in I iterations at
+// batches b_e (I = sum of the events' dt), each iteration costing
+// weights_s(b) + fixed_s(b) + s_att C (DecodeIterations: the attention arms
+// are s C with no constant, s the larger slope once C > 0), and the prompts'
+// prefill (recomputation only adds). Then, with W0, F0 the arms at batch 0
+// (weights_s and fixed_s do not fall as the batch grows) and kappa the
+// linear layers' compute time per token:
+//   sum dt weights_s(b) >= max(I W0, n mu kappa),  sum dt fixed_s(b) >= I F0,
+//   sum of the attention's C >= n (p mu + q / 2 - mu / 2), q = sum_j alive_j (len_j^2 - len_{j-1}^2)
+// (exact for the all-at-once drain; the full-cache models' context at an
+// event's start is the running cohorts' own and grows by at least their
+// true growth, less half a token per sequence-iteration of discreteness);
+// and I is at least each of: len_max (the longest sequence ages at most one
+// token an iteration), n mu / max_num_seqs, and the KV cache's
+// token-iterations n ((p + frag) mu + q / 2) over the most the cache holds:
+// kv_tokens at each event's start (preemption), plus the growth of one event
+// where it could overflow (at most step_max iterations of at most
+// kv_tokens / (p + frag) sequences).
+double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                              const std::array<double, kMaxSlices>& alive, int m, double kv_tokens) {
+  if (e.speculative || !(n > 0) || m < 1 || !(kv_tokens > 0)) return 0;
+  double mu = 0, q = 0, done = 0;
+  for (int j = 0; j < m; ++j) {
+    if (!(len[j] >= done) || !(alive[j] >= 0)) return 0;
+    mu += alive[j] * (len[j] - done);
+    q += alive[j] * (len[j] * len[j] - done * done);
+    done = len[j];
+  }
+  const double len_max = len[m - 1];
+  const double tokens = n * mu;
+  const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;
+  // The full-cache models' longest run between re-evaluations (their own formulas).
+  double step_max = 1;
+  if (m == 1) {
+    const FixedResolution res;
+    const double iters_est = n * len_max / std::max(1.0, std::min(seats, kv_tokens / (p + len_max + kFragTokens)));
+    step_max = std::max({1.0, len_max / res.steps_per_length, iters_est / res.max_steps});
+  } else {
+    const double iters_est = n * mu / std::max(1.0, std::min(seats, kv_tokens / (p + mu + kFragTokens)));
+    step_max = std::max({1.0, len_max / 512.0, iters_est / 20000.0});
+  }
+  const double most_held = kv_tokens * (1.0 + step_max / (p + kFragTokens));
+  const double iters =
+      std::max({len_max, tokens / seats, n * ((p + kFragTokens) * mu + q / 2) / most_held});
+  const perf::DecodeArmsMaker maker(e);
+  const perf::DecodeArms a0 = maker(0.0), a1 = maker(1.0);
+  const double kappa = a0.flops.b > 0 && a0.compute_s.b > 0 ? a1.flops.a * a0.compute_s.b / a0.flops.b : 0.0;
+  const double s_att = p > 0 ? std::max(a0.mem_s.b, a0.compute_s.b) : std::min(a0.mem_s.b, a0.compute_s.b);
+  const double ctx = std::max(0.0, n * (p * mu + q / 2 - mu / 2));
+  // Every batch is at most b_max (the sequences, the engine's cap, and the
+  // cache at an event's start). The weights' read time is concave in the
+  // batch (an MoE model's experts touched; a dense model's: constant), so it
+  // lies above its chord from 0 to b_max; the all-reduces' time is affine in it.
+  const double b_max = std::min({n, seats, kv_tokens / (p + kFragTokens)}) * (1 + 1e-9);
+  double w_slope = 0, f_slope = 0;
+  if (a0.bytes.b > 0 && a0.mem_s.b > 0 && b_max > 0) {
+    const double to_s = a0.mem_s.b / a0.bytes.b;  // 1 / bandwidth
+    w_slope = std::max(0.0, (maker(b_max).bytes.a - a0.bytes.a) * to_s / b_max);
+  }
+  if (perf::RunsEagerly(e, 1.0) == perf::RunsEagerly(e, 0.0)) f_slope = std::max(0.0, a1.fixed_s - a0.fixed_s);
+  const double decode = std::max(iters * a0.weights_s + tokens * w_slope, tokens * kappa) + iters * a0.fixed_s +
+                        tokens * f_slope + s_att * ctx;
+  const double prefill = perf::Prefill(e, n * p, 0, n).time_s;
+  // Rounding in the models' sums (ages reach a slice within 1e-9, dt >= 1e-9).
+  return (1.0 - 1e-6) * (decode + prefill);
+}
+
 // Single-turn generation of n sequences on one engine with a KV budget: the
 // work (tokens, FLOPs, mean batch) of the mean engine, the wall time of the
 // busiest (BusiestEngineLengths).
@@ -540,6 +619,32 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
     r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top).time_s;
   }
   return r;
+}
+
+// SingleTurn's lengths (the busiest engine's where it differs), bounded.
+double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                            double kv_tokens) {
+  const auto& env = s.environment;
+  const double p = env.prompt_tokens.mean();
+  const auto& resp = env.response_tokens;
+  std::array<double, kMaxSlices> len{}, alive{};
+  const double top_kv = n / kMaxSlices * (p + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
+  const bool single_top = top_kv > kv_tokens && n > kMaxSlices;
+  const int m = LengthSlices(resp, n, n_total, len, alive, single_top);
+  BusiestEngineLengths(resp, n, n_total, len, m);
+  return SingleTurnOnLowerBound(e, n, p, len, alive, m, kv_tokens);
+}
+
+double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
+  const auto& env = s.environment;
+  const bool colocated = s.placement.mode == PlacementMode::kColocated;
+  const bool async = s.pipeline.mode == PipelineMode::kAsync && !colocated;
+  if (env.turns.mean() > 1.0 + 1e-9 || (async && s.pipeline.partial_rollouts) || s.pipeline.tail.Active() ||
+      env.response_tokens_schedule || (s.placement.resplit && !colocated)) {
+    return 0;
+  }
+  auto t = AnalyticStepOf(s, sig, TextDetail::kNumbers, true);
+  return t ? t->time_s : 0.0;
 }
 
 

@@ -65,6 +65,30 @@ double NormalQuantile(double p);
 // Single-turn generation of n sequences on one engine with a KV budget (n_total in all).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
 
+// Lower bounds for the layout planner's pruning (plan::Options::layout_only;
+// docs/model.md, "Bounds that prune layouts"): cheap (no event loop), never
+// above the figure they bound. SingleTurnOnLowerBound: SingleTurnOn's time_s
+// for the same arguments, whichever of its paths (all at once, FullCache,
+// FullCacheFixed) it takes; 0 where no bound is derived (speculative decoding,
+// lengths not ascending). SingleTurnLowerBound: SingleTurn's time_s.
+double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, const std::array<double, kMaxSlices>& len,
+                              const std::array<double, kMaxSlices>& alive, int m, double kv_tokens);
+double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
+                            double kv_tokens);
+// AnalyticStep (analytic.cc), or with `rollout_bound` the same step with its
+// single-turn rollout's time replaced by SingleTurnLowerBound (its other
+// rollout figures 0): every other part of the step as AnalyticStep has it.
+Result<StepTiming> AnalyticStepOf(const Scenario& s, const signal::Summary& sig, TextDetail detail,
+                                  bool rollout_bound);
+// A lower bound on AnalyticStep(s, sig).time_s, and so on the estimate's step
+// (a verifier on the policy's GPUs aside, which the caller rules out: the goal
+// and the evaluation passes do not change it): AnalyticStepOf with the
+// rollout bounded, the step's time monotone in the rollout's (sync: a sum;
+// async: max + (1 - k) min). 0 where the step is not a plain single-turn one
+// (multi-turn, steady state, tail handling, a length schedule, re-split
+// pools), or does not run.
+double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig);
+
 // Multi-turn generation of n trajectories per engine (n_total in all), tool calls between turns.
 MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
 

@@ -176,7 +176,10 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.788 = 0.571 (b200) and
   // 0.725 x 0.840 = 0.609 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
   // 0.425 x 1.012 = 0.430. The A100's own train_mfu (docs/model.md, "A100"):
-  // (0.302 + 0.496) / 2 = 0.399; its decode_bw is the default's.
+  // (0.302 + 0.496) / 2 = 0.399; its decode_bw is the default's. H800 and H200
+  // (the H100's GH100 die and clocks, docs/model.md "H800 and H200") carry the
+  // H100's compute figures as their own: train_mfu 0.425, prefill_mfu 0.615,
+  // logprob_mfu 0.846 x 0.425 = 0.359; their decode_bw stays the default's.
   const std::map<std::string, std::pair<double, double>> blackwell = {
       {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
       {"a800", {0.725, 0.399}}};
@@ -184,6 +187,14 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
     EXPECT_DOUBLE_EQ(g.efficiency.train_mfu, it == blackwell.end() ? 0.425 : it->second.second) << id;
+  }
+  for (const char* id : {"h800", "h200"}) {
+    const GpuSpec* g = cat.FindGpu(id);
+    ASSERT_NE(g, nullptr) << id;
+    EXPECT_DOUBLE_EQ(g->efficiency.prefill_mfu, 0.615) << id;
+    EXPECT_DOUBLE_EQ(g->efficiency.logprob_mfu, 0.359) << id;
+    EXPECT_DOUBLE_EQ(g->efficiency.decode_compute, 0.55) << id;
+    EXPECT_EQ(g->sources.at("efficiency.train_mfu").rfind("as h100-sxm (the same GH100 die and clocks", 0), 0u) << id;
   }
 }
 
@@ -525,8 +536,8 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
     auto it = src.find("efficiency.measured_on");
     return it == src.end() ? std::string() : it->second;
   };
-  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800"}) EXPECT_EQ(from(id), "") << id;
-  for (const char* id : {"h800", "h200", "h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
+  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800", "h800", "h200"}) EXPECT_EQ(from(id), "") << id;
+  for (const char* id : {"h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
 
   const std::string text =
       "model: qwen2.5-7b\nhardware: {gpu: mi300x, gpus: 8}\n"
@@ -578,6 +589,21 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
     EXPECT_EQ(b.borrowed_fields,
               (std::vector<std::string>{"decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
                                         "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  }
+  {
+    // H800 and H200 take the H100's compute fields as their own (same GH100
+    // die and clocks); the memory- and link-side ones stay borrowed. The H200
+    // also owns moe_layer_decode_s, whose source was measured on 8 x H200.
+    const EfficiencyOrigin h800 = OriginOfEfficiency(*cat.FindGpu("h800"));
+    EXPECT_FALSE(h800.whole_row);
+    EXPECT_EQ(h800.borrowed_from, "h100-sxm");
+    EXPECT_EQ(h800.borrowed_fields,
+              (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "train_mfu_moe",
+                                        "step_overhead_s", "weight_sync_eff"}));
+    const EfficiencyOrigin h200 = OriginOfEfficiency(*cat.FindGpu("h200"));
+    EXPECT_EQ(h200.borrowed_from, "h100-sxm");
+    EXPECT_EQ(h200.borrowed_fields, (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "train_mfu_moe",
+                                                              "step_overhead_s", "weight_sync_eff"}));
   }
   ASSERT_TRUE(cat.AddText("efficiency:\n  a100-80g:\n    decode_bw: 0.6\n", "mine.yaml").has_value());
   std::vector<std::string> seven(eight.begin() + 1, eight.end());
