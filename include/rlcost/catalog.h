@@ -25,6 +25,7 @@ struct Efficiency {
   double decode_compute = 0.50;      // achieved / peak FLOP/s when decode is compute-bound
   double decode_iter_overhead_s = 0.0;  // fixed per decode iteration (scheduler, sampling, launches)
   double moe_layer_decode_s = 0.0;   // fixed per layer of an MoE model per decode iteration (routing, expert GEMM launches)
+  double moe_layer_train_s = 0.0;    // floor per MoE layer per training micro-batch, forward + backward (host-issued kernels, per-layer sync)
   double prefill_mfu = 0.50;         // prefill model FLOPs utilisation
   double train_mfu = 0.40;           // policy update MFU (forward + backward)
   double train_mfu_moe = 0.224;      // the same for MoE models (grouped GEMMs, routing, expert all-to-all)

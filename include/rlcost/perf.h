@@ -501,6 +501,12 @@ int SmallestDomainPart(int group, int gpus, int domain);
 // `gpus` training GPUs, per GPU: intra-node peers over NVLink, the rest of
 // the EP group over the network, both at once. 0 for dense models or train_ep 1.
 double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double passes);
+// Floor of a training-engine pass of an MoE model set by the host issuing
+// each MoE layer's kernels: micro-batches per rank (all mini-batches) x
+// layers per pipeline stage x eff.moe_layer_train_s (forward + backward;
+// a third of it for a forward-only pass). 0 for dense models.
+// docs/model.md, "MoE layer floor".
+double MoeLayerFloorTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only);
 // Wall time of a training-engine pass whose model FLOPs per GPU are
 // `flops_per_gpu`: the MFU for the model (train_mfu, or train_mfu_moe for
 // MoE; forward-only passes scale logprob_mfu alike), expert GEMMs slowed by

@@ -42,6 +42,7 @@ const std::vector<EfficiencyField>& EfficiencyFields() {
       {"decode_compute", &Efficiency::decode_compute, true},
       {"decode_iter_overhead_s", &Efficiency::decode_iter_overhead_s, false},
       {"moe_layer_decode_s", &Efficiency::moe_layer_decode_s, false},
+      {"moe_layer_train_s", &Efficiency::moe_layer_train_s, false},
       {"prefill_mfu", &Efficiency::prefill_mfu, true},
       {"train_mfu", &Efficiency::train_mfu, true},
       {"train_mfu_moe", &Efficiency::train_mfu_moe, true},

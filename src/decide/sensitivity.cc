@@ -346,6 +346,7 @@ std::vector<Input> Inputs(const Scenario& s) {
       {"step_overhead_s", &E::step_overhead_s, "fixed cost per training step"}};
   if (s.model.is_moe()) {
     fixed_costs.emplace_back("moe_layer_decode_s", &E::moe_layer_decode_s, "fixed cost per MoE-model layer per decode iteration");
+    fixed_costs.emplace_back("moe_layer_train_s", &E::moe_layer_train_s, "floor per MoE layer per training micro-batch");
   }
   for (auto [field, member, label] : fixed_costs) {
     Input in = EfficiencyInput(field, member, false, label, s);

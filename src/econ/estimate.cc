@@ -87,6 +87,7 @@ std::string EfficiencyFieldWords(const std::string& field) {
       {"decode_compute", "decode compute share"},
       {"decode_iter_overhead_s", "fixed cost per decode iteration"},
       {"moe_layer_decode_s", "fixed cost per MoE layer in decode"},
+      {"moe_layer_train_s", "floor per MoE layer per training micro-batch"},
       {"prefill_mfu", "prefill MFU"},
       {"train_mfu", "train MFU"},
       {"train_mfu_moe", "MoE train MFU"},

@@ -132,6 +132,31 @@ double ExpertAllToAllTime(const Scenario& s, double tokens, int gpus, double pas
   return std::max(t_local, t_remote);
 }
 
+double MoeLayerFloorTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
+  const ModelSpec& m = s.model;
+  const double floor_s = s.hardware.gpu.efficiency.moe_layer_train_s;
+  if (!m.is_moe() || floor_s <= 0 || tokens <= 0 || gpus <= 0 || m.layers <= 0) return 0;
+  // Megatron-Core's alltoall dispatcher copies the split sizes to the host
+  // and waits for them in every MoE layer's forward (cuda_sync_point
+  // "before_ep_alltoall"; "before_permutation_1" when tokens are dropped),
+  // so the host cannot run ahead of a layer's small kernels: each layer of
+  // each micro-batch takes at least the time the host needs to issue it.
+  // The floor is read for forward + backward; a forward alone issues a third
+  // of it (the FLOP ratio, an assumption). Every layer of an MoE model counts
+  // (the catalog does not separate DeepSeek-V3's 3 dense layers).
+  const double share = forward_only ? 1.0 / 3.0 : 1.0;
+  const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
+  // The update's micro-batches are the packed bins when a token budget is
+  // stated (a sequence longer than half the budget takes one alone).
+  const double per_minibatch = tokens / minibatches;
+  const double microbatches =
+      minibatches * (!forward_only && s.placement.train_micro_batch_tokens > 0
+                         ? PackedMicrobatches(s, gpus, per_minibatch, mean_seq_len)
+                         : PassMicrobatches(s, gpus, per_minibatch, mean_seq_len, forward_only));
+  const double layers_per_stage = double(m.layers) / std::max(1, s.placement.train_pp);
+  return microbatches * layers_per_stage * floor_s * share;
+}
+
 double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, double flops_per_gpu,
                        bool forward_only) {
   if (tokens <= 0 || gpus <= 0) return 0;
@@ -175,6 +200,9 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
     // MoE MFU already contains the share it could not hide); only an
     // all-to-all longer than the compute sets the pace.
     t = std::max(t, ExpertAllToAllTime(s, tokens, gpus, forward_only ? kAllToAllsForward : kAllToAllsUpdate));
+    // Small micro-batches leave the GPU waiting for the host: the pass takes
+    // at least the per-layer floor (docs/model.md, "MoE layer floor").
+    t = std::max(t, MoeLayerFloorTime(s, tokens, mean_seq_len, gpus, forward_only));
   }
   // The update drains the pipeline once per optimizer step: each of the
   // algorithm.minibatches mini-batches is its own 1F1B schedule over its own

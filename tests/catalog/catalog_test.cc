@@ -568,26 +568,27 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
 // A GPU row of its own sets some fields; the rest are still the default's
 // H100 figures, and the estimate names them (docs/model.md, "Efficiency
 // defaults"). The A100 row sets prefill_mfu, train_mfu and logprob_mfu, so the
-// other seven fields are borrowed; a user's row that sets decode_bw and a
+// other eight fields are borrowed; a user's row that sets decode_bw and a
 // calibration that fits train_mfu_moe each take their field off the list.
 TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   Catalog cat = Catalog::Builtin().value();
-  const std::vector<std::string> seven = {"decode_bw",      "decode_compute",  "decode_iter_overhead_s",
-                                          "moe_layer_decode_s", "train_mfu_moe", "step_overhead_s",
-                                          "weight_sync_eff"};
+  const std::vector<std::string> eight = {"decode_bw",          "decode_compute",    "decode_iter_overhead_s",
+                                          "moe_layer_decode_s", "moe_layer_train_s", "train_mfu_moe",
+                                          "step_overhead_s",    "weight_sync_eff"};
   {
     const EfficiencyOrigin o = OriginOfEfficiency(*cat.FindGpu("a100-80g"));
     EXPECT_FALSE(o.whole_row);
     EXPECT_EQ(o.borrowed_from, "h100-sxm");
-    EXPECT_EQ(o.borrowed_fields, seven);
+    EXPECT_EQ(o.borrowed_fields, eight);
     EXPECT_DOUBLE_EQ(cat.FindGpu("a100-80g")->efficiency.train_mfu, 0.399);
   }
   {
-    // The H100 itself borrows nothing; b200 borrows the five fields its row leaves out.
+    // The H100 itself borrows nothing; b200 borrows the six fields its row leaves out.
     EXPECT_TRUE(OriginOfEfficiency(*cat.FindGpu("h100-sxm")).borrowed_from.empty());
     const EfficiencyOrigin b = OriginOfEfficiency(*cat.FindGpu("b200"));
-    EXPECT_EQ(b.borrowed_fields, (std::vector<std::string>{"decode_iter_overhead_s", "moe_layer_decode_s",
-                                                           "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+    EXPECT_EQ(b.borrowed_fields,
+              (std::vector<std::string>{"decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                        "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
   }
   {
     // H800 and H200 take the H100's compute fields as their own (same GH100
@@ -605,8 +606,8 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
                                                               "step_overhead_s", "weight_sync_eff"}));
   }
   ASSERT_TRUE(cat.AddText("efficiency:\n  a100-80g:\n    decode_bw: 0.6\n", "mine.yaml").has_value());
-  std::vector<std::string> six(seven.begin() + 1, seven.end());
-  EXPECT_EQ(OriginOfEfficiency(*cat.FindGpu("a100-80g")).borrowed_fields, six);
+  std::vector<std::string> seven(eight.begin() + 1, eight.end());
+  EXPECT_EQ(OriginOfEfficiency(*cat.FindGpu("a100-80g")).borrowed_fields, seven);
 
   const std::string text =
       "model: qwen2.5-7b\nhardware: {gpu: a100-80g, gpus: 8}\n"
@@ -626,7 +627,7 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   const auto j = report::EstimateToJson(*s, *e);
   EXPECT_EQ(j["efficiency"]["borrowed"], false);
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
-  EXPECT_EQ(j["efficiency"]["borrowed_fields"].size(), 6u);
+  EXPECT_EQ(j["efficiency"]["borrowed_fields"].size(), 7u);
   EXPECT_FALSE(j["efficiency"]["sources"].contains("borrowed_fields"));
 
   Calibration cal;
@@ -635,9 +636,9 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   cal.fitted = {"train_mfu_moe"};
   cal.source = "my.log";
   ApplyCalibration(cal, *s);
-  std::vector<std::string> five = six;
-  std::erase(five, std::string("train_mfu_moe"));
-  EXPECT_EQ(OriginOfEfficiency(s->hardware.gpu).borrowed_fields, five);
+  std::vector<std::string> six = seven;
+  std::erase(six, std::string("train_mfu_moe"));
+  EXPECT_EQ(OriginOfEfficiency(s->hardware.gpu).borrowed_fields, six);
   cal.fitted.clear();
   ApplyCalibration(cal, *s);
   EXPECT_TRUE(OriginOfEfficiency(s->hardware.gpu).borrowed_from.empty());
