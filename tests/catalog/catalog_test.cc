@@ -598,12 +598,13 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
     EXPECT_FALSE(h800.whole_row);
     EXPECT_EQ(h800.borrowed_from, "h100-sxm");
     EXPECT_EQ(h800.borrowed_fields,
-              (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "train_mfu_moe",
-                                        "step_overhead_s", "weight_sync_eff"}));
+              (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                        "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
     const EfficiencyOrigin h200 = OriginOfEfficiency(*cat.FindGpu("h200"));
     EXPECT_EQ(h200.borrowed_from, "h100-sxm");
-    EXPECT_EQ(h200.borrowed_fields, (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "train_mfu_moe",
-                                                              "step_overhead_s", "weight_sync_eff"}));
+    EXPECT_EQ(h200.borrowed_fields,
+              (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_train_s", "train_mfu_moe",
+                                        "step_overhead_s", "weight_sync_eff"}));
   }
   ASSERT_TRUE(cat.AddText("efficiency:\n  a100-80g:\n    decode_bw: 0.6\n", "mine.yaml").has_value());
   std::vector<std::string> seven(eight.begin() + 1, eight.end());
