@@ -600,23 +600,35 @@ double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, c
   return (1.0 - 1e-6) * (decode + prefill);
 }
 
+// A single-turn step's length slices: the equal grid, or the weighted one
+// when its top slice (n / kMaxSlices sequences at the step's longest length,
+// with their prompts and half a block each) would not fit in the KV cache.
+struct TurnSlices {
+  std::array<double, kMaxSlices> len{}, alive{};
+  int m = 0;
+  bool single_top = false;
+  double prompt = 0;
+};
+
+TurnSlices SliceSingleTurn(const Scenario& s, double n, double n_total, double kv_tokens) {
+  const auto& resp = s.environment.response_tokens;
+  TurnSlices t;
+  t.prompt = s.environment.prompt_tokens.mean();
+  const double top_kv = n / kMaxSlices * (t.prompt + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
+  t.single_top = top_kv > kv_tokens && n > kMaxSlices;
+  t.m = LengthSlices(resp, n, n_total, t.len, t.alive, t.single_top);
+  return t;
+}
+
 // Single-turn generation of n sequences on one engine with a KV budget: the
 // work (tokens, FLOPs, mean batch) of the mean engine, the wall time of the
 // busiest (BusiestEngineLengths).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                          double kv_tokens) {
-  const auto& env = s.environment;
-  const double p = env.prompt_tokens.mean();
-  const auto& resp = env.response_tokens;
-  std::array<double, kMaxSlices> len{}, alive{};
-  // The equal grid's top slice: n / kMaxSlices sequences at the step's
-  // longest length, with their prompts (and half a block each).
-  const double top_kv = n / kMaxSlices * (p + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
-  const bool single_top = top_kv > kv_tokens && n > kMaxSlices;
-  int m = LengthSlices(resp, n, n_total, len, alive, single_top);
-  RolloutResult r = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top);
-  if (BusiestEngineLengths(resp, n, n_total, len, m) > 1.0) {
-    r.time_s = SingleTurnOn(e, n, p, len, alive, m, kv_tokens, single_top).time_s;
+  TurnSlices t = SliceSingleTurn(s, n, n_total, kv_tokens);
+  RolloutResult r = SingleTurnOn(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens, t.single_top);
+  if (BusiestEngineLengths(s.environment.response_tokens, n, n_total, t.len, t.m) > 1.0) {
+    r.time_s = SingleTurnOn(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens, t.single_top).time_s;
   }
   return r;
 }
@@ -624,15 +636,9 @@ RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double 
 // SingleTurn's lengths (the busiest engine's where it differs), bounded.
 double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                             double kv_tokens) {
-  const auto& env = s.environment;
-  const double p = env.prompt_tokens.mean();
-  const auto& resp = env.response_tokens;
-  std::array<double, kMaxSlices> len{}, alive{};
-  const double top_kv = n / kMaxSlices * (p + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
-  const bool single_top = top_kv > kv_tokens && n > kMaxSlices;
-  const int m = LengthSlices(resp, n, n_total, len, alive, single_top);
-  BusiestEngineLengths(resp, n, n_total, len, m);
-  return SingleTurnOnLowerBound(e, n, p, len, alive, m, kv_tokens);
+  TurnSlices t = SliceSingleTurn(s, n, n_total, kv_tokens);
+  BusiestEngineLengths(s.environment.response_tokens, n, n_total, t.len, t.m);
+  return SingleTurnOnLowerBound(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens);
 }
 
 double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
