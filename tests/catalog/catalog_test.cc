@@ -524,6 +524,30 @@ TEST(Catalog, PartialEntryChangesOnlyTheFieldsItGives) {
 namespace rlcost {
 namespace {
 
+// A small GRPO run of Qwen2.5-7B on 8 of `gpu`: the scenario, its estimate,
+// and whether one of the estimate's assumptions starts with `said`.
+struct SmallRun {
+  Scenario s;
+  Estimate e;
+  bool Says(const std::string& said, const std::string& also = "") const {
+    for (const auto& a : e.assumptions) {
+      if (a.find(said) == 0 && (also.empty() || a.find(also) != std::string::npos)) return true;
+    }
+    return false;
+  }
+};
+SmallRun SmallRunOn(const Catalog& cat, const std::string& gpu) {
+  auto s = LoadScenarioText("model: qwen2.5-7b\nhardware: {gpu: " + gpu +
+                                ", gpus: 8}\n"
+                                "environment: {prompt_tokens: 100, response_tokens: 200}\n"
+                                "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n",
+                            cat);
+  EXPECT_TRUE(s.has_value()) << s.error().ToString();
+  auto e = EstimateAnalytic(*s);
+  EXPECT_TRUE(e.has_value()) << e.error().ToString();
+  return SmallRun{*s, *e};
+}
+
 // Every GPU without an efficiency row of its own prices with the default's
 // figures, which were measured on H100s (efficiency.yaml default:
 // measured_on h100-sxm): the estimate's text and JSON say it borrows them and
@@ -539,28 +563,16 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
   for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800", "h800", "h200"}) EXPECT_EQ(from(id), "") << id;
   for (const char* id : {"h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
 
-  const std::string text =
-      "model: qwen2.5-7b\nhardware: {gpu: mi300x, gpus: 8}\n"
-      "environment: {prompt_tokens: 100, response_tokens: 200}\n"
-      "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n";
-  auto s = LoadScenarioText(text, cat);
-  ASSERT_TRUE(s.has_value()) << s.error().ToString();
-  auto e = EstimateAnalytic(*s);
-  ASSERT_TRUE(e.has_value()) << e.error().ToString();
-  bool said = false;
-  for (const auto& a : e->assumptions) said |= a.find("efficiency (mi300x: BORROWED from h100-sxm") == 0;
-  EXPECT_TRUE(said);
-  const auto j = report::EstimateToJson(*s, *e);
+  const SmallRun run = SmallRunOn(cat, "mi300x");
+  EXPECT_TRUE(run.Says("efficiency (mi300x: BORROWED from h100-sxm"));
+  const auto j = report::EstimateToJson(run.s, run.e);
   EXPECT_EQ(j["efficiency"]["gpu"], "mi300x");
   EXPECT_EQ(j["efficiency"]["borrowed"], true);
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
   EXPECT_TRUE(j["efficiency"]["sources"].contains("train_mfu"));
 
-  auto h = LoadScenarioText(text.substr(0, text.find("mi300x")) + "h100-sxm" + text.substr(text.find(", gpus")), cat);
-  ASSERT_TRUE(h.has_value()) << h.error().ToString();
-  auto eh = EstimateAnalytic(*h);
-  ASSERT_TRUE(eh.has_value());
-  const auto jh = report::EstimateToJson(*h, *eh);
+  const SmallRun h100 = SmallRunOn(cat, "h100-sxm");
+  const auto jh = report::EstimateToJson(h100.s, h100.e);
   EXPECT_EQ(jh["efficiency"]["borrowed"], false);
   EXPECT_FALSE(jh["efficiency"].contains("borrowed_from"));
 }
@@ -610,39 +622,28 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   std::vector<std::string> seven(eight.begin() + 1, eight.end());
   EXPECT_EQ(OriginOfEfficiency(*cat.FindGpu("a100-80g")).borrowed_fields, seven);
 
-  const std::string text =
-      "model: qwen2.5-7b\nhardware: {gpu: a100-80g, gpus: 8}\n"
-      "environment: {prompt_tokens: 100, response_tokens: 200}\n"
-      "algorithm: {name: grpo, group_size: 4, prompts_per_step: 64, steps: 1}\n";
-  auto s = LoadScenarioText(text, cat);
-  ASSERT_TRUE(s.has_value()) << s.error().ToString();
-  auto e = EstimateAnalytic(*s);
-  ASSERT_TRUE(e.has_value()) << e.error().ToString();
-  bool said = false;
-  for (const auto& a : e->assumptions) {
-    said |= a.find("efficiency (a100-80g: its own figures in catalog/efficiency.yaml but decode compute share, ") ==
-                0 &&
-            a.find("weight-sync link share BORROWED from h100-sxm)") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
-  const auto j = report::EstimateToJson(*s, *e);
+  const SmallRun run = SmallRunOn(cat, "a100-80g");
+  EXPECT_TRUE(run.Says("efficiency (a100-80g: its own figures in catalog/efficiency.yaml but decode compute share, ",
+                       "weight-sync link share BORROWED from h100-sxm)"));
+  Scenario s = run.s;
+  const auto j = report::EstimateToJson(run.s, run.e);
   EXPECT_EQ(j["efficiency"]["borrowed"], false);
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
   EXPECT_EQ(j["efficiency"]["borrowed_fields"].size(), 7u);
   EXPECT_FALSE(j["efficiency"]["sources"].contains("borrowed_fields"));
 
   Calibration cal;
-  cal.efficiency = s->hardware.gpu.efficiency;
+  cal.efficiency = s.hardware.gpu.efficiency;
   cal.efficiency.train_mfu_moe = 0.2;
   cal.fitted = {"train_mfu_moe"};
   cal.source = "my.log";
-  ApplyCalibration(cal, *s);
+  ApplyCalibration(cal, s);
   std::vector<std::string> six = seven;
   std::erase(six, std::string("train_mfu_moe"));
-  EXPECT_EQ(OriginOfEfficiency(s->hardware.gpu).borrowed_fields, six);
+  EXPECT_EQ(OriginOfEfficiency(s.hardware.gpu).borrowed_fields, six);
   cal.fitted.clear();
-  ApplyCalibration(cal, *s);
-  EXPECT_TRUE(OriginOfEfficiency(s->hardware.gpu).borrowed_from.empty());
+  ApplyCalibration(cal, s);
+  EXPECT_TRUE(OriginOfEfficiency(s.hardware.gpu).borrowed_from.empty());
 }
 
 // A GPU written inline in a scenario starts from the same default figures as a
