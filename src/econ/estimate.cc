@@ -135,6 +135,15 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             s.model.layers * perf::kEagerLaunchPerLayerS * 1e3, s.model.layers,
                             perf::kEagerLaunchPerLayerS * 1e3));
   }
+  if (s.model.is_moe() && eff.moe_layer_train_s > 0) {
+    // perf::MoeLayerFloorTime (docs/model.md, "MoE layer floor").
+    a.push_back(fmt::format(
+        "MoE update: each of the {} MoE layers takes at least {:.1f} ms per training micro-batch, forward and "
+        "backward (a third of it in a forward-only pass): Megatron-Core's alltoall token dispatcher makes the host "
+        "wait in every layer (measured on Qwen3-30B-A3B, 8 x B200); ASSUMED the same on every GPU and dispatcher "
+        "(a run with DeepEP or graphed MoE layers: moe_layer_train_s 0 in --calibration)",
+        s.model.layers, eff.moe_layer_train_s * 1e3));
+  }
   if (s.engine.speculative) {
     a.push_back(SpeculativeAssumption(s));
   }
