@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <deque>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -50,11 +51,14 @@ TEST(PrefillMaker, SameBitsAsTheRooflineByHand) {
       "model: qwen3-30b-a3b\nhardware: {gpu: h100-sxm, gpus: 8}\nplacement: {rollout_tp: 4}\n",
   };
   const std::string lora = "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nalgorithm: {lora: {rank: 16}}\n";
-  auto engine = [](const std::string& head) {
+  // The engine points into its scenario: each scenario is kept for the test.
+  std::deque<Scenario> kept;  // push_back keeps the earlier ones where they are
+  auto engine = [&kept](const std::string& head) {
     auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", test::Cat(),
                               "prefill.yaml");
     EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
-    return RolloutEngine(*s);
+    kept.push_back(*s);
+    return RolloutEngine(kept.back());
   };
   int checked = 0;
   for (const std::string& head : engines) {
