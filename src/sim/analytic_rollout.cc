@@ -71,10 +71,8 @@ int LengthSlices(const Distribution& d, double n, double n_total, std::array<dou
   int m = CeilCount(n, 1, kMaxSlices);
   double top = n_total / (n_total + 1.0);
   if (n <= double(kMaxSlices) || !single_top) {
-    for (int j = 0; j < m; ++j) {
-      out[j] = d.Quantile(top * (j + 1.0) / m);
-      alive[j] = double(m - j) / m;
-    }
+    for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
+    EqualAlive(m, alive);
     // Rescale the body so the slices' mean equals the distribution's mean
     // (the grid under-samples the body when the tail point is pinned).
     KeepMeanWithTopPinned(std::span<double>(out.data(), m), d.mean());
@@ -194,6 +192,18 @@ constexpr int kMaxCohortSlices = 1024;
 // Fixed lengths (one slice): FullCacheFixed at its FixedResolution
 // (analytic_rollout.h).
 
+// The full-cache models' longest run between two re-evaluations of the
+// running set: len_max / steps_per_length iterations, and no fewer than the
+// run's estimated iterations (at the batch of whole sequences of mean length
+// the cache or the engine's seats hold) over max_steps. FullCache re-evaluates
+// at kFineFixedResolution's steps for any number of slices, FullCacheFixed at
+// its own resolution, and SingleTurnOnLowerBound bounds both with the same.
+double FullCacheStepMax(double n, double p, double len_mean, double len_max, double kv_tokens, double seats,
+                        const FixedResolution& res) {
+  const double iters_est = n * len_mean / std::max(1.0, std::min(seats, kv_tokens / (p + len_mean + kFragTokens)));
+  return std::max({1.0, len_max / res.steps_per_length, iters_est / res.max_steps});
+}
+
 // Generation of n sequences whose all-at-once drain does not fit in the KV
 // cache: the admission-ordered fluid model of a vLLM-style scheduler (FCFS
 // admission, the most recently admitted running sequence preempted when a
@@ -241,8 +251,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
   const double c = n / C;
   const double full_kv = kv_tokens, admit_kv = kv_tokens * (1.0 - kWatermarkFraction);
   const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
-  const double iters_est = n * L / std::max(1.0, std::min(seats, kv_tokens / (p + L + kFragTokens)));
-  const double step_max = std::max({1.0, L / res.steps_per_length, iters_est / res.max_steps});
+  const double step_max = FullCacheStepMax(n, p, L, L, kv_tokens, seats, res);
   // age[k]: of the boundary and the cohorts after it (preempted ones keep
   // theirs); off[k]: of the cohorts running whole (first..b-1).
   // This thread's buffers, kept from one run to the next (a sweep runs
@@ -319,13 +328,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
         }
         phi = 1.0;
       }
-      if (b >= C) {  // every cohort admitted: the last one is the boundary
-        b = C - 1;
-        --whole;
-        sum_off -= off[b];
-        age[b] = G - off[b];
-        phi = 1.0;
-      }
+      if (b >= C) back();  // every cohort admitted (b == C): the last one is the boundary
     }
     // The first cohort always runs.
     if (b == first && phi <= 0) {
@@ -380,8 +383,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   double mean_len = 0;
   for (int j = 0; j < m; ++j) mean_len += (len[j] - (j > 0 ? len[j - 1] : 0.0)) * share_alive[j];
   const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;  // engine.max_num_seqs
-  const double iters_est = n * mean_len / std::max(1.0, std::min(seats, kv_tokens / (p + mean_len + kFragTokens)));
-  const double step_max = std::max({1.0, len[m - 1] / 512.0, iters_est / 20000.0});
+  const double step_max = FullCacheStepMax(n, p, mean_len, len[m - 1], kv_tokens, seats, kFineFixedResolution);
   // Per cohort: age, running share, first slice still alive; and, updated
   // only when that slice changes, the sequences alive (c * (m - next) / m)
   // and the length that ends the slice (len[next], infinity when done).
@@ -565,15 +567,8 @@ double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, c
   const double tokens = n * mu;
   const double seats = e.max_num_seqs > 0 ? e.max_num_seqs : INFINITY;
   // The full-cache models' longest run between re-evaluations (their own formulas).
-  double step_max = 1;
-  if (m == 1) {
-    const FixedResolution res;
-    const double iters_est = n * len_max / std::max(1.0, std::min(seats, kv_tokens / (p + len_max + kFragTokens)));
-    step_max = std::max({1.0, len_max / res.steps_per_length, iters_est / res.max_steps});
-  } else {
-    const double iters_est = n * mu / std::max(1.0, std::min(seats, kv_tokens / (p + mu + kFragTokens)));
-    step_max = std::max({1.0, len_max / 512.0, iters_est / 20000.0});
-  }
+  const double step_max = m == 1 ? FullCacheStepMax(n, p, len_max, len_max, kv_tokens, seats, FixedResolution{})
+                                 : FullCacheStepMax(n, p, mu, len_max, kv_tokens, seats, kFineFixedResolution);
   const double most_held = kv_tokens * (1.0 + step_max / (p + kFragTokens));
   const double iters =
       std::max({len_max, tokens / seats, n * ((p + kFragTokens) * mu + q / 2) / most_held});
