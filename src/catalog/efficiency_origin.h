@@ -4,9 +4,12 @@
 // here by the estimate's text and its JSON, one definition for both.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/strings.h"
 #include "rlcost/catalog.h"
 
 namespace rlcost {
@@ -42,18 +45,30 @@ inline EfficiencyOrigin OriginOfEfficiency(const GpuSpec& g) {
   if (from == g.sources.end() || fields == g.sources.end()) return o;
   o.borrowed_from = from->second;
   const std::string& list = fields->second;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const auto b = name.find_first_not_of(' ');
-    const auto e = name.find_last_not_of(' ');
-    if (b != std::string::npos) o.borrowed_fields.push_back(name.substr(b, e - b + 1));
-    if (comma == std::string::npos) break;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (std::string name = TrimBlanks(std::string_view(list).substr(start, comma - start)); !name.empty()) {
+      o.borrowed_fields.push_back(std::move(name));
+    }
     start = comma + 1;
   }
   if (o.borrowed_fields.empty()) o.borrowed_from.clear();
   return o;
+}
+
+// Writes `o` into the GPU's sources, the inverse of OriginOfEfficiency:
+// nothing borrowed (no donor or no field), the whole row, or the fields named.
+inline void SetOriginOfEfficiency(GpuSpec& g, const EfficiencyOrigin& o) {
+  for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) g.sources.erase(k);
+  if (o.borrowed_from.empty() || (!o.whole_row && o.borrowed_fields.empty())) return;
+  if (o.whole_row) {
+    g.sources[kEfficiencyBorrowedAll] = o.borrowed_from;
+    return;
+  }
+  std::string list;
+  for (const auto& name : o.borrowed_fields) list += (list.empty() ? "" : ", ") + name;
+  g.sources[kEfficiencyBorrowedFrom] = o.borrowed_from;
+  g.sources[kEfficiencyBorrowedFields] = list;
 }
 
 }  // namespace rlcost

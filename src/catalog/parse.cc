@@ -346,13 +346,7 @@ ModelSpec ParseModel(const YAML::Node& node, const std::string& id, const std::s
 }
 
 void SetEfficiencyBorrowedFrom(GpuSpec& g, const std::string& from) {
-  g.sources.erase(kEfficiencyBorrowedFrom);
-  g.sources.erase(kEfficiencyBorrowedFields);
-  if (from.empty()) {
-    g.sources.erase(kEfficiencyBorrowedAll);
-  } else {
-    g.sources[kEfficiencyBorrowedAll] = from;
-  }
+  SetOriginOfEfficiency(g, EfficiencyOrigin{from, /*whole_row=*/true, {}});
 }
 
 void ApplyEfficiencyRow(GpuSpec& g, const EfficiencyPatch& row) {
@@ -363,19 +357,15 @@ void ApplyEfficiencyRow(GpuSpec& g, const EfficiencyPatch& row) {
     SetEfficiencyBorrowedFrom(g, row.measured_on == g.id ? "" : row.measured_on);
     return;
   }
-  SetEfficiencyBorrowedFrom(g, "");
-  if (before.borrowed_from.empty() || before.borrowed_from == g.id) return;
-  std::string still;
+  EfficiencyOrigin still{before.borrowed_from == g.id ? "" : before.borrowed_from, /*whole_row=*/false, {}};
   for (const auto& f : EfficiencyFields()) {
     const bool given = std::any_of(row.values.begin(), row.values.end(),
                                    [&](const auto& v) { return v.first == f.member; });
     const bool was_borrowed = std::find(before.borrowed_fields.begin(), before.borrowed_fields.end(),
                                         std::string(f.name)) != before.borrowed_fields.end();
-    if (was_borrowed && !given) still += (still.empty() ? "" : ", ") + std::string(f.name);
+    if (was_borrowed && !given) still.borrowed_fields.emplace_back(f.name);
   }
-  if (still.empty()) return;
-  g.sources[kEfficiencyBorrowedFrom] = before.borrowed_from;
-  g.sources[kEfficiencyBorrowedFields] = still;
+  SetOriginOfEfficiency(g, still);
 }
 
 GpuSpec ParseGpu(const YAML::Node& node, const std::string& id, const std::string& path,

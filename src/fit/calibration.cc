@@ -212,10 +212,7 @@ Result<Calibration> LoadCalibrationFile(const std::string& path) {
 void ApplyCalibration(const Calibration& cal, Scenario& s) {
   if (cal.fitted.empty()) {
     s.hardware.gpu.efficiency = cal.efficiency;
-    // Fitted to the user's own log: nothing borrowed.
-    for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) {
-      s.hardware.gpu.sources.erase(k);
-    }
+    SetOriginOfEfficiency(s.hardware.gpu, EfficiencyOrigin{});  // fitted to the user's own log: nothing borrowed
     return;
   }
   EfficiencyOrigin origin = OriginOfEfficiency(s.hardware.gpu);
@@ -227,15 +224,8 @@ void ApplyCalibration(const Calibration& cal, Scenario& s) {
     }
   }
   // What is still borrowed, by name (docs/model.md, "Efficiency defaults").
-  for (const char* k : {kEfficiencyBorrowedAll, kEfficiencyBorrowedFrom, kEfficiencyBorrowedFields}) {
-    s.hardware.gpu.sources.erase(k);
-  }
-  if (!origin.borrowed_from.empty() && !origin.borrowed_fields.empty()) {
-    std::string list;
-    for (const auto& n : origin.borrowed_fields) list += (list.empty() ? "" : ", ") + n;
-    s.hardware.gpu.sources[kEfficiencyBorrowedFrom] = origin.borrowed_from;
-    s.hardware.gpu.sources[kEfficiencyBorrowedFields] = list;
-  }
+  origin.whole_row = false;
+  SetOriginOfEfficiency(s.hardware.gpu, origin);
 }
 
 }  // namespace rlcost
