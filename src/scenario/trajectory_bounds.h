@@ -43,26 +43,38 @@ struct DrawnTurn {
   double tool_latency_s = 0;
 };
 
+// A draw rounded to an integer, and a draw as it is. The simulator passes
+// its own draw types (sim/draws.h: the same values, faster), found by
+// argument-dependent lookup.
+template <class Rng>
+long long RoundedDraw(const Distribution& d, Rng& rng) {
+  return std::llround(d.Sample(rng));
+}
+template <class Rng>
+double RealDraw(const Distribution& d, Rng& rng) {
+  return d.Sample(rng);
+}
+
 // One trajectory drawn from the task's own distributions and bounded, the
 // one rule of both paths (the loader's draws below, the simulator's
 // sim/trajectories.cc): its turns, then each turn's response and, after every
 // turn but the last, its tool call; the bounds end it early. `on_turn` gets
 // each turn kept; returns the turns kept, `*drawn` the turns drawn.
-template <class Rng, class OnTurn>
-int DrawBoundedTrajectory(Rng& rng, const Distribution& turns, const Distribution& response,
-                          const Distribution& tool_out, const Distribution& latency, int64_t budget, double timeout_s,
-                          OnTurn&& on_turn, int* drawn = nullptr) {
-  const int t = static_cast<int>(std::max<long long>(1, std::llround(turns.Sample(rng))));
+template <class Rng, class Rounded, class Real, class OnTurn>
+int DrawBoundedTrajectory(Rng& rng, const Rounded& turns, const Rounded& response, const Rounded& tool_out,
+                          const Real& latency, int64_t budget, double timeout_s, OnTurn&& on_turn,
+                          int* drawn = nullptr) {
+  const int t = static_cast<int>(std::max<long long>(1, RoundedDraw(turns, rng)));
   if (drawn) *drawn = t;
   int64_t used = 0;  // tokens after the prompt (the budget's count)
   for (int k = 0; k < t; ++k) {
     DrawnTurn d;
-    d.response = BoundedResponse(std::max<long long>(1, std::llround(response.Sample(rng))), used, budget);
+    d.response = BoundedResponse(std::max<long long>(1, RoundedDraw(response, rng)), used, budget);
     used += d.response;
     bool last = budget > 0 && used >= budget;  // the budget is reached: no tool call, no further turn
     if (k + 1 < t && !last) {
-      const int64_t out = std::max<long long>(0, std::llround(tool_out.Sample(rng)));
-      const double lat = BoundedLatency(std::max(0.0, latency.Sample(rng)), timeout_s);
+      const int64_t out = std::max<long long>(0, RoundedDraw(tool_out, rng));
+      const double lat = BoundedLatency(std::max(0.0, RealDraw(latency, rng)), timeout_s);
       if (ToolOutputEnds(used, out, budget)) {
         last = true;  // its output would reach the budget: the trajectory ends here
       } else {

@@ -146,6 +146,7 @@ Result<void> Simulator::Setup() {
   batches_.resize(rounds_mode_ ? size_t(total_rounds_) : size_t(steps_ + extra));
   for (int b = 0; b < static_cast<int>(batches_.size()); ++b) batches_[b].index = b;
   max_start_ = int64_t(batches_.size()) * g_;
+  SetUpDraws();
   traj_time_.reserve(size_t(std::min<int64_t>(max_start_, 4000000)));
   traj_tokens_.reserve(traj_time_.capacity());
   q_.Reserve(1024);

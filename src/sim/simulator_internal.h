@@ -28,6 +28,7 @@
 #include "sim/slot_pool.h"
 #include "rlcost/sim.h"
 #include "perf/prefill_maker.h"
+#include "sim/draws.h"
 #include "sim/event_queue.h"
 #include "sim/judge.h"
 #include "sim/kv_cache.h"
@@ -315,6 +316,7 @@ class Simulator {
   // (stale finish-heap and LRU entries may still name it).
   bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
   Batch& MaterializeBatch(int b);
+  void SetUpDraws();
   void StartTrajectory(int32_t id, int engine);
   void ToolOrReward(int32_t id);
   void RequestSandbox(int32_t id, double dur_s, EventType done);
@@ -476,7 +478,11 @@ class Simulator {
   std::vector<Batch> batches_;
   std::vector<BigVector<Traj>> traj_pool_;
   std::vector<BigVector<Turn>> turn_pool_;
-  std::mt19937_64 rng_;
+  Mt64 rng_;  // std::mt19937_64's sequence (sim/draws.h)
+  // The trajectories' draws (sim/draws.h), made in Setup: the same values as
+  // Distribution::Sample, the integer ones from exact tables.
+  RoundedDraws prompt_draws_, turns_draws_, response_draws_, tool_out_draws_;
+  RealDraws latency_draws_, verify_draws_;
   std::vector<int32_t> scratch_;
   SlotPool sandboxes_;     // environment.sandbox.max_concurrent
   SlotPool tool_workers_;  // environment.tool_concurrency (no slots: no pool)

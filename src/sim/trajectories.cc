@@ -24,15 +24,9 @@ Batch& Simulator::MaterializeBatch(int b) {
   bt.turns.clear();
   // One random stream per batch, drawn in trajectory order when the batch is
   // created: what a trajectory draws does not depend on the order of events.
-  rng_.seed(SplitMix64(seed_ ^ SplitMix64(0x5EED0000ULL + uint64_t(b))));
+  rng_.seed_state(SplitMix64(seed_ ^ SplitMix64(0x5EED0000ULL + uint64_t(b))));
   const auto& env = s_.environment;
-  // With trajectory bounds (docs/model.md, "Trajectory bounds") the scenario's
-  // distributions are the bounded run's; each trajectory is drawn from the
-  // task's own and bounded here, as the framework bounds it.
   const Distribution& turns_d = env.unbounded ? env.unbounded->turns : env.turns;
-  const Distribution& response_d = env.unbounded ? env.unbounded->response_tokens : env.response_tokens;
-  const Distribution& tool_out_d = env.unbounded ? env.unbounded->tool_output_tokens : env.tool_output_tokens;
-  const Distribution& latency_d = env.unbounded ? env.unbounded->tool_latency_s : env.tool_latency_s;
   const int64_t budget = env.max_trajectory_tokens;
   // Room for the batch's turns up front (about the mean number each), not
   // grown by doubling and copying; capped at 64 Mi turns (1 GiB).
@@ -47,12 +41,12 @@ Batch& Simulator::MaterializeBatch(int b) {
       return bt;
     }
     Traj& t = bt.trajs[i];
-    t.prompt = std::max<int64_t>(1, std::llround(env.prompt_tokens.Sample(rng_)));
+    t.prompt = std::max<int64_t>(1, prompt_draws_(rng_));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
     // The tool call follows every turn but the last (turns - 1 calls).
     t.turns = scenario_internal::DrawBoundedTrajectory(
-        rng_, turns_d, response_d, tool_out_d, latency_d, budget, env.tool_timeout_s,
+        rng_, turns_draws_, response_draws_, tool_out_draws_, latency_draws_, budget, env.tool_timeout_s,
         [&](const scenario_internal::DrawnTurn& d, bool) {
           Turn tu;
           tu.response = static_cast<int32_t>(d.response);
@@ -61,7 +55,7 @@ Batch& Simulator::MaterializeBatch(int b) {
           ctx += tu.response + tu.tool_out;
           bt.turns.push_back(tu);
         });
-    t.verify_s = std::max(0.0, env.reward.verify_s.Sample(rng_));
+    t.verify_s = std::max(0.0, verify_draws_(rng_));
     max_turns = std::max(max_turns, t.turns);
     // A context longer than one engine's whole KV cache can never be
     // scheduled (vLLM rejects a request past max_model_len): the run would
@@ -83,6 +77,29 @@ Batch& Simulator::MaterializeBatch(int b) {
       for (int k = 0; k + 1 < t.turns; ++k) ++bt.barrier_need[k];
   }
   return bt;
+}
+
+// The trajectories' distributions as the batches draw them. With trajectory
+// bounds (docs/model.md, "Trajectory bounds") the scenario's distributions
+// are the bounded run's; each trajectory is drawn from the task's own and
+// bounded in MaterializeBatch, as the framework bounds it. An integer draw
+// gets its table when the run draws it at least 4 times per table entry
+// (a table of n entries costs about 2n quantiles to build).
+void Simulator::SetUpDraws() {
+  const auto& env = s_.environment;
+  const Distribution& turns_d = env.unbounded ? env.unbounded->turns : env.turns;
+  const Distribution& response_d = env.unbounded ? env.unbounded->response_tokens : env.response_tokens;
+  const Distribution& tool_out_d = env.unbounded ? env.unbounded->tool_output_tokens : env.tool_output_tokens;
+  const Distribution& latency_d = env.unbounded ? env.unbounded->tool_latency_s : env.tool_latency_s;
+  const double trajs = double(batches_.size()) * double(g_);
+  const double turns = std::max(1.0, turns_d.mean());
+  auto entries = [](double draws) { return static_cast<int64_t>(std::min(draws / 4.0, 1e9)); };
+  prompt_draws_ = RoundedDraws(env.prompt_tokens, entries(trajs));
+  turns_draws_ = RoundedDraws(turns_d, entries(trajs));
+  response_draws_ = RoundedDraws(response_d, entries(trajs * turns));
+  tool_out_draws_ = RoundedDraws(tool_out_d, entries(trajs * (turns - 1.0)));
+  latency_draws_ = RealDraws(latency_d);
+  verify_draws_ = RealDraws(env.reward.verify_s);
 }
 
 void Simulator::FreeBatchIfDone(int b) {
