@@ -9,13 +9,18 @@ namespace rlcost::sim::internal {
 
 // Blocks held by the running set after `iter` iterations:
 //   sum_i ceil((key_i + iter) / 16) = [sum_i (key_i + iter + 15) - sum_i ((key_i + iter + 15) mod 16)] / 16,
-// the remainders taken from a histogram of key_i mod 16 (O(16), not O(batch)).
+// the remainders taken from a histogram of key_i mod 16 (O(16), not O(batch)):
+// with p_i = key_i mod 16 and s = (iter + 15) mod 16, (p_i + s) mod 16 is
+// p_i + s, less 16 when p_i >= 16 - s, so the remainders sum to
+// sum_i p_i + n s - 16 #{i : p_i >= 16 - s} (the same integers; a few adds
+// instead of 16 multiplies).
 int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
   if (en.n_running == 0) return 0;
   int64_t total = en.sum_key + en.n_running * (iter + kBlockTokens - 1);
-  int64_t rem = 0;
-  int shift = Mod16(iter + kBlockTokens - 1);
-  for (int p = 0; p < kBlockTokens; ++p) rem += en.phase_cnt[p] * ((p + shift) & (kBlockTokens - 1));
+  const int shift = Mod16(iter + kBlockTokens - 1);
+  int64_t wrapped = 0;
+  for (int p = kBlockTokens - shift; p < kBlockTokens; ++p) wrapped += en.phase_cnt[p];
+  const int64_t rem = en.phase_sum + en.n_running * shift - kBlockTokens * wrapped;
   return (total - rem) / kBlockTokens;
 }
 
@@ -83,9 +88,9 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   ++en.n_running;
   en.sum_key += t.key;
   ++en.phase_cnt[Mod16(t.key)];
-  t.prev = en.tail;
-  t.next = kNone;
-  if (en.tail != kNone) T(en.tail).next = id; else en.head = id;
+  en.phase_sum += Mod16(t.key);
+  L(id) = Link{en.tail, kNone};
+  if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
   en.tail = id;
   en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
   en.peak_batch = std::max(en.peak_batch, en.n_running);
@@ -101,9 +106,11 @@ void Simulator::LeaveRunning(Engine& en, int32_t id) {
   --en.n_running;
   en.sum_key -= t.key;
   --en.phase_cnt[Mod16(t.key)];
-  if (t.prev != kNone) T(t.prev).next = t.next; else en.head = t.next;
-  if (t.next != kNone) T(t.next).prev = t.prev; else en.tail = t.prev;
-  t.prev = t.next = kNone;
+  en.phase_sum -= Mod16(t.key);
+  Link& l = L(id);
+  if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
+  if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
+  l = Link{};
   ++t.epoch;  // its finish-heap entry is now stale
 }
 

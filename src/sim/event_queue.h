@@ -106,6 +106,10 @@ class EventQueue {
   }
   bool empty() const { return heap_.size() == kPad; }
   size_t size() const { return heap_.size() - kPad; }
+  // The next event's type and `a` (valid when not empty): what the caller
+  // may prefetch while it handles the current one.
+  EventType top_type() const { return EventType((heap_[kPad].tag >> 32) & 0xF); }
+  int32_t top_a() const { return int32_t(uint32_t(heap_[kPad].tag)); }
   double top_time() const { return std::bit_cast<double>(heap_[kPad].t); }
   void Reserve(size_t n) { heap_.reserve(n + kPad); }
   // Tests: wrap the insertion order sooner (at `limit` < 2^kOrderBits pushes).
@@ -163,61 +167,54 @@ namespace rlcost::sim {
 // One pending time per engine in a tournament tree: setting an engine's next
 // event (a segment truncated, a pause) replaces it in O(log engines) instead
 // of leaving a stale entry in the heap. Ties go to the lower engine index.
-// Each node holds its winner's time beside its index, so an update walks the
-// path reading sibling nodes only (no indirection through the time array).
+// Each node holds its winner's key, the time's bits above the engine index,
+// so an update walks the path reading sibling nodes only (no indirection
+// through the time array) and compares keys as 128-bit integers.
 class EngineTimers {
  public:
   static constexpr double kNever = 1e300;
   void Reset(int n) {
     size_ = 1;
     while (size_ < n) size_ *= 2;
-    tree_.assign(2 * size_, Node{kNever, 0});
-    for (int i = 0; i < size_; ++i) tree_[size_ + i] = Node{kNever, i};
-    for (int i = size_ - 1; i >= 1; --i) tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
+    tree_.assign(2 * size_, Node{0, Bits(kNever)});
+    for (int i = 0; i < size_; ++i) tree_[size_ + i] = Node{uint64_t(i), Bits(kNever)};
+    for (int i = size_ - 1; i >= 1; --i) tree_[i] = Key(tree_[2 * i + 1]) < Key(tree_[2 * i]) ? tree_[2 * i + 1] : tree_[2 * i];
   }
   // Walks the leaf's path carrying its subtree's winner and reads only the
   // sibling at each level: the same winners as recomputing each node from
-  // both children, with half the loads and a select instead of a branch.
+  // both children, with half the loads.
   void Set(int e, double t) {
-    int i = size_ + e;
-    Node cur{t, e};
-    Node* tree = tree_.data();
-    tree[i] = cur;
-    // Times are >= +0, whose bit patterns order as the numbers do: the walk
-    // compares and selects integers. The left child wins ties, and it holds
-    // the lower engine indices: the earlier time, then the lower index. The
-    // select is a mask, not a branch: which node wins at a level is close to
-    // a coin toss, and the branches g++ made of `take ? a : b` on doubles
-    // cost more than the extra instructions (issue 41: the 1,024-GPU run
-    // 10% less CPU time, 10% more instructions; docs/performance.md).
+    // Times are >= +0, whose bit patterns order as the numbers do, so the
+    // key (time bits, engine) orders by the earlier time, then the lower
+    // engine index: the old rule (the left child, which holds the lower
+    // indices, wins ties) without a branch on which child we are. g++ makes
+    // the 128-bit comparison a cmp/sbb and the select two cmovs (issue 41:
+    // ~16 instructions a level, was ~30 with 64-bit masks; which node wins
+    // is close to a coin toss, so a branch would be mispredicted half the time).
     assert(t >= 0 && !std::signbit(t));
-    uint64_t ct = std::bit_cast<uint64_t>(t);
-    uint32_t ce = uint32_t(e);
+    size_t i = size_t(size_) + size_t(e);
+    U cur = (U(Bits(t)) << 64) | uint64_t(e);
+    Node* tree = tree_.data();
+    tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
     while (i > 1) {
-      const Node sib = tree[i ^ 1];
-      const uint64_t st = std::bit_cast<uint64_t>(sib.t);
-      const uint32_t se = uint32_t(sib.e);
-      // The sibling wins on an earlier time; on a tie only when it is the
-      // left child (i odd), whose engines are the lower indices: st < ct + 1
-      // is st <= ct (ct < 2^63), so the engine indices are never compared.
-      const uint64_t mask = 0 - uint64_t(st < ct + uint64_t(i & 1));
-      ct = (st & mask) | (ct & ~mask);
-      ce = (se & uint32_t(mask)) | (ce & ~uint32_t(mask));
+      const U sib = Key(tree[i ^ 1]);
+      cur = sib < cur ? sib : cur;
       i >>= 1;
-      tree[i] = Node{std::bit_cast<double>(ct), int32_t(ce)};
+      tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
     }
   }
-  int top() const { return tree_[1].e; }
-  double top_time() const { return tree_[1].t; }
-  double time(int e) const { return tree_[size_ + e].t; }
+  int top() const { return int(tree_[1].e); }
+  double top_time() const { return std::bit_cast<double>(tree_[1].t); }
+  double time(int e) const { return std::bit_cast<double>(tree_[size_ + e].t); }
 
  private:
+  using U = unsigned __int128;
   struct Node {
-    double t;
-    int32_t e;
+    uint64_t e;  // engine (the key's low half)
+    uint64_t t;  // the time's bits (its high half)
   };
-  // The left child holds the lower engine indices: it wins ties.
-  static Node Min(const Node& a, const Node& b) { return b.t < a.t ? b : a; }
+  static uint64_t Bits(double t) { return std::bit_cast<uint64_t>(t + 0.0); }
+  static U Key(const Node& n) { return (U(n.t) << 64) | n.e; }
   int size_ = 1;
   std::vector<Node> tree_;
 };

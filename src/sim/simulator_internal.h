@@ -74,7 +74,8 @@ struct Turn {
 
 // 128 bytes, two cache lines (issue 41: a 1,024-GPU agentic run touches a
 // random one several times an event; at 152 bytes most spanned three). Its
-// batch is BatchOf(id); its finish iteration lives in the engine's finish heap.
+// batch is BatchOf(id); its finish iteration lives in the engine's finish
+// heap; its place in the running list in its batch's links (Link).
 struct Traj {
   int32_t engine = 0;
   int32_t turns = 1;
@@ -82,7 +83,10 @@ struct Traj {
   int32_t turn_off = 0;        // first Turn in its batch's pool
   int32_t judge_left = 0;      // judge calls not yet answered (sim/judge.h)
   uint32_t epoch = 0;          // bumps when it leaves the running set or its cache changes
-  int32_t prev = kNone, next = kNone;  // running list, admission order
+  // Out on a tool call (set by ToolOrReward from its Turns, read back by
+  // NextTurn, so the return does not touch the batch's Turns): the call's
+  // output tokens and the next turn's response tokens.
+  int32_t call_out = 0, next_response = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
   bool trained = true;     // pipeline.tail: false for a response stopped (aborted or carried) at the step's cut
@@ -101,6 +105,13 @@ struct Traj {
 };
 static_assert(sizeof(Traj) == 128);
 
+// A running sequence's neighbours in its engine's running list (admission
+// order), beside the trajectories in a dense array: leaving the list writes
+// 8-byte entries, not two other trajectories' cache lines.
+struct Link {
+  int32_t prev = kNone, next = kNone;
+};
+
 struct Batch {
   int index = 0;
   int created = 0;      // trajectories started
@@ -108,6 +119,7 @@ struct Batch {
   int finished = 0;     // trajectories rewarded
   BigVector<Traj> trajs;
   BigVector<Turn> turns;
+  BigVector<Link> links;
   std::vector<int> barrier_need;     // lockstep: trajectories that make tool call k
   std::vector<int> barrier_arrived;
   std::vector<std::vector<int32_t>> barrier_held;
@@ -228,7 +240,8 @@ struct Engine {
   int64_t iter = 0;
   int64_t n_running = 0;
   int64_t sum_key = 0;
-  int64_t phase_cnt[kBlockTokens] = {};
+  int64_t phase_cnt[kBlockTokens] = {};  // running sequences by key mod 16
+  int64_t phase_sum = 0;                  // sum of their keys mod 16
   int32_t head = kNone, tail = kNone;   // admission order: tail = most recent
   FinishHeap finish_heap;
   IdRing waiting;
@@ -312,6 +325,10 @@ class Simulator {
     int32_t b = BatchOf(id);
     return batches_[b].trajs[id - b * g_];
   }
+  Link& L(int32_t id) {
+    int32_t b = BatchOf(id);
+    return batches_[b].links[id - b * g_];
+  }
   // False once the trajectory's batch is finished and its storage recycled
   // (stale finish-heap and LRU entries may still name it).
   bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
@@ -328,7 +345,7 @@ class Simulator {
   void StartSlot(const SlotRequest& r);
   void DrawRounds();
   void ReturnFromTool(int32_t id);
-  void NextTurn(Batch& bt, Traj& r, int32_t rid);
+  void NextTurn(Traj& r, int32_t rid);
   void TrajDone(int32_t id);
   // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
   void Rewarded(int32_t id);
@@ -478,6 +495,7 @@ class Simulator {
   std::vector<Batch> batches_;
   std::vector<BigVector<Traj>> traj_pool_;
   std::vector<BigVector<Turn>> turn_pool_;
+  std::vector<BigVector<Link>> link_pool_;
   Mt64 rng_;  // std::mt19937_64's sequence (sim/draws.h)
   // The trajectories' draws (sim/draws.h), made in Setup: the same values as
   // Distribution::Sample, the integer ones from exact tables.

@@ -116,7 +116,7 @@ void Simulator::AbortEngine(int e) {
     ++bt.finished;
   };
   for (int32_t id = en.head; id != kNone;) {
-    const int32_t next = T(id).next;
+    const int32_t next = L(id).next;
     LeaveRunning(en, id);
     abort(id);
     id = next;

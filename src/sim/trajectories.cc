@@ -19,8 +19,11 @@ Batch& Simulator::MaterializeBatch(int b) {
     traj_pool_.pop_back();
     bt.turns = std::move(turn_pool_.back());
     turn_pool_.pop_back();
+    bt.links = std::move(link_pool_.back());
+    link_pool_.pop_back();
   }
   bt.trajs.assign(g_, Traj{});
+  bt.links.assign(g_, Link{});
   bt.turns.clear();
   // One random stream per batch, drawn in trajectory order when the batch is
   // created: what a trajectory draws does not depend on the order of events.
@@ -107,8 +110,10 @@ void Simulator::FreeBatchIfDone(int b) {
   if (!bt.materialized || bt.finished < g_) return;
   traj_pool_.push_back(std::move(bt.trajs));
   turn_pool_.push_back(std::move(bt.turns));
+  link_pool_.push_back(std::move(bt.links));
   bt.trajs = {};
   bt.turns = {};
+  bt.links = {};
 }
 
 void Simulator::StartTrajectory(int32_t id, int e) {
@@ -143,6 +148,8 @@ void Simulator::ToolOrReward(int32_t id) {
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
     const Turn& tu = bt.turns[t.turn_off + t.turn];
+    t.call_out = tu.tool_out;
+    t.next_response = (&tu)[1].response;
     ++en.out;
     if (has_sandbox_ && !hold_sandbox_) {
       RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
@@ -241,29 +248,28 @@ void Simulator::ReleaseToolSlot() {
 
 void Simulator::ReturnFromTool(int32_t id) {
   Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
   if (!lockstep_) {
-    NextTurn(bt, t, id);
+    NextTurn(t, id);
     return;
   }
   // Lockstep: every turn waits for the slowest tool call of its batch.
+  Batch& bt = batches_[BatchOf(id)];
   int k = t.turn;
   t.state = TrajState::kBarrier;
   bt.barrier_held[k].push_back(id);
   if (++bt.barrier_arrived[k] < bt.barrier_need[k]) return;
   std::vector<int32_t> released;
   released.swap(bt.barrier_held[k]);
-  for (int32_t rid : released) NextTurn(bt, T(rid), rid);
+  for (int32_t rid : released) NextTurn(T(rid), rid);
 }
 
 // Its tool output joins the context; its next turn waits on its engine.
-void Simulator::NextTurn(Batch& bt, Traj& r, int32_t rid) {
-  const Turn& tu = bt.turns[r.turn_off + r.turn];
-  r.tool_tokens += tu.tool_out;
+void Simulator::NextTurn(Traj& r, int32_t rid) {
+  r.tool_tokens += r.call_out;
   ++r.turn;
-  r.resp_left = bt.turns[r.turn_off + r.turn].response;
+  r.resp_left = r.next_response;
   r.pf_ctx = r.ctx;
-  r.pf_left = tu.tool_out;
+  r.pf_left = r.call_out;
   r.state = TrajState::kWaiting;
   Engine& en = engines_[r.engine];
   --en.out;
