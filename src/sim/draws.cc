@@ -89,7 +89,7 @@ void RoundedDraws::Build() {
   // The guide: about two buckets a range, each bucket naming the last range
   // that starts at or before it, flagged when the whole bucket lies in it.
   int bits = 6;
-  while ((size_t(1) << bits) < 2 * n && bits < 17) ++bits;
+  while ((size_t(1) << bits) < 4 * n && bits < 18) ++bits;
   shift_ = 53 - bits;
   guide_.assign(size_t(1) << bits, 0);
   size_t i = 0;
@@ -99,8 +99,9 @@ void RoundedDraws::Build() {
     guide_[g] = uint32_t(i) | (a[i] <= s && e <= b[i] ? kWhole : 0u);
   }
   kmin_ = kmin;
-  a_ = std::move(a);
-  b_ = std::move(b);
+  ranges_.resize(n + 1);
+  for (size_t k = 0; k < n; ++k) ranges_[k] = Range{a[k], b[k]};
+  ranges_[n] = Range{~uint64_t(0), 0};  // sentinel: no draw reaches it
 }
 
 }  // namespace rlcost::sim::internal

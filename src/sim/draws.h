@@ -115,20 +115,24 @@ class RoundedDraws {
       return fixed_value_;
     }
     const uint64_t m = Draw53(rng);
-    if (!a_.empty()) {
+    if (!ranges_.empty()) {
       const uint32_t g = guide_[m >> shift_];
       if (g & kWhole) return kmin_ + int64_t(g & ~kWhole);
-      size_t i = g;
-      while (i + 1 < a_.size() && a_[i + 1] <= m) ++i;
-      if (m >= a_[i] && m <= b_[i]) return kmin_ + int64_t(i);
+      // The last range starting at or before m: most buckets that are not
+      // whole straddle one boundary, so one step without a branch, then a
+      // loop that rarely runs (ranges_ ends with a sentinel past every draw).
+      const Range* r = &ranges_[g];
+      r += r[1].a <= m;
+      while (r[1].a <= m) ++r;
+      if (m >= r->a && m <= r->b) return kmin_ + (r - ranges_.data());
     }
     return Exact(m);
   }
   long long Exact(uint64_t m) const { return std::llround(d_->Quantile(U53(m))); }
   // Tests: the table's ranges (empty when it is off).
-  size_t entries() const { return a_.size(); }
-  uint64_t range_begin(size_t i) const { return a_[i]; }
-  uint64_t range_end(size_t i) const { return b_[i]; }
+  size_t entries() const { return ranges_.empty() ? 0 : ranges_.size() - 1; }
+  uint64_t range_begin(size_t i) const { return ranges_[i].a; }
+  uint64_t range_end(size_t i) const { return ranges_[i].b; }
   long long first_value() const { return kmin_; }
 
  private:
@@ -143,7 +147,10 @@ class RoundedDraws {
   bool fixed_ = false;
   long long fixed_value_ = 0;
   int64_t kmin_ = 0;
-  std::vector<uint64_t> a_, b_;  // range i: the draws [a_i, b_i] give kmin_ + i
+  struct Range {
+    uint64_t a, b;  // the draws [a, b] give kmin_ + its index
+  };
+  std::vector<Range> ranges_;    // and a sentinel starting past every draw
   std::vector<uint32_t> guide_;  // by m >> shift_: the last range starting at or before the bucket
   int shift_ = 53;
 };

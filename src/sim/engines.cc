@@ -247,7 +247,7 @@ void Simulator::Plan(int e) {
     preempted = true;
   }
   // vLLM does not admit new prompts in an iteration that preempted.
-  if (!preempted) Admit(en);
+  if (!preempted && !en.waiting.empty()) Admit(en);
 
   double ctx = double(en.sum_key + en.n_running * en.iter);
   if (!en.prefill_q.empty()) {
@@ -360,9 +360,10 @@ void Simulator::EndSegment(int e) {
     if (t.epoch != f.epoch || t.state != TrajState::kRunning) continue;
     scratch_.push_back(f.traj);
   }
-  std::vector<int32_t> done;
-  done.swap(scratch_);
-  for (int32_t id : done) {
+  // (Nothing below reaches EndSegment again, for any engine, so scratch_
+  // stays this call's: StopTail skips the engine in its handler.)
+  for (size_t k = 0; k < scratch_.size(); ++k) {
+    const int32_t id = scratch_[k];
     LeaveRunning(en, id);
     Traj& t = T(id);
     if (t.turn + 1 < t.turns) {
@@ -374,8 +375,6 @@ void Simulator::EndSegment(int e) {
     }
     ToolOrReward(id);
   }
-  done.clear();
-  scratch_.swap(done);
   en.in_handler = false;
   if (en.paused) {
     en.pause_since = now_;

@@ -175,7 +175,11 @@ class EngineTimers {
   static constexpr double kNever = 1e300;
   void Reset(int n) {
     size_ = 1;
-    while (size_ < n) size_ *= 2;
+    depth_ = 0;
+    while (size_ < n) {
+      size_ *= 2;
+      ++depth_;
+    }
     tree_.assign(2 * size_, Node{0, Bits(kNever)});
     for (int i = 0; i < size_; ++i) tree_[size_ + i] = Node{uint64_t(i), Bits(kNever)};
     for (int i = size_ - 1; i >= 1; --i) tree_[i] = Key(tree_[2 * i + 1]) < Key(tree_[2 * i]) ? tree_[2 * i + 1] : tree_[2 * i];
@@ -196,11 +200,23 @@ class EngineTimers {
     U cur = (U(Bits(t)) << 64) | uint64_t(e);
     Node* tree = tree_.data();
     tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
-    while (i > 1) {
-      const U sib = Key(tree[i ^ 1]);
-      cur = sib < cur ? sib : cur;
+    // Two levels a turn (the tree's depth, log2 of a power of two, is
+    // known): fewer loop tests on the 9-level walk of 512 engines.
+    int levels = depth_;
+    for (; levels >= 2; levels -= 2) {
+      const U s1 = Key(tree[i ^ 1]);
+      cur = s1 < cur ? s1 : cur;
       i >>= 1;
       tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
+      const U s2 = Key(tree[i ^ 1]);
+      cur = s2 < cur ? s2 : cur;
+      i >>= 1;
+      tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
+    }
+    if (levels == 1) {
+      const U s1 = Key(tree[i ^ 1]);
+      cur = s1 < cur ? s1 : cur;
+      tree[1] = Node{uint64_t(cur), uint64_t(cur >> 64)};
     }
   }
   int top() const { return int(tree_[1].e); }
@@ -216,6 +232,7 @@ class EngineTimers {
   static uint64_t Bits(double t) { return std::bit_cast<uint64_t>(t + 0.0); }
   static U Key(const Node& n) { return (U(n.t) << 64) | n.e; }
   int size_ = 1;
+  int depth_ = 0;  // levels above the leaves: size_ = 2^depth_
   std::vector<Node> tree_;
 };
 
