@@ -183,10 +183,13 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // MI300X (docs/model.md, "MI300X"): decode_bw 0.725 x 0.867 = 0.629 and
   // train_mfu 0.425 x 0.636 = 0.270, both derived; the H20's row leaves both
   // to the default, the L20's (derived, "L20") keeps the default's decode_bw
-  // and has train_mfu 0.425 x 1.197 = 0.509.
+  // and has train_mfu 0.425 x 1.197 = 0.509; H20 and L40S (derived from one
+  // crowd-sourced matmul table): 0.425 x 1.205 = 0.512 and 0.425 x 0.935 =
+  // 0.397, both with the default's decode_bw.
   const std::map<std::string, std::pair<double, double>> blackwell = {
       {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
-      {"a800", {0.725, 0.399}}, {"mi300x", {0.629, 0.270}}, {"l20", {0.725, 0.509}}};
+      {"a800", {0.725, 0.399}}, {"mi300x", {0.629, 0.270}}, {"l20", {0.725, 0.509}},
+      {"h20", {0.725, 0.512}},  {"l40s", {0.725, 0.397}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -555,9 +558,9 @@ SmallRun SmallRunOn(const Catalog& cat, const std::string& gpu) {
 // Every GPU without an efficiency row of its own prices with the default's
 // figures, which were measured on H100s (efficiency.yaml default:
 // measured_on h100-sxm): the estimate's text and JSON say it borrows them and
-// from which GPU (l40s still does), and a GPU with its own row (h100-sxm
-// through the default, b200, mi300x, h20, l20 and the others through theirs)
-// does not borrow the whole row.
+// from which GPU (a GPU a user's catalog file adds without a row does), and a
+// GPU with its own row (h100-sxm through the default, every other built-in
+// GPU through its own) does not borrow the whole row.
 TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
   Catalog cat = Catalog::Builtin().value();
   auto from = [&](const std::string& id) {
@@ -565,15 +568,20 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
     auto it = src.find("efficiency.measured_on");
     return it == src.end() ? std::string() : it->second;
   };
-  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800", "h800", "h200", "mi300x", "h20", "l20"}) {
-    EXPECT_EQ(from(id), "") << id;
-  }
-  EXPECT_EQ(from("l40s"), "h100-sxm");
+  // Every built-in GPU now has a row of its own; a GPU added by a user's
+  // catalog file without an `efficiency:` mapping still borrows the whole row.
+  for (const auto& [id, g] : cat.gpus()) EXPECT_EQ(from(id), "") << id;
+  ASSERT_TRUE(cat.AddText("gpus:\n  my-gpu:\n    name: My GPU\n    memory_gb: 80\n    hbm_tb_per_s: 3.35\n"
+                          "    tflops_bf16: 989\n    intra_node_gb_per_s: 450\n    inter_node_gb_per_s: 50\n"
+                          "    price_per_hour: 2\n",
+                          "mine.yaml")
+                  .has_value());
+  EXPECT_EQ(from("my-gpu"), "h100-sxm");
 
-  const SmallRun run = SmallRunOn(cat, "l40s");
-  EXPECT_TRUE(run.Says("efficiency (l40s: BORROWED from h100-sxm"));
+  const SmallRun run = SmallRunOn(cat, "my-gpu");
+  EXPECT_TRUE(run.Says("efficiency (my-gpu: BORROWED from h100-sxm"));
   const auto j = report::EstimateToJson(run.s, run.e);
-  EXPECT_EQ(j["efficiency"]["gpu"], "l40s");
+  EXPECT_EQ(j["efficiency"]["gpu"], "my-gpu");
   EXPECT_EQ(j["efficiency"]["borrowed"], true);
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
   EXPECT_TRUE(j["efficiency"]["sources"].contains("train_mfu"));
@@ -653,7 +661,7 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   EXPECT_TRUE(OriginOfEfficiency(s.hardware.gpu).borrowed_from.empty());
 }
 
-// MI300X, H20 and L20 rows (docs/model.md, "Efficiency defaults", MI300X, H20, L20),
+// MI300X, H20, L20 and L40S rows (docs/model.md, "Efficiency defaults"),
 // worked by hand from the published figures their sources cite:
 //  - MI300X, derived: matmul ceilings over dense peaks 668.4 / 1307.4 =
 //    0.5112 and (H100) 794.5 / 989 = 0.8033, ratio 0.636; train_mfu
@@ -664,13 +672,17 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
 //    0.725 x 0.867 = 0.629.
 //  - H20, measured: FA2 83.7 and FA3 126.2 TFLOP/s of 148 (head dim 128,
 //    sequence 2,048), decode_compute (0.566 + 0.853) / 2 = 0.709; FA3 forward
-//    100.3-126.2, prefill_mfu (0.678 + 0.853) / 2 = 0.765.
+//    100.3-126.2, prefill_mfu (0.678 + 0.853) / 2 = 0.765; train_mfu derived
+//    from one torch.matmul table: (141.86 / 148) / ((789.24 + 783.66) / 2 /
+//    989) = 1.205, 0.425 x 1.205 = 0.512.
+//  - L40S, derived from the same table: (269.15 / 362.05) / 0.7952 = 0.935;
+//    train_mfu 0.397, prefill_mfu 0.575, decode_compute 0.514.
 //  - L20, derived: torch.matmul 114.87 of 119.5 TFLOP/s = 0.9613, ratio to
 //    the H100's 0.8033 = 1.197; train_mfu 0.509, prefill_mfu 0.736,
 //    decode_compute 0.658, logprob_mfu 0.846 x 0.509 = 0.431.
 // An MI300X estimate names its own sources (each a derivation, and says so)
 // and lists exactly the six fields it still borrows.
-TEST(Catalog, Mi300xH20AndL20RowsNameTheirSourcesAndWhatTheyBorrow) {
+TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
   Catalog cat = Catalog::Builtin().value();
   const GpuSpec& mi = *cat.FindGpu("mi300x");
   const GpuSpec& h100 = *cat.FindGpu("h100-sxm");
@@ -708,15 +720,29 @@ TEST(Catalog, Mi300xH20AndL20RowsNameTheirSourcesAndWhatTheyBorrow) {
   const GpuSpec& h20 = *cat.FindGpu("h20");
   EXPECT_NEAR(h20.efficiency.decode_compute, (83.7 / 148 + 126.2 / 148) / 2, 5e-4);
   EXPECT_NEAR(h20.efficiency.prefill_mfu, (100.3 / 148 + 126.2 / 148) / 2, 5e-4);
-  EXPECT_DOUBLE_EQ(h20.efficiency.train_mfu, 0.425);
+  // The H20's and L40S's matmul ceilings come from one torch.matmul table
+  // whose H100 entries (789.24, 783.66) give the H100's share: 0.7952.
+  const double table_h100 = (789.24 + 783.66) / 2 / h100.tflops_bf16;
+  EXPECT_NEAR(h20.efficiency.train_mfu, 0.425 * (141.86 / h20.tflops_bf16) / table_h100, 5e-4);
+  EXPECT_NEAR(h20.efficiency.logprob_mfu, 0.846 * h20.efficiency.train_mfu, 5e-4);
   EXPECT_DOUBLE_EQ(h20.efficiency.decode_bw, 0.725);
   const EfficiencyOrigin o = OriginOfEfficiency(h20);
   EXPECT_FALSE(o.whole_row);
   EXPECT_EQ(o.borrowed_from, "h100-sxm");
   EXPECT_EQ(o.borrowed_fields,
             (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
-                                      "train_mfu", "train_mfu_moe", "logprob_mfu", "step_overhead_s",
-                                      "weight_sync_eff"}));
+                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  const GpuSpec& l40s = *cat.FindGpu("l40s");
+  const double l40s_ceiling = (269.15 / l40s.tflops_bf16) / table_h100;
+  EXPECT_NEAR(l40s_ceiling, 0.935, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.train_mfu, 0.425 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.prefill_mfu, 0.615 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.decode_compute, 0.55 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.logprob_mfu, 0.846 * l40s.efficiency.train_mfu, 5e-4);
+  EXPECT_EQ(OriginOfEfficiency(l40s).borrowed_fields,
+            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  EXPECT_EQ(l40s.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
   EXPECT_EQ(h20.sources.at("efficiency.decode_compute").rfind("measured on H20", 0), 0u);
 
   // L20, derived from its own measured matmul ceiling (docs/model.md, "L20"):
