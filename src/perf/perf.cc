@@ -101,7 +101,11 @@ double KvShards(const ModelSpec& m, int tp, bool dp_attention) {
   return std::min(tp, std::max(m.kv_heads, 1));
 }
 
-double AllReduceTime(const EngineConfig& e, double bytes, double count) {
+namespace {
+
+// AllReduceTime, or (line_rate) the same with the custom kernel's share of
+// the link taken as 1: a floor of it that is affine in the bytes.
+double AllReduceTimeAt(const EngineConfig& e, double bytes, double count, bool line_rate) {
   if (e.tp <= 1) return 0;
   const GpuSpec& g = *e.gpu;
   const double ring_bytes = 2.0 * (e.tp - 1) / e.tp * bytes;
@@ -111,7 +115,7 @@ double AllReduceTime(const EngineConfig& e, double bytes, double count) {
     // vLLM's custom all-reduce (tp 2, 4, 6, 8; under 8 MiB) at its measured
     // share of the link; NCCL at line rate otherwise.
     const bool custom = (e.tp == 2 || e.tp == 4 || e.tp == 6 || e.tp == 8) && bytes < kCustomAllReduceMaxBytes;
-    if (custom) link *= kCustomAllReduceLinkShare;
+    if (custom && !line_rate) link *= kCustomAllReduceLinkShare;
     return count * (kAllReduceLatencyS + ring_bytes / link);
   }
   // The ring crosses ceil(tp / domain) domains; its slowest link is the network.
@@ -122,6 +126,16 @@ double AllReduceTime(const EngineConfig& e, double bytes, double count) {
       kNcclRingLlBaseLatencyS + (steps - net_steps) * kNcclRingLlNvlinkHopS + net_steps * kNcclRingLlNetHopS;
   double link = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
   return count * (latency_s + ring_bytes / link);
+}
+
+}  // namespace
+
+double AllReduceTime(const EngineConfig& e, double bytes, double count) {
+  return AllReduceTimeAt(e, bytes, count, false);
+}
+
+double AllReduceLineRateTime(const EngineConfig& e, double bytes, double count) {
+  return AllReduceTimeAt(e, bytes, count, true);
 }
 
 namespace {

@@ -8,12 +8,15 @@
 
 #include "rlcost/catalog.h"
 #include "rlcost/perf.h"
+#include "rlcost/scenario.h"
+#include "sim/analytic_rollout.h"
 #include "support.h"
 
 namespace rlcost::perf {
 namespace {
 
 using test::Cat;
+using test::Load;
 
 Efficiency Ideal() {
   Efficiency e;
@@ -66,6 +69,36 @@ TEST(CustomAllReduce, LargerMessagesAndOtherGroupSizesGoToNcclAtLineRate) {
   EngineConfig e1 = e;
   e1.tp = 1;
   EXPECT_EQ(AllReduceTime(e1, 2097152.0, 160), 0.0);
+}
+
+
+TEST(CustomAllReduce, LayoutBoundStaysBelowTheDrainAcrossTheEightMibSwitch) {
+  // The planner's lower bound (sim SingleTurnOnLowerBound) charges the
+  // all-reduces a cost per token of batch. Llama-3.1-70B at tp 4 decoding
+  // 1,000 sequences at once: 1000 * 8192 * 2 = 16 MiB per all-reduce, past
+  // the custom kernel's 8 MiB, so NCCL at line rate: per sequence of batch
+  // 160 * 1.5 * 16384 / 450e9 = 8.74 us, where the custom kernel's share
+  // would give 160 * 1.5 * 16384 / 169.65e9 = 23.2 us. Over 1,000 * 200
+  // tokens that is 1.75 s against 4.64 s: a per-token cost read at batch 1
+  // (the custom kernel's) would put the bound above the drain itself
+  // (every batch from a CUDA graph here, so no eager launches hide it).
+  const Scenario s = Load(R"(model: llama-3.1-70b
+hardware: {gpu: h100-sxm, gpus: 4}
+placement: {rollout_tp: 4}
+engine: {max_num_seqs: 1024, cuda_graph_max_batch: 0}
+environment: {prompt_tokens: 100, response_tokens: 200}
+algorithm: {name: grpo, group_size: 1, prompts_per_step: 1000, steps: 1}
+)");
+  const EngineConfig e = RolloutEngine(s);
+  ASSERT_EQ(e.tp, 4);
+  const double per_seq = AllReduceLineRateTime(e, 8192 * 2.0, 160) - AllReduceLineRateTime(e, 0, 160);
+  EXPECT_NEAR(per_seq * 1e6, 8.738, 1e-3);
+  EXPECT_NEAR((AllReduceTime(e, 8192 * 2.0, 160) - AllReduceTime(e, 0, 160)) * 1e6, 23.178, 1e-3);
+  const double kv = 1e9;
+  const double lb = sim::analytic_internal::SingleTurnLowerBound(e, s, 1000, 1000, kv);
+  const auto exact = sim::analytic_internal::SingleTurn(e, s, 1000, 1000, kv);
+  EXPECT_GT(lb, 0.0);
+  EXPECT_LE(lb, exact.time_s);
 }
 
 }  // namespace
