@@ -151,9 +151,14 @@ double ForwardFlopsPerToken(const ModelSpec& m, double context);
 // --- Inference -----------------------------------------------------------
 // Time of `count` tensor-parallel all-reduces of `bytes` each over the
 // engine's tp GPUs: inside one NVLink domain (gpu.nvlink_domain) vLLM's
-// custom all-reduce; beyond it NCCL's ring with per-hop latencies from
-// NCCL's tuning model and the network as the slowest link.
+// custom all-reduce (tp 2, 4, 6, 8, under 8 MiB, at its measured share of
+// the link) or NCCL at line rate; beyond it NCCL's ring with per-hop
+// latencies from NCCL's tuning model and the network as the slowest link.
 double AllReduceTime(const EngineConfig& e, double bytes, double count);
+// The same with every message at the link's line rate: never above
+// AllReduceTime and affine in `bytes` (where AllReduceTime steps down at the
+// custom kernel's 8 MiB limit), for lower bounds.
+double AllReduceLineRateTime(const EngineConfig& e, double bytes, double count);
 // One decode iteration: `batch` running sequences holding `context_tokens`
 // tokens of KV in total. Two parts run one after the other, each at its own
 // roofline: weights + linear layers max(W/(BW*eff_bw), F_lin/(peak*eff_c)),

@@ -18,6 +18,22 @@ namespace {
 // (vLLM PR #2192 benchmarks; NCCL's own small-message latency is ~10-20 us per
 // nccl-tests). We take 8 us.
 constexpr double kAllReduceLatencyS = 8e-6;
+// vLLM's custom all-reduce serves a tensor-parallel group of 2, 4, 6 or 8
+// GPUs inside one NVLink domain for messages under its 8 MiB buffer
+// (vllm/distributed/device_communicators/custom_all_reduce.py @ 00d618aa:
+// _SUPPORTED_WORLD_SIZES [2, 4, 6, 8], max_size=8192 * 1024,
+// should_custom_ar: inp_size < self.max_size); larger messages go to NCCL.
+// At these sizes it does not move the ring's bytes at the link's line rate.
+// sgl-project/sglang PR #2904 (2025-01-15) timed vLLM's kernel on H100
+// (tests/test_trt_reduce.py: float32 inputs, no CUDA graph) at 1, 2 and 4 MiB:
+// tp 2 12.9 / 17.7 / 26.6 us, tp 4 20.6 / 26.9 / 40.2 us, tp 8 24.1 / 30.4 /
+// 45.0 us. Past the 8 us latency above, the ring bytes 2(tp-1)/tp x size
+// moved at 0.253 to 0.501 of the 450 GB/s NVLink across the nine points;
+// we take the middle, (0.253 + 0.501) / 2 = 0.377 (docs/model.md,
+// "Tensor-parallel all-reduce"). Measured on H100; other GPUs take the same
+// share of their own link (ASSUMED).
+constexpr double kCustomAllReduceMaxBytes = 8192.0 * 1024.0;
+constexpr double kCustomAllReduceLinkShare = 0.377;
 // Beyond one NVLink domain vLLM's custom all-reduce does not apply and NCCL
 // runs the collective. NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc,
 // commit 01afd20a, ring algorithm, LL protocol, the one it picks for small
@@ -85,13 +101,21 @@ double KvShards(const ModelSpec& m, int tp, bool dp_attention) {
   return std::min(tp, std::max(m.kv_heads, 1));
 }
 
-double AllReduceTime(const EngineConfig& e, double bytes, double count) {
+namespace {
+
+// AllReduceTime, or (line_rate) the same with the custom kernel's share of
+// the link taken as 1: a floor of it that is affine in the bytes.
+double AllReduceTimeAt(const EngineConfig& e, double bytes, double count, bool line_rate) {
   if (e.tp <= 1) return 0;
   const GpuSpec& g = *e.gpu;
   const double ring_bytes = 2.0 * (e.tp - 1) / e.tp * bytes;
   const int domain = std::max(e.nvlink_domain > 0 ? e.nvlink_domain : g.nvlink_domain, 1);
   if (e.tp <= domain) {
     double link = std::max(g.intra_node_gb_per_s, 1.0) * kGB;
+    // vLLM's custom all-reduce (tp 2, 4, 6, 8; under 8 MiB) at its measured
+    // share of the link; NCCL at line rate otherwise.
+    const bool custom = (e.tp == 2 || e.tp == 4 || e.tp == 6 || e.tp == 8) && bytes < kCustomAllReduceMaxBytes;
+    if (custom && !line_rate) link *= kCustomAllReduceLinkShare;
     return count * (kAllReduceLatencyS + ring_bytes / link);
   }
   // The ring crosses ceil(tp / domain) domains; its slowest link is the network.
@@ -102,6 +126,16 @@ double AllReduceTime(const EngineConfig& e, double bytes, double count) {
       kNcclRingLlBaseLatencyS + (steps - net_steps) * kNcclRingLlNvlinkHopS + net_steps * kNcclRingLlNetHopS;
   double link = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
   return count * (latency_s + ring_bytes / link);
+}
+
+}  // namespace
+
+double AllReduceTime(const EngineConfig& e, double bytes, double count) {
+  return AllReduceTimeAt(e, bytes, count, false);
+}
+
+double AllReduceLineRateTime(const EngineConfig& e, double bytes, double count) {
+  return AllReduceTimeAt(e, bytes, count, true);
 }
 
 namespace {

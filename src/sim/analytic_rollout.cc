@@ -580,14 +580,20 @@ double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, c
   // Every batch is at most b_max (the sequences, the engine's cap, and the
   // cache at an event's start). The weights' read time is concave in the
   // batch (an MoE model's experts touched; a dense model's: constant), so it
-  // lies above its chord from 0 to b_max; the all-reduces' time is affine in it.
+  // lies above its chord from 0 to b_max; the all-reduces' time lies above
+  // its line-rate floor, affine in it (AllReduceLineRateTime: the custom
+  // kernel's time steps down to NCCL's at 8 MiB).
   const double b_max = std::min({n, seats, kv_tokens / (p + kFragTokens)}) * (1 + 1e-9);
   double w_slope = 0, f_slope = 0;
   if (a0.bytes.b > 0 && a0.mem_s.b > 0 && b_max > 0) {
     const double to_s = a0.mem_s.b / a0.bytes.b;  // 1 / bandwidth
     w_slope = std::max(0.0, (maker(b_max).bytes.a - a0.bytes.a) * to_s / b_max);
   }
-  if (perf::RunsEagerly(e, 1.0) == perf::RunsEagerly(e, 0.0)) f_slope = std::max(0.0, a1.fixed_s - a0.fixed_s);
+  if (perf::RunsEagerly(e, 1.0) == perf::RunsEagerly(e, 0.0)) {
+    const double h2 = e.model->hidden * 2.0, calls = 2.0 * e.model->layers;
+    const double ar_floor = perf::AllReduceLineRateTime(e, h2, calls) - perf::AllReduceLineRateTime(e, 0.0, calls);
+    f_slope = std::max(0.0, std::min(a1.fixed_s - a0.fixed_s, ar_floor));
+  }
   const double decode = std::max(iters * a0.weights_s + tokens * w_slope, tokens * kappa) + iters * a0.fixed_s +
                         tokens * f_slope + s_att * ctx;
   const double prefill = perf::Prefill(e, n * p, 0, n).time_s;

@@ -135,7 +135,8 @@ TEST(FrameworkNemoRl, V030SplitsPipelineStagesEvenly) {
   // null (Megatron-Core's even split, the output layer on the last stage);
   // vLLM 0.9.0 in its plain engine, sleep level 1, the optimizer offloaded
   // through pageable memory before every refit, the engine's share 0.6, no
-  // activation checkpointing.
+  // activation checkpointing; vLLM 0.9.0's own cap of 256 running sequences
+  // (NeMo RL passes no max_num_seqs).
   auto s = Load(kBase + "framework: nemo-rl@0.3\n");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->framework, "nemo-rl@0.3");
@@ -147,11 +148,12 @@ TEST(FrameworkNemoRl, V030SplitsPipelineStagesEvenly) {
   ASSERT_TRUE(s->placement.gpu_memory_utilization.has_value());
   EXPECT_DOUBLE_EQ(*s->placement.gpu_memory_utilization, 0.6);
   EXPECT_FALSE(s->placement.gradient_checkpointing);
+  EXPECT_EQ(s->engine.max_num_seqs, 256);
   EXPECT_EQ(Paths(*s), (std::vector<std::string>{"placement.engine", "engine.enforce_eager",
                                                  "placement.engine_sleep_level", "placement.refit_offload",
                                                  "placement.gpu_memory_utilization",
                                                  "placement.gradient_checkpointing", "placement.train_pp_split",
-                                                 "run.checkpoint", "run.evaluation"}));
+                                                 "run.checkpoint", "run.evaluation", "engine.max_num_seqs"}));
   ExpectSourcesName(*s, "v0.3.0 (b1c86a816)");
   // The newest release stays the default and keeps rlcost's balanced split
   // (its large recipes set the first/last-stage counts); a file's own split wins.
