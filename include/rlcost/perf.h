@@ -337,6 +337,12 @@ double HostTransferTime(const MemoryPlan& plan);
 // each pass that needs the parameters brings them back from host memory and
 // sends them out again; the update does the same with the optimizer states.
 double OffloadTime(const Scenario& s, const MemoryPlan& plan);
+// Of OffloadTime: a colocated vLLM engine at sleep level 1 copies its shard of
+// the rollout weights to host memory when it goes to sleep at the end of
+// generation (NeMo RL times it inside "generation", not the refit); the copy
+// back at wake-up is WeightSync's engine_s. 0 otherwise. docs/model.md,
+// "Engine sleep".
+double EngineSleepCopyTime(const Scenario& s);
 // Of OffloadTime: colocated, the optimizer states moved to host memory before
 // the refit and back before the update (placement.refit_offload), per step.
 // 0 when disaggregated, `none`, or when another path already moves or keeps

@@ -107,9 +107,23 @@ double RefitOffloadOutTime(const Scenario& s, const MemoryPlan& plan) {
   return RefitOffloadGb(s, plan) / rate;
 }
 
+double EngineSleepCopyTime(const Scenario& s) {
+  if (s.placement.mode != PlacementMode::kColocated || s.placement.engine_sleep_level != 1) return 0;
+  const bool vllm = s.placement.engine == InferenceEngine::kVllm || s.placement.engine == InferenceEngine::kVllmAsync;
+  if (!vllm) return 0;
+  // vLLM's CuMemAllocator.sleep copies every allocation tagged "weights" into
+  // pinned host memory (cudaMemcpy) before unmapping it; NeMo RL calls
+  // sleep(level=1) in finish_generation(), inside its "generation" timer
+  // (v0.3.0 nemo_rl/models/generation/vllm.py:1240-1253 and
+  // nemo_rl/algorithms/grpo.py:551-580 @ b1c86a81). One copy of the GPU's
+  // shard of the rollout weights over PCIe.
+  const double shard_gb = WeightBytes(s.model, s.precision.rollout) / std::max(1, s.placement.rollout_tp) / kGB;
+  return shard_gb / kHostLinkGbPerS;
+}
+
 double OffloadTime(const Scenario& s, const MemoryPlan& plan) {
   const double refit_gb = RefitOffloadGb(s, plan);
-  double t = HostTransferTime(plan) + RefitOffloadTime(s, plan);
+  double t = HostTransferTime(plan) + RefitOffloadTime(s, plan) + EngineSleepCopyTime(s);
   // Already in host memory for the whole step: nothing more to move. Its
   // optimizer states are the refit offload's, priced above at their own rate.
   if (plan.train_state_offloaded) return t - 2.0 * std::min(refit_gb, plan.host_transfer_gb) / kHostLinkGbPerS;

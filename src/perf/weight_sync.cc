@@ -151,17 +151,17 @@ WeightSyncParts WeightSync(const Scenario& s) {
   } else {
     // Same GPU: the engine maps the trainer's tensors by CUDA IPC, no copy
     // between GPUs; it sleeps while training and is woken for the sync.
-    p.engine_s = kEngineWakeSleepS;
-    const bool vllm = s.placement.engine == InferenceEngine::kVllm || s.placement.engine == InferenceEngine::kVllmAsync;
-    if (vllm && s.placement.engine_sleep_level == 1) {
-      // Sleep level 1 (vLLM's default; NeMo RL's vllm_worker.py sleep(level=1)
-      // @ c339070) copies the engine's weights to host memory when it goes to
-      // sleep and back when it wakes (the sync then overwrites them): each
-      // GPU moves its shard of the rollout weights over PCIe twice a step.
-      // Level 2 (veRL) discards them. docs/model.md, "Engine sleep".
-      const double shard_gb = WeightBytes(s.model, s.precision.rollout) / tp / kGB;
-      p.engine_s += 2.0 * shard_gb / kHostLinkGbPerS;
-    }
+    // Sleep level 1 (vLLM's default; NeMo RL's sleep(level=1)) copies the
+    // engine's weights to host memory when it goes to sleep and back when it
+    // wakes (the sync then overwrites them): each GPU moves its shard of the
+    // rollout weights over PCIe twice a step. Only the way back is inside the
+    // refit: NeMo RL's refit_policy_generation wakes the engine with
+    // prepare_for_generation(tags=["weights"]) (v0.3.0 grpo.py:411-413 @
+    // b1c86a81), while the way out runs in finish_generation(), inside its
+    // "generation" timer (grpo.py:551-580), and is charged with the step's
+    // host transfers (EngineSleepCopyTime, step.offload_s). Level 2 (veRL)
+    // discards them. docs/model.md, "Engine sleep".
+    p.engine_s = kEngineWakeSleepS + EngineSleepCopyTime(s);
   }
   // Each engine GPU copies its shard into its weights: read + write in HBM.
   p.load_s = 2.0 * p.bytes / tp / (g.hbm_tb_per_s * 1e12 * g.efficiency.decode_bw);
@@ -229,8 +229,10 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
   if (colocated) {
     out += fmt::format(" + engine wake/sleep {:.2f} s (vLLM sleep level {}{})", p.engine_s,
                        s.placement.engine_sleep_level,
-                       p.engine_s > kEngineWakeSleepS ? ": its weights to host memory and back over PCIe"
-                                                           : ": weights discarded");
+                       p.engine_s > kEngineWakeSleepS
+                           ? ": its weights back from host memory over PCIe; the copy out at the end of generation "
+                             "is with the step's host transfers"
+                           : ": weights discarded");
   }
   return out;
 }

@@ -180,9 +180,16 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // (the H100's GH100 die and clocks, docs/model.md "H800 and H200") carry the
   // H100's compute figures as their own: train_mfu 0.425, prefill_mfu 0.615,
   // logprob_mfu 0.846 x 0.425 = 0.359; their decode_bw stays the default's.
+  // MI300X (docs/model.md, "MI300X"): decode_bw 0.725 x 0.867 = 0.629 and
+  // train_mfu 0.425 x 0.636 = 0.270, both derived; the H20's row leaves both
+  // to the default, the L20's (derived, "L20") keeps the default's decode_bw
+  // and has train_mfu 0.425 x 1.197 = 0.509; H20 and L40S (derived from one
+  // crowd-sourced matmul table): 0.425 x 1.205 = 0.512 and 0.425 x 0.935 =
+  // 0.397, both with the default's decode_bw.
   const std::map<std::string, std::pair<double, double>> blackwell = {
       {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
-      {"a800", {0.725, 0.399}}};
+      {"a800", {0.725, 0.399}}, {"mi300x", {0.629, 0.270}}, {"l20", {0.725, 0.509}},
+      {"h20", {0.725, 0.512}},  {"l40s", {0.725, 0.397}}};
   for (const auto& [id, g] : cat.gpus()) {
     auto it = blackwell.find(id);
     EXPECT_DOUBLE_EQ(g.efficiency.decode_bw, it == blackwell.end() ? 0.725 : it->second.first) << id;
@@ -551,8 +558,9 @@ SmallRun SmallRunOn(const Catalog& cat, const std::string& gpu) {
 // Every GPU without an efficiency row of its own prices with the default's
 // figures, which were measured on H100s (efficiency.yaml default:
 // measured_on h100-sxm): the estimate's text and JSON say it borrows them and
-// from which GPU, and a GPU with its own row (h100-sxm through the default,
-// b200 and gb200 through theirs) says nothing of the kind.
+// from which GPU (a GPU a user's catalog file adds without a row does), and a
+// GPU with its own row (h100-sxm through the default, every other built-in
+// GPU through its own) does not borrow the whole row.
 TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
   Catalog cat = Catalog::Builtin().value();
   auto from = [&](const std::string& id) {
@@ -560,13 +568,20 @@ TEST(Catalog, BorrowedEfficienciesSayFromWhichGpu) {
     auto it = src.find("efficiency.measured_on");
     return it == src.end() ? std::string() : it->second;
   };
-  for (const char* id : {"h100-sxm", "b200", "gb200", "a100-80g", "a800", "h800", "h200"}) EXPECT_EQ(from(id), "") << id;
-  for (const char* id : {"h20", "mi300x", "l40s", "l20"}) EXPECT_EQ(from(id), "h100-sxm") << id;
+  // Every built-in GPU now has a row of its own; a GPU added by a user's
+  // catalog file without an `efficiency:` mapping still borrows the whole row.
+  for (const auto& [id, g] : cat.gpus()) EXPECT_EQ(from(id), "") << id;
+  ASSERT_TRUE(cat.AddText("gpus:\n  my-gpu:\n    name: My GPU\n    memory_gb: 80\n    hbm_tb_per_s: 3.35\n"
+                          "    tflops_bf16: 989\n    intra_node_gb_per_s: 450\n    inter_node_gb_per_s: 50\n"
+                          "    price_per_hour: 2\n",
+                          "mine.yaml")
+                  .has_value());
+  EXPECT_EQ(from("my-gpu"), "h100-sxm");
 
-  const SmallRun run = SmallRunOn(cat, "mi300x");
-  EXPECT_TRUE(run.Says("efficiency (mi300x: BORROWED from h100-sxm"));
+  const SmallRun run = SmallRunOn(cat, "my-gpu");
+  EXPECT_TRUE(run.Says("efficiency (my-gpu: BORROWED from h100-sxm"));
   const auto j = report::EstimateToJson(run.s, run.e);
-  EXPECT_EQ(j["efficiency"]["gpu"], "mi300x");
+  EXPECT_EQ(j["efficiency"]["gpu"], "my-gpu");
   EXPECT_EQ(j["efficiency"]["borrowed"], true);
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
   EXPECT_TRUE(j["efficiency"]["sources"].contains("train_mfu"));
@@ -644,6 +659,105 @@ TEST(Catalog, ARowOfItsOwnNamesTheFieldsItStillBorrows) {
   cal.fitted.clear();
   ApplyCalibration(cal, s);
   EXPECT_TRUE(OriginOfEfficiency(s.hardware.gpu).borrowed_from.empty());
+}
+
+// MI300X, H20, L20 and L40S rows (docs/model.md, "Efficiency defaults"),
+// worked by hand from the published figures their sources cite:
+//  - MI300X, derived: matmul ceilings over dense peaks 668.4 / 1307.4 =
+//    0.5112 and (H100) 794.5 / 989 = 0.8033, ratio 0.636; train_mfu
+//    0.425 x 0.636 = 0.270, prefill_mfu 0.615 x 0.636 = 0.391,
+//    decode_compute 0.55 x 0.636 = 0.350, logprob_mfu 0.846 x 0.270 = 0.228;
+//    STREAM shares (4.11 + 4.26 + 4.14 + 4.09 + 3.87) / 5 / 5.3 = 0.7725 and
+//    (2.90 + 2.90 + 2.97 + 2.97 + 3.18) / 5 / 3.35 = 0.8907, decode_bw
+//    0.725 x 0.867 = 0.629.
+//  - H20, measured: FA2 83.7 and FA3 126.2 TFLOP/s of 148 (head dim 128,
+//    sequence 2,048), decode_compute (0.566 + 0.853) / 2 = 0.709; FA3 forward
+//    100.3-126.2, prefill_mfu (0.678 + 0.853) / 2 = 0.765; train_mfu derived
+//    from one torch.matmul table: (141.86 / 148) / ((789.24 + 783.66) / 2 /
+//    989) = 1.205, 0.425 x 1.205 = 0.512.
+//  - L40S, derived from the same table: (269.15 / 362.05) / 0.7952 = 0.935;
+//    train_mfu 0.397, prefill_mfu 0.575, decode_compute 0.514.
+//  - L20, derived: torch.matmul 114.87 of 119.5 TFLOP/s = 0.9613, ratio to
+//    the H100's 0.8033 = 1.197; train_mfu 0.509, prefill_mfu 0.736,
+//    decode_compute 0.658, logprob_mfu 0.846 x 0.509 = 0.431.
+// An MI300X estimate names its own sources (each a derivation, and says so)
+// and lists exactly the six fields it still borrows.
+TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
+  Catalog cat = Catalog::Builtin().value();
+  const GpuSpec& mi = *cat.FindGpu("mi300x");
+  const GpuSpec& h100 = *cat.FindGpu("h100-sxm");
+  // The ceiling ratio is the one gpus.yaml's own measured matmul fields give.
+  const double ceiling = mi.MatmulFraction(Precision::kBf16) / h100.MatmulFraction(Precision::kBf16);
+  EXPECT_NEAR(ceiling, (668.4 / 1307.4) / (794.5 / 989), 1e-12);
+  EXPECT_NEAR(mi.efficiency.train_mfu, 0.425 * ceiling, 5e-4);
+  EXPECT_NEAR(mi.efficiency.prefill_mfu, 0.615 * ceiling, 5e-4);
+  EXPECT_NEAR(mi.efficiency.decode_compute, 0.55 * ceiling, 5e-4);
+  EXPECT_NEAR(mi.efficiency.logprob_mfu, 0.846 * mi.efficiency.train_mfu, 5e-4);
+  const double stream = ((4.11 + 4.26 + 4.14 + 4.09 + 3.87) / 5 / mi.hbm_tb_per_s) /
+                        ((2.90 + 2.90 + 2.97 + 2.97 + 3.18) / 5 / h100.hbm_tb_per_s);
+  EXPECT_NEAR(mi.efficiency.decode_bw, 0.725 * stream, 5e-4);
+  // What the row leaves to the H100 default keeps the H100's value.
+  EXPECT_DOUBLE_EQ(mi.efficiency.decode_iter_overhead_s, h100.efficiency.decode_iter_overhead_s);
+  EXPECT_DOUBLE_EQ(mi.efficiency.weight_sync_eff, h100.efficiency.weight_sync_eff);
+
+  const SmallRun run = SmallRunOn(cat, "mi300x");
+  EXPECT_TRUE(run.Says("efficiency (mi300x: its own figures in catalog/efficiency.yaml but fixed cost per decode iteration, ",
+                       "BORROWED from h100-sxm)"));
+  EXPECT_FALSE(run.Says("efficiency (mi300x: BORROWED"));
+  const auto j = report::EstimateToJson(run.s, run.e);
+  EXPECT_EQ(j["efficiency"]["borrowed"], false);
+  EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
+  EXPECT_EQ(j["efficiency"]["borrowed_fields"],
+            nlohmann::json({"decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s", "train_mfu_moe",
+                            "step_overhead_s", "weight_sync_eff"}));
+  for (const char* f : {"decode_bw", "decode_compute", "prefill_mfu", "train_mfu"}) {
+    const std::string src = j["efficiency"]["sources"][f].get<std::string>();
+    EXPECT_EQ(src.rfind("DERIVED", 0), 0u) << f << ": " << src;
+  }
+  EXPECT_NE(j["efficiency"]["sources"]["train_mfu"].get<std::string>().find("668.4"), std::string::npos);
+  EXPECT_NE(j["efficiency"]["sources"]["decode_bw"].get<std::string>().find("ND MI300X v5"), std::string::npos);
+
+  const GpuSpec& h20 = *cat.FindGpu("h20");
+  EXPECT_NEAR(h20.efficiency.decode_compute, (83.7 / 148 + 126.2 / 148) / 2, 5e-4);
+  EXPECT_NEAR(h20.efficiency.prefill_mfu, (100.3 / 148 + 126.2 / 148) / 2, 5e-4);
+  // The H20's and L40S's matmul ceilings come from one torch.matmul table
+  // whose H100 entries (789.24, 783.66) give the H100's share: 0.7952.
+  const double table_h100 = (789.24 + 783.66) / 2 / h100.tflops_bf16;
+  EXPECT_NEAR(h20.efficiency.train_mfu, 0.425 * (141.86 / h20.tflops_bf16) / table_h100, 5e-4);
+  EXPECT_NEAR(h20.efficiency.logprob_mfu, 0.846 * h20.efficiency.train_mfu, 5e-4);
+  EXPECT_DOUBLE_EQ(h20.efficiency.decode_bw, 0.725);
+  const EfficiencyOrigin o = OriginOfEfficiency(h20);
+  EXPECT_FALSE(o.whole_row);
+  EXPECT_EQ(o.borrowed_from, "h100-sxm");
+  EXPECT_EQ(o.borrowed_fields,
+            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  const GpuSpec& l40s = *cat.FindGpu("l40s");
+  const double l40s_ceiling = (269.15 / l40s.tflops_bf16) / table_h100;
+  EXPECT_NEAR(l40s_ceiling, 0.935, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.train_mfu, 0.425 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.prefill_mfu, 0.615 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.decode_compute, 0.55 * l40s_ceiling, 5e-4);
+  EXPECT_NEAR(l40s.efficiency.logprob_mfu, 0.846 * l40s.efficiency.train_mfu, 5e-4);
+  EXPECT_EQ(OriginOfEfficiency(l40s).borrowed_fields,
+            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  EXPECT_EQ(l40s.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
+  EXPECT_EQ(h20.sources.at("efficiency.decode_compute").rfind("measured on H20", 0), 0u);
+
+  // L20, derived from its own measured matmul ceiling (docs/model.md, "L20"):
+  // 114.87 / 119.5 = 0.9613 against the H100's 0.8033, ratio 1.197.
+  const GpuSpec& l20 = *cat.FindGpu("l20");
+  const double l20_ceiling = (114.87 / l20.tflops_bf16) / h100.MatmulFraction(Precision::kBf16);
+  EXPECT_NEAR(l20_ceiling, 1.197, 5e-4);
+  EXPECT_NEAR(l20.efficiency.train_mfu, 0.425 * l20_ceiling, 5e-4);
+  EXPECT_NEAR(l20.efficiency.prefill_mfu, 0.615 * l20_ceiling, 5e-4);
+  EXPECT_NEAR(l20.efficiency.decode_compute, 0.55 * l20_ceiling, 5e-4);
+  EXPECT_NEAR(l20.efficiency.logprob_mfu, 0.846 * l20.efficiency.train_mfu, 5e-4);
+  EXPECT_EQ(OriginOfEfficiency(l20).borrowed_fields,
+            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
+                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  EXPECT_EQ(l20.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
 }
 
 // A GPU written inline in a scenario starts from the same default figures as a

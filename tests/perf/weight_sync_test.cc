@@ -242,27 +242,38 @@ TEST(WeightSync, SleepLevelOneCopiesTheEngineWeightsToTheHostAndBack) {
   EXPECT_EQ(s->placement.engine_sleep_level, 1);  // vLLM's default
   const WeightSyncParts l1 = WeightSync(*s);
   const double shard = WeightBytes(s->model, s->precision.rollout) / 16;
-  EXPECT_NEAR(l1.engine_s, 0.25 + 2.0 * shard / 25e9, 1e-9);
-  EXPECT_NEAR(l1.engine_s, 2.60, 0.02);
+  // Qwen3-235B-A22B bf16 at rollout TP 16: 470 GB / 16 = 29.4 GB per GPU,
+  // 1.17 s each way at 25 GB/s. Only the copy back (the wake-up) is inside
+  // the sync; the copy out is with the step's host transfers (NeMo RL times
+  // it inside "generation").
+  EXPECT_NEAR(l1.engine_s, 0.25 + shard / 25e9, 1e-9);
+  EXPECT_NEAR(l1.engine_s, 1.42, 0.02);
+  EXPECT_NEAR(EngineSleepCopyTime(*s), shard / 25e9, 1e-9);
   Scenario two = *s;
   two.placement.engine_sleep_level = 2;
   const WeightSyncParts l2 = WeightSync(two);
   EXPECT_NEAR(l2.engine_s, 0.25, 1e-12);
-  EXPECT_NEAR(l1.total_s - l2.total_s, 2.0 * shard / 25e9, 1e-9);
-  // The on-policy step pays it once.
+  EXPECT_EQ(EngineSleepCopyTime(two), 0.0);
+  EXPECT_NEAR(l1.total_s - l2.total_s, shard / 25e9, 1e-9);
+  // The on-policy step pays both copies once: the way back in the sync, the
+  // way out in step.offload_s.
   auto e1 = EstimateAnalytic(*s), e2 = EstimateAnalytic(two);
   ASSERT_TRUE(e1.has_value() && e2.has_value());
-  EXPECT_NEAR(e1->step.time_s - e2->step.time_s, l1.total_s - l2.total_s, 1e-6);
+  EXPECT_NEAR(e1->step.weight_sync_s - e2->step.weight_sync_s, shard / 25e9, 1e-6);
+  EXPECT_NEAR(e1->step.offload_s - e2->step.offload_s, shard / 25e9, 1e-6);
+  EXPECT_NEAR(e1->step.time_s - e2->step.time_s, 2.0 * shard / 25e9, 1e-6);
   // Not a vLLM engine: no vLLM sleep.
   Scenario sg = *s;
   sg.placement.engine = InferenceEngine::kSglang;
   EXPECT_NEAR(WeightSync(sg).engine_s, 0.25, 1e-12);
+  EXPECT_EQ(EngineSleepCopyTime(sg), 0.0);
   // Disaggregated engines do not sleep.
   auto d = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
                                 "/../shared/validation/nemo-v06-qwen3-235b-256xh100-1stepoff.yaml",
                             Cat());
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(WeightSync(*d).engine_s, 0.0);
+  EXPECT_EQ(EngineSleepCopyTime(*d), 0.0);
 }
 
 // The trainer's per-parameter export in a colocated refit (docs/model.md,
@@ -366,8 +377,11 @@ TEST(Offload, ParamAndOptimizerOffloadIsAnExplicitTerm) {
   const std::string file =
       std::string(RLCOST_SOURCE_DIR) + "/../shared/validation/verl-onestepoff-qwen25math7b-16xh20-colocate.yaml";
   // refit_offload none: veRL keeps the optimizer on the GPU unless asked (NeMo RL's refit offload is its own test).
-  auto plain = LoadScenarioFile(file, Cat(), {{"placement.refit_offload", "none"}});
-  auto off = LoadScenarioFile(file, Cat(), {{"placement.offload", "{params: true, optimizer: true}"}});
+  // Engine sleep level 2 (veRL with vLLM >= 0.8.5 discards the engine's weights): no
+  // host copy of the engine weights at the end of generation (EngineSleepCopyTime).
+  auto plain = LoadScenarioFile(file, Cat(), {{"placement.refit_offload", "none"}, {"placement.engine_sleep_level", "2"}});
+  auto off = LoadScenarioFile(file, Cat(), {{"placement.offload", "{params: true, optimizer: true}"},
+                                            {"placement.engine_sleep_level", "2"}});
   ASSERT_TRUE(plain.has_value() && off.has_value());
   auto mem = PlanMemory(*off);
   ASSERT_TRUE(mem.has_value());
@@ -418,7 +432,12 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   EXPECT_NEAR(w, RefitWeightsGb(*s, *mem) / 25.0, 1e-12);
   EXPECT_NEAR(RefitOffloadTime(*s, *mem), 0.651 + w, 1e-3);
   EXPECT_NEAR(e->step.refit_offload_s, 0.651 + w, 1e-3);
-  EXPECT_NEAR(e->step.offload_s, 0.651 + w, 1e-3);  // the state fits beside the engine: nothing else moves
+  // The state fits beside the engine: nothing else of the trainer moves. The
+  // engine, asleep at level 1, copies its shard of the bf16 weights to host
+  // memory at the end of generation: 2 x 671e9 / 32 (rollout TP 32) = 41.94 GB
+  // at 25 GB/s = 1.6775 s, with the step's host transfers.
+  EXPECT_NEAR(EngineSleepCopyTime(*s), 1.6775, 1e-3);
+  EXPECT_NEAR(e->step.offload_s, 0.651 + w + 1.6775, 1e-3);
   EXPECT_NEAR(e->step.sync_parts.offload_s, 7.980 + w, 1e-2);
   EXPECT_NEAR(e->step.weight_sync_s, WeightSync(*s).total_s + 7.980 + w, 1e-2);
   // Kept on the GPU (veRL's default): the step is that much shorter, 7.980 + 0.651 + 2 w.
@@ -451,7 +470,8 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   ASSERT_TRUE(mem256.has_value() && mem256->train_state_offloaded);
   const double opt_gb = 8.0 * 671e9 / 256 / 1e9;  // 20.969 GB
   // Its way back here; its way out is in the weight sync (RefitOffloadOutTime).
-  EXPECT_NEAR(OffloadTime(*s256, *mem256), 2.0 * (mem256->host_transfer_gb - opt_gb) / 25.0 + opt_gb / 16.1, 1e-6);
+  EXPECT_NEAR(OffloadTime(*s256, *mem256),
+              2.0 * (mem256->host_transfer_gb - opt_gb) / 25.0 + opt_gb / 16.1 + EngineSleepCopyTime(*s256), 1e-6);
   EXPECT_NEAR(RefitOffloadOutTime(*s256, *mem256), opt_gb / (4.94 / 3.76), 1e-6);
 }
 
