@@ -307,6 +307,11 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
   // more than the 1e-12 the choice below treats as a tie, so replaying the
   // choice over the estimated ones in index order picks what it picks over all.
   const bool prune = opt.layout_only && !VerifierRunsOnGpu(s);
+  // Only the chosen layout is wanted: the candidates' estimates need their
+  // step's time and dollars only (the score; the summary's figures are the
+  // same two), so the mean engine's work figures are not run for them.
+  std::optional<sim::analytic_internal::StepTimeOnly> time_only;
+  if (prune) time_only.emplace();
   struct Pending {
     size_t index;
     int tier;

@@ -45,6 +45,8 @@ struct Options {
   // beat the best estimated so far are not estimated. The chosen layout is the
   // one the full search picks; the summary's runner-up and its count of
   // layouts that fit are left out (docs/model.md, "Bounds that prune layouts").
+  // The candidates' estimates are then step time and dollars only (sim
+  // StepTimeOnly: the rollout's FLOPs, tokens and mean batch are not computed).
   bool layout_only = false;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "sim/analytic_rollout.h"
 
 namespace rlcost::sim::analytic_internal {
+
+thread_local bool StepTimeOnly::active_ = false;
 
 
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
@@ -61,8 +64,9 @@ double NormalQuantile(double p) {
 // an engine's 256 sequences at 9,632 tokens against a 36k-token cache, 9%
 // above the simulator, which draws each length). docs/model.md, "Length
 // slices".
-int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
-                 std::array<double, kMaxSlices>& alive, bool single_top) {
+namespace {
+int ComputeLengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
+                        std::array<double, kMaxSlices>& alive, bool single_top) {
   if (d.is_fixed()) {
     out[0] = d.mean();
     alive[0] = 1.0;
@@ -93,6 +97,83 @@ int LengthSlices(const Distribution& d, double n, double n_total, std::array<dou
     for (int j = 0; j + 1 < m; ++j) out[j] = std::min(out[j] * scale, out[m - 1]);
   }
   return m;
+}
+}  // namespace
+
+// LengthSlices is a pure function of (d, n, n_total, single_top), and the
+// layout planner asks it the same question for many candidates (the bound
+// and the estimate of each; every engine count with more than kMaxSlices
+// sequences gives the same equal grid): while a StepTimeOnly lives (one
+// PlanLayout, whose candidates share the scenario's distribution) this
+// thread's last answers are kept (issue #41: the slices' 48 quantiles were
+// ~13% of a sweep point whose every point plans its own layout). An answer is
+// reused only for the same distribution object with the same figures (kind,
+// mean, cv, bounds, clipped share, second moment: a copy made inside the
+// scope at a reused address differs in them) and the arguments it depends
+// on: the equal grid on (m, n_total), the single-top one on (n, n_total).
+namespace {
+struct SlicesMemo {
+  const Distribution* d = nullptr;
+  DistKind kind = DistKind::kFixed;
+  std::array<double, 6> figures{};
+  bool equal_grid = false;
+  int m = 0;
+  double n = 0, n_total = 0;
+  std::array<double, kMaxSlices> out{}, alive{};
+  int count = 0;
+};
+constexpr size_t kSlicesMemo = 8;
+thread_local std::array<SlicesMemo, kSlicesMemo> slices_memo;
+thread_local size_t slices_used = 0, slices_next = 0;
+std::array<double, 6> FiguresOf(const Distribution& d) {
+  return {d.mean(), d.cv(), d.min(), d.max(), d.clipped(), d.SecondMoment()};
+}
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+}  // namespace
+
+StepTimeOnly::StepTimeOnly() : was_(active_) {
+  active_ = true;
+  slices_used = slices_next = 0;
+}
+
+StepTimeOnly::~StepTimeOnly() {
+  active_ = was_;
+  slices_used = slices_next = 0;
+}
+
+int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
+                 std::array<double, kMaxSlices>& alive, bool single_top) {
+  if (!StepTimeOnly::Active() || d.is_fixed() || d.kind() == DistKind::kEmpirical) {
+    return ComputeLengthSlices(d, n, n_total, out, alive, single_top);
+  }
+  const bool equal_grid = n <= double(kMaxSlices) || !single_top;
+  const int m = CeilCount(n, 1, kMaxSlices);
+  const std::array<double, 6> figures = FiguresOf(d);
+  for (size_t i = 0; i < slices_used; ++i) {
+    const SlicesMemo& k = slices_memo[i];
+    if (k.d != &d || k.kind != d.kind() || k.equal_grid != equal_grid || k.m != m || !SameBits(k.n_total, n_total)) {
+      continue;
+    }
+    if (!equal_grid && !SameBits(k.n, n)) continue;
+    if (!std::equal(figures.begin(), figures.end(), k.figures.begin(), SameBits)) continue;
+    std::copy_n(k.out.begin(), k.count, out.begin());
+    std::copy_n(k.alive.begin(), k.count, alive.begin());
+    return k.count;
+  }
+  SlicesMemo& k = slices_memo[slices_next];
+  slices_next = (slices_next + 1) % kSlicesMemo;
+  slices_used = std::max(slices_used, slices_next == 0 ? kSlicesMemo : slices_next);
+  k.count = ComputeLengthSlices(d, n, n_total, k.out, k.alive, single_top);
+  k.d = &d;
+  k.kind = d.kind();
+  k.figures = figures;
+  k.equal_grid = equal_grid;
+  k.m = m;
+  k.n = n;
+  k.n_total = n_total;
+  std::copy_n(k.out.begin(), k.count, out.begin());
+  std::copy_n(k.alive.begin(), k.count, alive.begin());
+  return k.count;
 }
 
 // Equal-weight slices (m of them): the share alive up to each.
@@ -627,6 +708,13 @@ TurnSlices SliceSingleTurn(const Scenario& s, double n, double n_total, double k
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                          double kv_tokens) {
   TurnSlices t = SliceSingleTurn(s, n, n_total, kv_tokens);
+  if (StepTimeOnly::Active()) {
+    // The busiest engine's lengths (the mean engine's where they are the same).
+    BusiestEngineLengths(s.environment.response_tokens, n, n_total, t.len, t.m);
+    RolloutResult r;
+    r.time_s = SingleTurnOn(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens, t.single_top).time_s;
+    return r;
+  }
   RolloutResult r = SingleTurnOn(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens, t.single_top);
   if (BusiestEngineLengths(s.environment.response_tokens, n, n_total, t.len, t.m) > 1.0) {
     r.time_s = SingleTurnOn(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens, t.single_top).time_s;

@@ -62,6 +62,27 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
 double NormalQuantile(double p);
 
+// Only the step's time and dollars are wanted from the analytic step on this
+// thread while a StepTimeOnly lives (the layout planner's candidates when only
+// the chosen layout is kept, plan::Options::layout_only): SingleTurn then runs
+// only the busiest engine's lengths, whose time is the step's, and leaves the
+// mean engine's work figures (FLOPs, tokens, mean batch) at 0. Where the two
+// differ, each is a fluid-model run of its own (FullCache when the cache is
+// below the batch). Every time and dollar figure is the same bits. Its scope
+// also keeps LengthSlices' last answers (analytic_rollout.cc).
+class StepTimeOnly {
+ public:
+  StepTimeOnly();
+  ~StepTimeOnly();
+  StepTimeOnly(const StepTimeOnly&) = delete;
+  StepTimeOnly& operator=(const StepTimeOnly&) = delete;
+  static bool Active() { return active_; }
+
+ private:
+  bool was_;
+  static thread_local bool active_;
+};
+
 // Single-turn generation of n sequences on one engine with a KV budget (n_total in all).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
 
