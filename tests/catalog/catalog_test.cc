@@ -732,17 +732,23 @@ TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
   EXPECT_EQ(o.borrowed_fields,
             (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
                                       "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+  // L40S and L20 scale the H100's compute fields by their matmul ceiling's
+  // ratio to the H100's and borrow the rest; each row says DERIVED.
+  const auto expect_scaled_row = [&](const GpuSpec& g, double ceiling) {
+    SCOPED_TRACE(g.id);
+    EXPECT_NEAR(g.efficiency.train_mfu, 0.425 * ceiling, 5e-4);
+    EXPECT_NEAR(g.efficiency.prefill_mfu, 0.615 * ceiling, 5e-4);
+    EXPECT_NEAR(g.efficiency.decode_compute, 0.55 * ceiling, 5e-4);
+    EXPECT_NEAR(g.efficiency.logprob_mfu, 0.846 * g.efficiency.train_mfu, 5e-4);
+    EXPECT_EQ(OriginOfEfficiency(g).borrowed_fields,
+              (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s",
+                                        "moe_layer_train_s", "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
+    EXPECT_EQ(g.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
+  };
   const GpuSpec& l40s = *cat.FindGpu("l40s");
   const double l40s_ceiling = (269.15 / l40s.tflops_bf16) / table_h100;
   EXPECT_NEAR(l40s_ceiling, 0.935, 5e-4);
-  EXPECT_NEAR(l40s.efficiency.train_mfu, 0.425 * l40s_ceiling, 5e-4);
-  EXPECT_NEAR(l40s.efficiency.prefill_mfu, 0.615 * l40s_ceiling, 5e-4);
-  EXPECT_NEAR(l40s.efficiency.decode_compute, 0.55 * l40s_ceiling, 5e-4);
-  EXPECT_NEAR(l40s.efficiency.logprob_mfu, 0.846 * l40s.efficiency.train_mfu, 5e-4);
-  EXPECT_EQ(OriginOfEfficiency(l40s).borrowed_fields,
-            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
-                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
-  EXPECT_EQ(l40s.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
+  expect_scaled_row(l40s, l40s_ceiling);
   EXPECT_EQ(h20.sources.at("efficiency.decode_compute").rfind("measured on H20", 0), 0u);
 
   // L20, derived from its own measured matmul ceiling (docs/model.md, "L20"):
@@ -750,14 +756,7 @@ TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
   const GpuSpec& l20 = *cat.FindGpu("l20");
   const double l20_ceiling = (114.87 / l20.tflops_bf16) / h100.MatmulFraction(Precision::kBf16);
   EXPECT_NEAR(l20_ceiling, 1.197, 5e-4);
-  EXPECT_NEAR(l20.efficiency.train_mfu, 0.425 * l20_ceiling, 5e-4);
-  EXPECT_NEAR(l20.efficiency.prefill_mfu, 0.615 * l20_ceiling, 5e-4);
-  EXPECT_NEAR(l20.efficiency.decode_compute, 0.55 * l20_ceiling, 5e-4);
-  EXPECT_NEAR(l20.efficiency.logprob_mfu, 0.846 * l20.efficiency.train_mfu, 5e-4);
-  EXPECT_EQ(OriginOfEfficiency(l20).borrowed_fields,
-            (std::vector<std::string>{"decode_bw", "decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s",
-                                      "train_mfu_moe", "step_overhead_s", "weight_sync_eff"}));
-  EXPECT_EQ(l20.sources.at("efficiency.train_mfu").rfind("DERIVED", 0), 0u);
+  expect_scaled_row(l20, l20_ceiling);
 }
 
 // A GPU written inline in a scenario starts from the same default figures as a

@@ -11,6 +11,7 @@
 #include "rlcost/scenario.h"
 #include "sim/analytic_rollout.h"
 #include "support.h"
+#include "ideal_efficiency.h"
 
 namespace rlcost::perf {
 namespace {
@@ -18,14 +19,7 @@ namespace {
 using test::Cat;
 using test::Load;
 
-Efficiency Ideal() {
-  Efficiency e;
-  e.decode_bw = 1;
-  e.decode_compute = 1;
-  e.decode_iter_overhead_s = 0;
-  e.prefill_mfu = 1;
-  return e;
-}
+using test::Ideal;
 
 TEST(CustomAllReduce, DecodeSizedMessagesMoveAtTheMeasuredShareOfNvlink) {
   // Llama-3.1-70B (hidden 8192) at tp 4 on H100 (450 GB/s NVLink), a decode

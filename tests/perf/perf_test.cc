@@ -8,6 +8,7 @@
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
 #include "support.h"
+#include "ideal_efficiency.h"
 
 namespace rlcost::perf {
 namespace {
@@ -17,14 +18,7 @@ const Catalog& Cat() {
   return c;
 }
 
-Efficiency Ideal() {
-  Efficiency e;
-  e.decode_bw = 1;
-  e.decode_compute = 1;
-  e.decode_iter_overhead_s = 0;
-  e.prefill_mfu = 1;
-  return e;
-}
+using test::Ideal;
 
 TEST(Perf, KvBytesPerTokenGqa) {
   // Llama-3.1-8B: 2 (K,V) * 32 layers * 8 KV heads * 128 dims * 2 bytes = 131072.
