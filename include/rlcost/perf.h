@@ -466,6 +466,18 @@ double CheckpointTensors(const ModelSpec& m);
 // expert); FSDP (train_backend: fsdp) one all-gather per checkpoint tensor;
 // Megatron data parallel only, 0. docs/model.md, "Per-parameter export".
 double ExportCalls(const Scenario& s);
+// FSDP2 / DTensor trainer (train_backend: fsdp, no pp / ep): the refit's
+// full_tensor() gathers of its fp32 parameters, TP first then the FSDP shards
+// (`bf16_bytes`: the weights at 2 bytes each). docs/model.md, "DTensor refit".
+double FsdpGatherTime(const Scenario& s, double bf16_bytes);
+// Groups NeMo RL splits a colocated refit into: the state dict over a buffer
+// of 0.8 (DTensor) or 0.2 (Megatron) of the GPU's free memory. docs/model.md,
+// "CUDA IPC refit".
+double RefitGroups(const Scenario& s);
+// Colocated CUDA IPC: handles rebuilt on each engine GPU (per tensor for
+// DTensor, per packed group for Megatron) plus the driver's relay of every
+// worker's handles and metadata. docs/model.md, "CUDA IPC refit".
+double RefitIpcTime(const Scenario& s, double tensors);
 // One line for the estimate's notes: the parts and what they rest on.
 std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p);
 

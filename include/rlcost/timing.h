@@ -17,6 +17,7 @@ struct WeightSyncParts {
   double calls_s = 0;      // fixed host-side cost of each collective call (per tensor or per bucket)
   double engine_s = 0;     // colocated: engine wake-up (weights, KV cache re-allocation) and sleep
   double offload_s = 0;    // colocated: the trainer's optimizer states to host memory, inside the refit (NeMo RL)
+  double ipc_s = 0;        // colocated: CUDA IPC handles relayed to the engines and rebuilt there
   // pipelined: of gather and transfer, the time hidden by running the two at
   // once (bucket i is broadcast while bucket i + 1 is gathered); 0 otherwise.
   double overlap_s = 0;

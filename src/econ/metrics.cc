@@ -37,6 +37,7 @@ std::vector<MetricDef> MakeMetrics() {
     {"weight_sync.transfer_s", "s", "one weight sync: NCCL broadcast trainer -> rollout GPUs (disaggregated)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.transfer_s; }},
     {"weight_sync.load_s", "s", "one weight sync: engines copy their shards into their weights", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.load_s; }},
     {"weight_sync.calls_s", "s", "one weight sync: fixed cost of its collective calls (per tensor or per bucket)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.calls_s; }},
+    {"weight_sync.ipc_s", "s", "one weight sync: CUDA IPC handles of the trainer's tensors relayed through the driver to every engine GPU and rebuilt there (colocated)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.ipc_s; }},
     {"weight_sync.engine_s", "s", "one weight sync: colocated engine wake-up and sleep", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.engine_s; }},
     {"weight_sync.offload_s", "s", "one weight sync: the trainer's optimizer states, then its own weights, to host memory inside the refit (colocated, placement.refit_offload)", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.offload_s; }},
     {"weight_sync.overlap_s", "s", "one weight sync: of the gather and the broadcast, time hidden by running both at once (pipelined buckets); subtracted from the parts", false, [](const Estimate& e) -> Opt { return e.step.sync_parts.overlap_s; }},

@@ -18,6 +18,21 @@ namespace {
 // in verl/utils/fsdp_utils.py).
 constexpr double kParamBytes = 4.0;
 constexpr double kOptimizerBytes = 8.0;
+// The optimizer state a NeMo RL refit moves per parameter with a Megatron
+// trainer: its configs turn on Megatron-Core's precision-aware optimizer
+// (v0.3.0 examples/configs/grpo_math_1B_megatron.yaml:111-112
+// use_distributed_optimizer / use_precision_aware_optimizer: true, inherited
+// by the 8B, 70B and Qwen3 Megatron configs @ b1c86a81), which hands the
+// state to Transformer Engine's FusedAdam with master_weights=True and
+// store_param_remainders (default True in Megatron-Core's OptimizerConfig;
+// terrykong/Megatron-LM 2ff0f099 megatron/core/optimizer/optimizer_config.py:57,
+// __init__.py:339-350): exp_avg and exp_avg_sq in fp32 plus the 16-bit
+// remainder of each fp32 master weight, all in optimizer.state, so
+// offload_before_refit moves 4 + 4 + 2 = 10 bytes. Measured: NeMo RL issue
+// #3976's offload_before_refit moved 4.94 GB for Qwen2.5-0.5B (0.494 B
+// parameters, one H100): 10.0 bytes per parameter. FSDP2 / DTensor: torch's
+// AdamW keeps the two fp32 moments, 8 bytes.
+constexpr double kPrecisionAwareOptimizerBytes = 10.0;
 
 }  // namespace
 
@@ -37,7 +52,9 @@ double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
   // shards them (Megatron: over data parallel within each model-parallel
   // shard, so N / world per GPU in all).
   const double models = 1.0 + (s.algorithm.critic ? 1.0 : 0.0);
-  return kOptimizerBytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
+  const double bytes =
+      s.placement.train_backend == TrainBackend::kMegatron ? kPrecisionAwareOptimizerBytes : kOptimizerBytes;
+  return bytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
 }
 
 double RefitWeightsGb(const Scenario& s, const MemoryPlan& plan) {

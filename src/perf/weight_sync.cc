@@ -36,6 +36,40 @@ constexpr double kBucketBytes = 4096.0 * 1024 * 1024;
 // vllm-project/vllm-project.github.io PR #89); middle of the range.
 constexpr double kEngineWakeSleepS = 0.25;
 
+// CUDA IPC refit (colocated, NeMo RL v0.3.0): the trainer wraps each full
+// tensor (or, packed, each group's buffer) in a CUDA IPC handle, the handles
+// travel through the driver to every engine GPU, and each engine GPU rebuilds
+// its tensors from them (nemo_rl/algorithms/grpo.py:416-432,
+// models/policy/lm_policy.py:468-528, models/generation/vllm_backend.py:125-186
+// @ b1c86a81). NeMo blog "NeMo-RL: Journey of Optimizing Weight Transfer in
+// Large MoE Models by 10x" (2025-08-12), measured on DeepSeek-V3 (training
+// EP64 PP8 on 512 GPUs, generation TP64):
+//   - one rebuild_cuda_tensor call takes "about 0.18 milliseconds";
+constexpr double kIpcRebuildS = 0.18e-3;
+//   - packed (one handle per group's buffer), recovering a bucket takes 12 ms
+//     ("from 120ms to 12ms", Figure 5);
+constexpr double kPackedRebuildS = 12e-3;
+//   - the IPC handle transfer of NeMo RL v0.3 took 33.5 s (Table 1) for "over
+//     90 thousand parameters" relayed for 512 workers: the driver collects
+//     every worker's handles and metadata (one entry per tensor) and passes
+//     each engine GPU its own (the blog's Part 2/3: linear in workers and in
+//     the metadata). 33.5 / (512 x 90,000) = 0.727 us per worker and tensor.
+//     Not read off any case the tests or validation/ check.
+constexpr double kIpcRelayS = 33.5 / (512.0 * 90000.0);
+// Share of a GPU's free memory each refit group may fill (prepare_weights_for_ipc,
+// NRL_REFIT_BUFFER_MEMORY_RATIO defaults): DTensor 0.8
+// (dtensor_policy_worker.py:1179-1183), Megatron 0.2 (megatron_policy_worker.py:1411-1414).
+constexpr double kDtensorBufferShare = 0.8;
+constexpr double kMegatronBufferShare = 0.2;
+
+// FSDP2 / DTensor trainer without pipeline or expert parallelism (a
+// DTensor TP dimension allowed): its refit gathers each state-dict tensor
+// with full_tensor().
+bool FsdpLayout(const Scenario& s) {
+  const PlacementSpec& pl = s.placement;
+  return pl.train_backend == TrainBackend::kFsdp && std::max(1, pl.train_pp) == 1 && std::max(1, pl.train_ep) == 1;
+}
+
 // Achieved GB/s of a ring collective over `gpus` GPUs: NVLink inside one
 // NVLink domain (a node; GB200 NVL72: 72 GPUs), the network once the ring
 // leaves it (docs/model.md, "NVLink domain"). With `tiling` > 0 the ring is
@@ -57,6 +91,13 @@ double ExportCalls(const Scenario& s) {
   const ModelSpec& m = s.model;
   if (s.algorithm.lora) return 0;  // the adapters: counted as the sync's own tensors
   const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
+  if (FsdpLayout(s)) {
+    // FSDP2 / DTensor: full_tensor() on every state-dict tensor (v0.3.0
+    // nemo_rl/models/policy/dtensor_policy_worker.py:1200-1209): one all-gather
+    // per mesh dimension of more than one GPU (TP, then the FSDP shards).
+    const int dp = std::max(1, ShardGpus(s) / tp);
+    return CheckpointTensors(m) * ((tp > 1 ? 1.0 : 0.0) + (dp > 1 ? 1.0 : 0.0));
+  }
   if (tp * pp * ep * std::max(1, pl.train_cp) > 1) {
     // Megatron-Core's local tensors, each gathered on its own (NeMo RL v0.3.0
     // nemo_rl/models/megatron/refit_utils.py:98-144, gather_params: for every
@@ -102,6 +143,64 @@ double CheckpointTensors(const ModelSpec& m) {
   return m.layers * per_layer + 3.0;
 }
 
+double FsdpGatherTime(const Scenario& s, double bf16_bytes) {
+  const PlacementSpec& pl = s.placement;
+  // The trainer's parameters are its fp32 master weights: NeMo RL loads the
+  // model in float32 "to keep master weights in float32"
+  // (dtensor_policy_worker.py:188-192 @ b1c86a81), veRL's FSDP actor likewise
+  // (fsdp_workers.py _build_model_optimizer); full_tensor() gathers them at
+  // that precision and only then converts to bf16 (:1207,
+  // `full_tensor.to(self.dtype)`; veRL fsdp_workers.py:731 @ b178a3c). LoRA:
+  // the adapters as the sync moves them.
+  const double x = s.algorithm.lora ? bf16_bytes : 2.0 * bf16_bytes;
+  const int shard = ShardGpus(s);
+  const int tp = std::clamp(pl.train_tp, 1, shard);
+  const int dp = std::max(1, shard / tp);
+  // full_tensor() on a (dp, tp) mesh replicates the innermost mesh dimension
+  // first (torch/distributed/tensor/_redistribute.py,
+  // _gen_transform_infos_non_cached: "traverse from inner placement to outer
+  // placement"): an all-gather over the tp GPUs, after which each GPU holds
+  // 1/dp of the tensor, then one over the dp GPUs of its ring, each GPU
+  // receiving (dp - 1)/dp of the full tensor through the ring's slowest link.
+  double t = 0;
+  if (tp > 1) t += x * (tp - 1.0) / tp / (RingLinkGbPerS(s, tp, shard) * kGB);
+  if (dp > 1) t += x * (dp - 1.0) / dp / (RingLinkGbPerS(s, shard) * kGB);
+  return t;
+}
+
+double RefitGroups(const Scenario& s) {
+  const PlacementSpec& pl = s.placement;
+  const ModelSpec& m = s.model;
+  const GpuSpec& g = s.hardware.gpu;
+  const double params = m.params_b * 1e9;
+  const double expert = std::min(params, m.routed_expert_params_b() * 1e9);
+  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
+  const bool fsdp = FsdpLayout(s);
+  // The state dict as the trainer lists it: DTensor, the full fp32 size of each
+  // tensor (dtensor_policy_worker.py:1137-1146, element_size() x numel() of the
+  // fp32 parameters); Megatron, each gathered tensor at the bf16 refit dtype
+  // (models/megatron/refit_utils.py get_param_info).
+  const double state = s.algorithm.lora ? TrainableParams(s) * 2.0 : (fsdp ? 4.0 : 2.0) * params;
+  // Free memory at the refit: the GPU less the engine's woken weights and the
+  // trainer's own weights (its optimizer states already moved out).
+  const double engine = WeightBytes(m, s.precision.rollout) / std::max(1, pl.rollout_tp);
+  const double trainer = fsdp ? 4.0 * params / ShardGpus(s)
+                              : 2.0 * ((params - expert) / (tp * pp) + expert / (static_cast<double>(tp) * ep * pp));
+  const double free = std::max(g.memory_gb * kGB - engine - trainer, 0.05 * g.memory_gb * kGB);
+  const double buffer = (fsdp ? kDtensorBufferShare : kMegatronBufferShare) * free;
+  return std::max(1.0, std::ceil(state / buffer));
+}
+
+double RefitIpcTime(const Scenario& s, double tensors) {
+  // DTensor sends one handle per tensor (v0.3.0 get_weights_ipc_handles,
+  // dtensor_policy_worker.py:1188-1226: `serialized = (False, all_handles)`);
+  // Megatron packs a group of 32 or more tensors into one buffer per dtype
+  // (megatron_policy_worker.py:1444-1511, NEMO_RL_MEGATRON_IPC_TENSOR_PACKING_THRESHOLD 32).
+  const double rebuild = FsdpLayout(s) ? tensors * kIpcRebuildS : RefitGroups(s) * kPackedRebuildS;
+  const double relay = std::max(1, s.placement.train_gpus) * tensors * kIpcRelayS;
+  return rebuild + relay;
+}
+
 WeightSyncParts WeightSync(const Scenario& s) {
   WeightSyncParts p;
   const GpuSpec& g = s.hardware.gpu;
@@ -120,7 +219,9 @@ WeightSyncParts WeightSync(const Scenario& s) {
   const PlacementSpec& pl = s.placement;
   const int stage_split = std::max(1, pl.train_tp) * std::max(1, pl.train_ep);
   const int stages = std::max(1, pl.train_pp);
-  if (stage_split * stages * std::max(1, pl.train_cp) > 1) {
+  if (FsdpLayout(s)) {
+    p.gather_s = FsdpGatherTime(s, p.bytes);
+  } else if (stage_split * stages * std::max(1, pl.train_cp) > 1) {
     // Megatron layout, exported to Hugging Face tensors by Megatron-Bridge
     // (the stream NeMo RL refits from): for every parameter,
     // broadcast_from_pp_rank sends the owning stage's shard to ALL pipeline
@@ -176,6 +277,10 @@ WeightSyncParts WeightSync(const Scenario& s) {
     p.collectives += p.export_calls;
   }
   p.calls_s = p.collectives * kCollectiveCallS;
+  // Colocated and bucketed: the trainer hands the engine groups of tensors by
+  // CUDA IPC (NeMo RL's update_weights_from_ipc_handles, SkyRL's "ipc"
+  // backend); veRL's hybrid engine loads them in-process (per-tensor).
+  if (colocated && s.placement.weight_sync == WeightSyncMethod::kBucketed) p.ipc_s = RefitIpcTime(s, p.tensors);
   if (s.placement.weight_sync == WeightSyncMethod::kPipelined && p.transfer_s > 0 && p.gather_s > 0) {
     // Two buffers: the trainer gathers (exports) bucket i + 1 on one CUDA
     // stream while bucket i is broadcast on the other, so with c buckets of
@@ -190,7 +295,7 @@ WeightSyncParts WeightSync(const Scenario& s) {
     const double lo = std::min(p.gather_s, p.transfer_s);
     p.overlap_s = lo - lo / c;
   }
-  p.total_s = p.gather_s + p.transfer_s + p.load_s + p.calls_s + p.engine_s - p.overlap_s;
+  p.total_s = p.gather_s + p.transfer_s + p.load_s + p.calls_s + p.ipc_s + p.engine_s - p.overlap_s;
   return p;
 }
 
@@ -216,6 +321,9 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
                      p.calls_s);
   if (p.export_calls > 0) {
     out += fmt::format(" (of the calls, {:.0f} are the trainer gathering its parameters one by one)", p.export_calls);
+  }
+  if (p.ipc_s > 0) {
+    out += fmt::format(" + CUDA IPC handles relayed to the engines and rebuilt {:.2f} s", p.ipc_s);
   }
   if (p.offload_s > 0) {
     out += fmt::format(" + the trainer's optimizer states to host memory {:.2f} s (inside the refit, as NeMo RL's "

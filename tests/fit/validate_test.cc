@@ -358,9 +358,11 @@ TEST(Validate, LeverCasesLoadWithTheirSourcesAndHoldTheirPrintedFigures) {
     bool passes;
   };
   const Want want[] = {
-      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "", -0.062, -0.045, true},  // refit export calls + trainer weights: was -0.101, -0.083
-      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", +0.029, +0.031, true},
-      {"nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", "", -0.094, -0.079, true},  // was -0.126, -0.111
+      // Megatron's refit offload at 10 B/param (precision-aware optimizer): was -0.062, -0.045
+      // (refit export calls + trainer weights: was -0.101, -0.083)
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "", -0.022, -0.005, true},
+      {"nemo-v06-dsv3-256xh100-mtp-pr2779.yaml", "nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", +0.041, +0.043, true},  // was +0.029, +0.031
+      {"nemo-v06-dsv3-256xh100-nomtp-pr2779.yaml", "", -0.060, -0.046, true},  // was -0.094, -0.079 (and -0.126, -0.111)
       {"rollpacker-qwen25-7b-8k-16xh800-tail-batching.yaml", "rollpacker-qwen25-7b-8k-16xh800-verl.yaml", -0.411,
        -0.422, false},
   };

@@ -218,7 +218,8 @@ TEST(WeightSync, PipelinedBucketsHideTheGatherUnderTheBroadcast) {
   EXPECT_NEAR(one_by_one->step.time_s - piped->step.time_s, q.total_s - p.total_s, 1e-6);
   EXPECT_NEAR(piped->step.sync_parts.overlap_s, p.overlap_s, 1e-9);
   ASSERT_NE(FindMetric("weight_sync.overlap_s"), nullptr);
-  // Colocated there is no broadcast to hide behind: pipelined = bucketed.
+  // Colocated there is no broadcast to hide behind: pipelined = bucketed, but
+  // for the CUDA IPC hand-over a colocated bucketed refit adds ("CUDA IPC refit").
   auto colo = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
                                    "/../shared/validation/nemo-v06-dsv3-512xh100-onpolicy.yaml",
                                Cat());
@@ -226,7 +227,9 @@ TEST(WeightSync, PipelinedBucketsHideTheGatherUnderTheBroadcast) {
   Scenario colo_serial = *colo;
   colo_serial.placement.weight_sync = WeightSyncMethod::kBucketed;
   EXPECT_EQ(WeightSync(*colo).overlap_s, 0.0);
-  EXPECT_DOUBLE_EQ(WeightSync(*colo).total_s, WeightSync(colo_serial).total_s);
+  EXPECT_EQ(WeightSync(*colo).ipc_s, 0.0);
+  EXPECT_GT(WeightSync(colo_serial).ipc_s, 0.0);
+  EXPECT_NEAR(WeightSync(*colo).total_s, WeightSync(colo_serial).total_s - WeightSync(colo_serial).ipc_s, 1e-9);
 }
 
 // vLLM's sleep level 1 (its default, NeMo RL's) copies the engine's weights
@@ -312,6 +315,73 @@ TEST(WeightSync, ColocatedExportGathersEachParameterWithItsOwnCalls) {
                              "placement: {mode: disaggregated, rollout_gpus: 32, train_gpus: 32, rollout_tp: 4, "
                              "train_tp: 2, train_ep: 8}\npipeline: {mode: async}\n"));
   EXPECT_EQ(dis.export_calls, 0.0);
+}
+
+// DTensor refit (docs/model.md, "DTensor refit"): full_tensor() gathers the
+// fp32 master weights, TP first (inside a node), then over the FSDP shards.
+// Worked by hand, H100 (NVLink 450 x 0.82 = 369 GB/s, network 50 x 0.82 = 41 GB/s):
+//   Llama-3.1-70B, 64 GPUs, DTensor TP 8 x FSDP 8: x = 4 x 70.6e9 = 282.4e9 B
+//     TP   282.4e9 x 7/8 / 369e9 = 0.669648 s
+//     FSDP 282.4e9 x 7/8 /  41e9 = 6.026829 s (one GPU per node in each ring)
+//   Llama-3.1-8B, 8 GPUs, FSDP 8: 4 x 8.03e9 x 7/8 / 369e9 = 0.076165 s
+//     (the bf16 bytes gave half: 0.038083 s).
+TEST(WeightSync, DtensorGathersItsFp32WeightsTpFirstThenOverTheShards) {
+  const std::string h = "hardware: {gpu: h100-sxm, gpus: 64, gpus_per_node: 8}\n";
+  const Scenario dt = Load("model: llama-3.1-70b\n" + h +
+                           "placement: {mode: colocated, rollout_tp: 4, train_backend: fsdp, train_tp: 8, "
+                           "refit_offload: none}\n");
+  EXPECT_NEAR(FsdpGatherTime(dt, 141.2e9), 0.669648 + 6.026829, 1e-5);
+  auto p = WeightSync(dt);
+  EXPECT_NEAR(p.gather_s, 6.696477, 1e-5);
+  // full_tensor() is one collective per mesh dimension: 723 tensors x 2.
+  EXPECT_DOUBLE_EQ(ExportCalls(dt), 1446.0);
+  const std::string h8 = "hardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n";
+  const Scenario small = Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n");
+  EXPECT_NEAR(WeightSync(small).gather_s, 0.076165, 1e-5);
+  EXPECT_DOUBLE_EQ(ExportCalls(small), 291.0);
+  // The same layout priced as Megatron (no backend named) keeps its TP-only bf16 gather.
+  const Scenario mg = Load("model: llama-3.1-70b\n" + h + "placement: {mode: colocated, rollout_tp: 4, train_tp: 8}\n");
+  EXPECT_NEAR(WeightSync(mg).gather_s, 141.2e9 * 7 / 8 / 369e9, 1e-5);
+}
+
+// CUDA IPC refit (docs/model.md, "CUDA IPC refit"), colocated and bucketed:
+// rebuild 0.18 ms per handle (DTensor: per tensor) or 12 ms per packed group
+// (Megatron), relay 33.5 s / (512 x 90,000) = 0.72700 us per worker and tensor.
+// Worked by hand, 64 H100 (80 GB), rollout TP 4:
+//   Llama-3.1-70B Megatron tp 4 x pp 4: engine 141.2e9 / 4 = 35.3e9 B, trainer
+//     bf16 shard 2 x 70.6e9 / 16 = 8.825e9 B, free 80e9 - 44.125e9 = 35.875e9 B,
+//     buffer 0.2 x 35.875e9 = 7.175e9 B: 141.2e9 / 7.175e9 = 19.68 -> 20 groups;
+//     ipc = 20 x 12 ms + 64 x 723 x 0.72700 us = 0.24 + 0.033640 = 0.273640 s
+//   Llama-3.1-70B DTensor TP 8: 723 x 0.18 ms + 0.033640 = 0.163780 s; its groups:
+//     282.4e9 / (0.8 x (80e9 - 35.3e9 - 4 x 70.6e9 / 64)) = 282.4e9 / 32.23e9 = 8.76 -> 9
+//   Qwen3-30B-A3B tp 2 x ep 8: relay 64 x 18,771 x 0.72700 us = 0.873364 s
+TEST(WeightSync, ColocatedBucketedRefitRelaysIpcHandlesAndRebuildsThem) {
+  const std::string h = "hardware: {gpu: h100-sxm, gpus: 64, gpus_per_node: 8}\n";
+  const std::string pl = "placement: {mode: colocated, rollout_tp: 4, weight_sync: bucketed, refit_offload: none, ";
+  const Scenario mg = Load("model: llama-3.1-70b\n" + h + pl + "train_tp: 4, train_pp: 4}\n");
+  EXPECT_DOUBLE_EQ(RefitGroups(mg), 20.0);
+  auto pm = WeightSync(mg);
+  EXPECT_NEAR(pm.ipc_s, 0.273640, 1e-5);
+  EXPECT_NEAR(pm.total_s, pm.gather_s + pm.load_s + pm.calls_s + pm.ipc_s + pm.engine_s, 1e-12);
+  const Scenario dt = Load("model: llama-3.1-70b\n" + h + pl + "train_backend: fsdp, train_tp: 8}\n");
+  EXPECT_DOUBLE_EQ(RefitGroups(dt), 9.0);
+  EXPECT_NEAR(WeightSync(dt).ipc_s, 0.163780, 1e-5);
+  const Scenario moe = Load("model: qwen3-30b-a3b\n" + h + pl + "train_tp: 2, train_ep: 8}\n");
+  auto pe = WeightSync(moe);
+  EXPECT_NEAR(pe.ipc_s - RefitGroups(moe) * 0.012, 0.873364, 1e-5);
+  // veRL's hybrid engine (per-tensor, pipelined) loads in-process: no IPC; nor a disaggregated sync.
+  const Scenario verl = Load("model: llama-3.1-70b\n" + h +
+                             "placement: {mode: colocated, rollout_tp: 4, train_tp: 4, train_pp: 4}\n");
+  EXPECT_EQ(WeightSync(verl).ipc_s, 0.0);
+  const Scenario dis = Load("model: llama-3.1-70b\n" + h +
+                            "placement: {mode: disaggregated, rollout_gpus: 32, train_gpus: 32, rollout_tp: 4, "
+                            "weight_sync: bucketed}\npipeline: {mode: async}\n");
+  EXPECT_EQ(WeightSync(dis).ipc_s, 0.0);
+  // The estimate carries it in JSON.
+  auto e = EstimateAnalytic(mg);
+  ASSERT_TRUE(e.has_value());
+  ASSERT_NE(FindMetric("weight_sync.ipc_s"), nullptr);
+  EXPECT_NEAR(*FindMetric("weight_sync.ipc_s")->get(*e), 0.273640, 1e-5);
 }
 
 // The trainer's own weights go to host memory at the end of a NeMo RL refit
@@ -415,11 +485,13 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   ASSERT_TRUE(s.has_value());
   auto mem = PlanMemory(*s);
   ASSERT_TRUE(mem.has_value());
-  // Adam's two fp32 moments, 8 B x 671e9 / 512 GPUs = 10.484 GB each way per GPU;
-  // out at 4.94 / 3.76 = 1.3138 GB/s: 10.484 / 1.3138 = 7.980 s, inside the sync;
-  // back at 16.1 GB/s: 10.484 / 16.1 = 0.651 s, before the update.
-  EXPECT_NEAR(RefitOffloadGb(*s, *mem), 10.484, 1e-3);
-  EXPECT_NEAR(RefitOffloadOutTime(*s, *mem), 7.980, 1e-2);
+  // Megatron's precision-aware optimizer (NeMo RL's configs): Adam's two fp32
+  // moments and the 16-bit remainders of the fp32 master weights, 10 B x 671e9
+  // / 512 GPUs = 13.105 GB each way per GPU; out at 4.94 / 3.76 = 1.3138 GB/s:
+  // 13.105 / 1.3138 = 9.975 s, inside the sync; back at 16.1 GB/s: 13.105 /
+  // 16.1 = 0.814 s, before the update. (FSDP's AdamW: 8 B, below.)
+  EXPECT_NEAR(RefitOffloadGb(*s, *mem), 13.105, 1e-3);
+  EXPECT_NEAR(RefitOffloadOutTime(*s, *mem), 9.975, 1e-2);
   auto e = EstimateAnalytic(*s);
   ASSERT_TRUE(e.has_value());
   // And the trainer's own weights after the refit ("Trainer weights after the
@@ -430,29 +502,29 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   EXPECT_NEAR(RefitWeightsGb(*s, *mem), 2.0 * ((671e9 - s->model.routed_expert_params_b() * 1e9) / 16 +
                                                s->model.routed_expert_params_b() * 1e9 / 256) / 1e9, 1e-6);
   EXPECT_NEAR(w, RefitWeightsGb(*s, *mem) / 25.0, 1e-12);
-  EXPECT_NEAR(RefitOffloadTime(*s, *mem), 0.651 + w, 1e-3);
-  EXPECT_NEAR(e->step.refit_offload_s, 0.651 + w, 1e-3);
+  EXPECT_NEAR(RefitOffloadTime(*s, *mem), 0.814 + w, 1e-3);
+  EXPECT_NEAR(e->step.refit_offload_s, 0.814 + w, 1e-3);
   // The state fits beside the engine: nothing else of the trainer moves. The
   // engine, asleep at level 1, copies its shard of the bf16 weights to host
   // memory at the end of generation: 2 x 671e9 / 32 (rollout TP 32) = 41.94 GB
   // at 25 GB/s = 1.6775 s, with the step's host transfers.
   EXPECT_NEAR(EngineSleepCopyTime(*s), 1.6775, 1e-3);
-  EXPECT_NEAR(e->step.offload_s, 0.651 + w + 1.6775, 1e-3);
-  EXPECT_NEAR(e->step.sync_parts.offload_s, 7.980 + w, 1e-2);
-  EXPECT_NEAR(e->step.weight_sync_s, WeightSync(*s).total_s + 7.980 + w, 1e-2);
-  // Kept on the GPU (veRL's default): the step is that much shorter, 7.980 + 0.651 + 2 w.
+  EXPECT_NEAR(e->step.offload_s, 0.814 + w + 1.6775, 1e-3);
+  EXPECT_NEAR(e->step.sync_parts.offload_s, 9.975 + w, 1e-2);
+  EXPECT_NEAR(e->step.weight_sync_s, WeightSync(*s).total_s + 9.975 + w, 1e-2);
+  // Kept on the GPU (veRL's default): the step is that much shorter, 9.975 + 0.814 + 2 w.
   auto none = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-onpolicy.yaml", Cat(),
                                {{"placement.refit_offload", "none"}});
   ASSERT_TRUE(none.has_value());
   EXPECT_EQ(RefitOffloadTime(*none, *mem), 0.0);
   EXPECT_EQ(RefitOffloadOutTime(*none, *mem), 0.0);
-  EXPECT_NEAR(e->step.time_s - EstimateAnalytic(*none)->step.time_s, 8.631 + 2 * w, 1e-2);
-  // Pinned host memory: the PCIe rate both ways, 10.484 / 25 = 0.419 s each (+ the weights).
+  EXPECT_NEAR(e->step.time_s - EstimateAnalytic(*none)->step.time_s, 10.789 + 2 * w, 1e-2);
+  // Pinned host memory: the PCIe rate both ways, 13.105 / 25 = 0.524 s each (+ the weights).
   auto pinned = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-onpolicy.yaml", Cat(),
                                  {{"placement.refit_offload", "pinned"}});
   ASSERT_TRUE(pinned.has_value());
-  EXPECT_NEAR(RefitOffloadTime(*pinned, *mem), 0.419 + w, 1e-3);
-  EXPECT_NEAR(RefitOffloadOutTime(*pinned, *mem), 0.419, 1e-3);
+  EXPECT_NEAR(RefitOffloadTime(*pinned, *mem), 0.524 + w, 1e-3);
+  EXPECT_NEAR(RefitOffloadOutTime(*pinned, *mem), 0.524, 1e-3);
   // Disaggregated: the trainer keeps its GPUs, nothing moves.
   auto dis = LoadScenarioFile(dir + "nemo-v06-dsv3-512xh100-1stepoff.yaml", Cat());
   ASSERT_TRUE(dis.has_value());
@@ -468,11 +540,18 @@ TEST(Offload, ColocatedRefitMovesTheOptimizerThroughPageableMemory) {
   ASSERT_TRUE(s256.has_value());
   auto mem256 = PlanMemory(*s256);
   ASSERT_TRUE(mem256.has_value() && mem256->train_state_offloaded);
-  const double opt_gb = 8.0 * 671e9 / 256 / 1e9;  // 20.969 GB
+  const double opt_gb = 10.0 * 671e9 / 256 / 1e9;  // 26.211 GB
   // Its way back here; its way out is in the weight sync (RefitOffloadOutTime).
   EXPECT_NEAR(OffloadTime(*s256, *mem256),
               2.0 * (mem256->host_transfer_gb - opt_gb) / 25.0 + opt_gb / 16.1 + EngineSleepCopyTime(*s256), 1e-6);
   EXPECT_NEAR(RefitOffloadOutTime(*s256, *mem256), opt_gb / (4.94 / 3.76), 1e-6);
+  // FSDP2 / DTensor: torch's AdamW, its two fp32 moments only: 8 B x 8.03e9 / 8 = 8.03 GB.
+  auto fsdp = Load("model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n"
+                   "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n");
+  EXPECT_NEAR(RefitOffloadGb(fsdp, *PlanMemory(fsdp)), 8.03, 1e-9);
+  auto meg = Load("model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n"
+                  "placement: {mode: colocated, rollout_tp: 1, train_backend: megatron}\n");
+  EXPECT_NEAR(RefitOffloadGb(meg, *PlanMemory(meg)), 10.0375, 1e-9);
 }
 
 TEST(Offload, BadRefitOffloadNamesTheField) {
