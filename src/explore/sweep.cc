@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/cancel.h"
+#include "econ/run.h"
 
 namespace rlcost::explore {
 namespace {
@@ -191,6 +192,9 @@ Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog
 
 namespace {
 
+void FinishWith(PointRow& row, const Scenario& s, const Result<Estimate>& e,
+                const std::vector<const MetricDef*>& metrics);
+
 // Estimates the loaded point and fills the row's metrics (or its reason).
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
   row.metrics.assign(metrics.size(), std::nullopt);
@@ -210,6 +214,13 @@ void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std
   }
   // A row holds numbers only: the estimate leaves its notes unwritten.
   auto e = opt.simulate ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s, TextDetail::kNumbers);
+  FinishWith(row, s, e, metrics);
+}
+
+// Fills the row from the point's estimate (or its error).
+void FinishWith(PointRow& row, const Scenario& s, const Result<Estimate>& e,
+                const std::vector<const MetricDef*>& metrics) {
+  row.metrics.assign(metrics.size(), std::nullopt);
   if (!e) {
     row.status = StatusOf(e.error().code);
     row.reason = Reason(e.error());
@@ -332,17 +343,19 @@ void PointRunner::FinishPlanned(PointRow& row, Scenario& s) const {
     key += row.values[k];
     key += '\x1f';
   }
+  // The signal summary depends on no layout field: computed once for the
+  // plan and the chosen layout's estimate (EstimateAnalytic computes the same).
+  auto sig = signal::Analyze(s, TextDetail::kNumbers);
+  if (!sig) return Finish(row, s, opt_, metrics_);  // the error, as RunPoint reports it
   auto it = plans_.find(key);
   if (it == plans_.end()) {
-    auto p = plan::PlanLayout(s, {*opt_.plan, /*layout_only=*/true});
-    if (!p) return Finish(row, s, opt_, metrics_);  // the planner's error, as RunPoint reports it
-    it = plans_.emplace(key, plan::LayoutOf(p->scenario)).first;
+    auto l = plan::ChooseLayout(s, *sig, *opt_.plan);
+    if (!l) return Finish(row, s, opt_, metrics_);  // the planner's error, as RunPoint reports it
+    it = plans_.emplace(key, *l).first;
   }
   const plan::Layout& l = it->second;
   plan::ApplyLayout(s.placement, l);
-  SweepOptions literal = opt_;
-  literal.plan.reset();
-  Finish(row, s, literal, metrics_);
+  FinishWith(row, s, econ_internal::EstimateAnalyticWithSignal(s, *sig, TextDetail::kNumbers), metrics_);
 }
 
 uint64_t PlannedPoints(const Design& design, const SweepOptions& opt) {

@@ -258,21 +258,37 @@ std::vector<Layout> Candidates(const Scenario& s) {
   return out;
 }
 
-Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
-  auto sig = signal::Analyze(s, TextDetail::kNumbers);
-  if (!sig) return Fail(sig.error());
-  const std::vector<Layout> cands = Candidates(s);
-  struct Scored {
-    Layout layout;
-    Estimate e;
-    double score;
-    int tier;
-    size_t index;
-  };
-  std::vector<Scored> scored;  // the candidates estimated (any order; replayed in index order below)
+namespace {
+
+// A candidate estimated by Search.
+struct Scored {
+  Layout layout;
+  Estimate e;
+  double score;
+  int tier;
+  size_t index;
+};
+
+// The planner's search, shared by PlanLayout (which writes its summary) and
+// ChooseLayout (the layout alone).
+struct Searched {
+  std::vector<Layout> cands;
+  std::vector<Scored> scored;  // in index order
+  const Scored* best = nullptr;
+  const Scored* second = nullptr;
   std::optional<Estimate> literal_e;
   std::optional<Error> literal_err;
   int fitting = 0;
+};
+
+Result<void> Search(const Scenario& s, const Options& opt, const signal::Summary& sig_ref, Searched& out) {
+  const signal::Summary* sig = &sig_ref;
+  out.cands = Candidates(s);
+  const std::vector<Layout>& cands = out.cands;
+  std::vector<Scored>& scored = out.scored;  // the candidates estimated (any order; replayed in index order below)
+  std::optional<Estimate>& literal_e = out.literal_e;
+  std::optional<Error>& literal_err = out.literal_err;
+  int& fitting = out.fitting;
   // One working copy whose placement each candidate rewrites (a Scenario
   // holds distributions and strings: copying it per candidate would cost more
   // than the estimate in a sweep).
@@ -300,12 +316,12 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     if (std::isfinite(sc)) scored.push_back({cands[i], std::move(*e), sc, tier, i});
     return std::nullopt;
   };
-  // With opt.layout_only, candidates after the literal one are first bounded
-  // (their memory plan and a lower bound on the objective), then estimated in
-  // order of their bounds while a bound can still beat the best so far.
-  // Pruned candidates are those whose bound is above the best estimated by
-  // more than the 1e-12 the choice below treats as a tie, so replaying the
-  // choice over the estimated ones in index order picks what it picks over all.
+  // With opt.layout_only, candidates are first bounded (their memory plan
+  // and a lower bound on the objective), then estimated in order of their
+  // bounds while a bound can still beat the best so far. Pruned candidates
+  // are those whose bound is above the best estimated by more than the 1e-12
+  // the choice below treats as a tie, so replaying the choice over the
+  // estimated ones in index order picks what it picks over all.
   const bool prune = opt.layout_only && !VerifierRunsOnGpu(s);
   // Only the chosen layout is wanted: the candidates' estimates need their
   // step's time and dollars only (the score; the summary's figures are the
@@ -339,7 +355,7 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     // The memory plan the estimate runs with, and the trainer's activations
     // and logits beside its state (plan/memory.h).
     auto mp = perf::PlanMemory(c);
-    if (!prune || i == 0) {
+    if (!prune || (i == 0 && !mp)) {
       if (auto err = evaluate(i, mp)) return Fail(std::move(*err));
       continue;
     }
@@ -347,6 +363,23 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
     const int tier = TrainerFits(c, *mp) ? 0 : 1;
     double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig);
     if (opt.objective == Objective::kCost) bound *= econ_internal::PolicyUsdPerHour(c) / 3600.0;
+    if (i == 0) {
+      // The literal layout's own errors are reported, so it is pruned only
+      // when its estimate cannot fail: the same estimate with the rollout's
+      // fluid model replaced by its bound (RolloutBoundOnly) meets every
+      // check the estimate makes. A bound of 0 (no bound for this kind of
+      // step) would not prune it anyway: estimated at once.
+      bool screened = false;
+      if (bound > 0) {
+        sim::analytic_internal::RolloutBoundOnly bounded;
+        auto e = econ_internal::EstimateAnalyticWithSignal(c, *sig, TextDetail::kNumbers);
+        screened = e.has_value();
+      }
+      if (!screened) {
+        if (auto err = evaluate(i, mp)) return Fail(std::move(*err));
+        continue;
+      }
+    }
     pending.push_back({i, tier, bound, std::move(*mp)});
   }
   if (prune) {
@@ -369,8 +402,8 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
   auto better = [](const Scored& a, const Scored& b) {
     return a.tier != b.tier ? a.tier < b.tier : a.score < b.score * (1 - 1e-12);
   };
-  const Scored* best = nullptr;
-  const Scored* second = nullptr;
+  const Scored*& best = out.best;
+  const Scored*& second = out.second;
   for (const Scored& cur : scored) {
     if (!best || better(cur, *best)) {
       second = best;
@@ -387,6 +420,28 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
                                                      cands.size())});
     return Fail(std::move(err));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Layout> ChooseLayout(const Scenario& s, const signal::Summary& sig, Objective objective) {
+  Searched found;
+  if (auto r = Search(s, {objective, /*layout_only=*/true}, sig, found); !r) return Fail(r.error());
+  return found.best->layout;
+}
+
+Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
+  auto sig = signal::Analyze(s, TextDetail::kNumbers);
+  if (!sig) return Fail(sig.error());
+  Searched found;
+  if (auto r = Search(s, opt, *sig, found); !r) return Fail(r.error());
+  const std::vector<Layout>& cands = found.cands;
+  const Scored* best = found.best;
+  const Scored* second = found.second;
+  const std::optional<Estimate>& literal_e = found.literal_e;
+  const std::optional<Error>& literal_err = found.literal_err;
+  const int fitting = found.fitting;
   Planned out;
   out.scenario = WithLayout(s, best->layout);
   out.changed = !(best->layout == cands.front());
@@ -425,9 +480,12 @@ Result<Planned> PlanLayout(const Scenario& s, const Options& opt) {
                                   100.0 * (second->score / best->score - 1.0)));
   }
   if (out.changed) {
-    sum.why.push_back(literal_e ? fmt::format("as written (`no_plan`): {}: {}", sum.literal, Figures(*literal_e))
-                                : fmt::format("as written (`no_plan`): {}: does not run: {}", sum.literal,
-                                              sum.literal_error));
+    sum.why.push_back(literal_e     ? fmt::format("as written (`no_plan`): {}: {}", sum.literal, Figures(*literal_e))
+                      : literal_err ? fmt::format("as written (`no_plan`): {}: does not run: {}", sum.literal,
+                                                  sum.literal_error)
+                                    : fmt::format("as written (`no_plan`): {}: not estimated (its lower bound "
+                                                  "is above the planned layout's figure)",
+                                                  sum.literal));
   }
   if (best->tier > 0) {
     sum.why.push_back(fmt::format("no layout holds the trainer's activations for the longest trajectory ({:.0f} "

@@ -32,6 +32,7 @@
 #include "rlcost/error.h"
 #include "rlcost/estimate.h"
 #include "rlcost/scenario.h"
+#include "rlcost/signal.h"
 
 namespace rlcost::plan {
 
@@ -79,6 +80,12 @@ struct Planned {
 // Fails (kDoesNotFit) only when no candidate fits; the error is the literal
 // layout's, with a line saying no other layout fits either.
 Result<Planned> PlanLayout(const Scenario& s, const Options& opt = {});
+
+// The layout PlanLayout(s, {objective, layout_only = true}) chooses, without
+// its summary or a copy of the scenario (a sweep keeps only the layout);
+// `sig` is signal::Analyze(s, TextDetail::kNumbers), which no layout field
+// changes. Fails as PlanLayout does.
+Result<Layout> ChooseLayout(const Scenario& s, const signal::Summary& sig, Objective objective);
 
 // Lines for an estimate read literally (--no-plan): the KV cache below the
 // batch the engines would run, and a layout the planner finds cheaper or

@@ -24,6 +24,7 @@
 namespace rlcost::sim::analytic_internal {
 
 thread_local bool StepTimeOnly::active_ = false;
+thread_local bool RolloutBoundOnly::active_ = false;
 
 
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
@@ -707,6 +708,11 @@ TurnSlices SliceSingleTurn(const Scenario& s, double n, double n_total, double k
 // busiest (BusiestEngineLengths).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total,
                          double kv_tokens) {
+  if (RolloutBoundOnly::Active()) {
+    RolloutResult r;
+    r.time_s = SingleTurnLowerBound(e, s, n, n_total, kv_tokens);
+    return r;
+  }
   TurnSlices t = SliceSingleTurn(s, n, n_total, kv_tokens);
   if (StepTimeOnly::Active()) {
     // The busiest engine's lengths (the mean engine's where they are the same).

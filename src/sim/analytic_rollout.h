@@ -83,6 +83,25 @@ class StepTimeOnly {
   static thread_local bool active_;
 };
 
+// While a RolloutBoundOnly lives on this thread, SingleTurn's result is its
+// lower bound (SingleTurnLowerBound) as the time, every other figure 0: the
+// layout planner runs a candidate's whole estimate this way to learn whether
+// it fails (the rollout's own model has no error path), without the fluid
+// model's run (plan.cc: the literal layout, pruned like the others when its
+// estimate cannot fail and its bound cannot win).
+class RolloutBoundOnly {
+ public:
+  RolloutBoundOnly() : was_(active_) { active_ = true; }
+  ~RolloutBoundOnly() { active_ = was_; }
+  RolloutBoundOnly(const RolloutBoundOnly&) = delete;
+  RolloutBoundOnly& operator=(const RolloutBoundOnly&) = delete;
+  static bool Active() { return active_; }
+
+ private:
+  bool was_;
+  static thread_local bool active_;
+};
+
 // Single-turn generation of n sequences on one engine with a KV budget (n_total in all).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
 

@@ -4,6 +4,7 @@
 // by hand where it is exact, and the pruned search choosing the layout the
 // full search chooses.
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -132,11 +133,47 @@ TEST(PlanPrune, PrunedSearchChoosesTheFullSearchsLayout) {
       EXPECT_EQ(plan::Describe(plan::LayoutOf(full->scenario)), plan::Describe(plan::LayoutOf(pruned->scenario)));
       EXPECT_EQ(full->changed, pruned->changed);
       EXPECT_TRUE(pruned->summary.runner_up.empty());
+      // The sweep's way: the layout alone, with the point's signal summary.
+      auto sig = signal::Analyze(s, TextDetail::kNumbers);
+      ASSERT_TRUE(sig);
+      auto chosen = plan::ChooseLayout(s, *sig, o);
+      ASSERT_TRUE(chosen);
+      EXPECT_EQ(plan::Describe(*chosen), plan::Describe(plan::LayoutOf(full->scenario)));
       changed += full->changed;
     }
   }
   EXPECT_GT(plans, 200);
   EXPECT_GT(changed, 50);  // the planner moves off the literal layout often enough to matter
+}
+
+// The literal layout's screen (plan.cc): under RolloutBoundOnly the whole
+// estimate runs with the single-turn rollout's time at its bound, so its step
+// is AnalyticStepLowerBound's (the same step with the rollout bounded) and it
+// never exceeds the real estimate's.
+TEST(PlanPrune, RolloutBoundOnlyEstimateIsTheBoundedStep) {
+  int checked = 0;
+  for (const std::string& text : Grid()) {
+    const Scenario s = Load(text);
+    auto sig = signal::Analyze(s, TextDetail::kNumbers);
+    ASSERT_TRUE(sig);
+    auto real = econ_internal::EstimateAnalyticWithSignal(s, *sig, TextDetail::kNumbers);
+    std::optional<Result<Estimate>> bounded;
+    {
+      sim::analytic_internal::RolloutBoundOnly scope;
+      bounded = econ_internal::EstimateAnalyticWithSignal(s, *sig, TextDetail::kNumbers);
+    }
+    SCOPED_TRACE(text);
+    ASSERT_EQ(bool(real), bool(*bounded));
+    if (!real) continue;
+    const double bound = sim::analytic_internal::AnalyticStepLowerBound(s, *sig);
+    if (!(bound > 0)) continue;
+    ++checked;
+    EXPECT_DOUBLE_EQ((**bounded).step.time_s, bound);
+    EXPECT_LE((**bounded).step.time_s, real->step.time_s);
+    EXPECT_LE((**bounded).usd_per_step, real->usd_per_step * (1 + 1e-12));
+  }
+  EXPECT_FALSE(sim::analytic_internal::RolloutBoundOnly::Active());
+  EXPECT_GT(checked, 50);
 }
 
 }  // namespace
