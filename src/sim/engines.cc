@@ -295,7 +295,6 @@ void Simulator::Plan(int e) {
       if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
       en.finish_heap.pop();
     }
-    PrefetchFinisher(en.finish_heap.front().traj);
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
     int64_t room = total_blocks_ - en.static_blocks;
     if (!RunningFits(en, en.iter + n, room)) {

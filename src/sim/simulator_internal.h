@@ -395,25 +395,6 @@ class Simulator {
     int32_t b = BatchOf(id);
     return batches_[b].trajs[id - b * g_];
   }
-  // The sequence whose turn ends the decode segment being planned: what
-  // EndSegment, LeaveRunning and ToolOrReward read of it when the segment
-  // ends (its second line, its link, its tool call's Turns), asked for now,
-  // hundreds of events before, so it waits in the L2 cache rather than in
-  // memory (issue 41: ToolOrReward's read of the Turns missed on nearly every
-  // call, ~10% of the 1,024-GPU run). A hint: nothing is read or changed.
-  void PrefetchFinisher(int32_t id) {
-    const int32_t b = BatchOf(id);
-    const Batch& bt = batches_[b];
-    const int32_t i = id - b * g_;
-    const Traj& t = bt.trajs[size_t(i)];
-    __builtin_prefetch(reinterpret_cast<const char*>(&t) + 64);
-    __builtin_prefetch(bt.links.data() + i);
-    if (t.turn + 1 < t.turns) {
-      const Turn* tu = bt.turns.data() + t.turn_off + t.turn;  // this call's Turn and the next
-      __builtin_prefetch(tu);
-      __builtin_prefetch(reinterpret_cast<const char*>(tu + 2) - 1);
-    }
-  }
   Link& L(int32_t id) {
     int32_t b = BatchOf(id);
     return batches_[b].links[id - b * g_];
