@@ -56,6 +56,26 @@ inline EfficiencyOrigin OriginOfEfficiency(const GpuSpec& g) {
   return o;
 }
 
+// The GPU's own figures that are derivations, not measurements on it: each
+// such field's source in catalog/efficiency.yaml starts with "DERIVED" (a
+// figure measured on another GPU scaled by a ratio measured on both; docs/
+// model.md, "Efficiency defaults"). In the order of EfficiencyFields();
+// borrowed fields are not the GPU's own and are not listed.
+inline std::vector<std::string> DerivedEfficiencyFields(const GpuSpec& g) {
+  std::vector<std::string> out;
+  const EfficiencyOrigin origin = OriginOfEfficiency(g);
+  if (origin.whole_row) return out;
+  for (const auto& f : EfficiencyFields()) {
+    if (std::find(origin.borrowed_fields.begin(), origin.borrowed_fields.end(), f.name) !=
+        origin.borrowed_fields.end()) {
+      continue;
+    }
+    auto it = g.sources.find(std::string("efficiency.") + f.name);
+    if (it != g.sources.end() && it->second.rfind("DERIVED", 0) == 0) out.emplace_back(f.name);
+  }
+  return out;
+}
+
 // Writes `o` into the GPU's sources, the inverse of OriginOfEfficiency:
 // nothing borrowed (no donor or no field), the whole row, or the fields named.
 inline void SetOriginOfEfficiency(GpuSpec& g, const EfficiencyOrigin& o) {

@@ -101,6 +101,15 @@ std::string EfficiencyFieldWords(const std::string& field) {
   return field;
 }
 
+// "a, b and c" in the user's words.
+std::string EfficiencyFieldList(const std::vector<std::string>& fields) {
+  std::string names;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    names += (i == 0 ? "" : (i + 1 == fields.size() ? " and " : ", ")) + EfficiencyFieldWords(fields[i]);
+  }
+  return names;
+}
+
 std::vector<std::string> Assumptions(const Scenario& s) {
   std::vector<std::string> a;
   const auto& eff = s.hardware.gpu.efficiency;
@@ -112,13 +121,14 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     whose = fmt::format("{}: BORROWED from {}, no measured figures of its own in catalog/efficiency.yaml",
                         s.hardware.gpu.id, origin.borrowed_from);
   } else if (!origin.borrowed_from.empty()) {
-    std::string names;
-    for (std::size_t i = 0; i < origin.borrowed_fields.size(); ++i) {
-      names += (i == 0 ? "" : (i + 1 == origin.borrowed_fields.size() ? " and " : ", ")) +
-               EfficiencyFieldWords(origin.borrowed_fields[i]);
-    }
     whose = fmt::format("{}: its own figures in catalog/efficiency.yaml but {} BORROWED from {}", s.hardware.gpu.id,
-                        names, origin.borrowed_from);
+                        EfficiencyFieldList(origin.borrowed_fields), origin.borrowed_from);
+  }
+  // Its own figures that are derivations (another GPU's measurement scaled by
+  // a ratio measured on both), said as such: the same list the JSON gives.
+  if (const auto derived = DerivedEfficiencyFields(s.hardware.gpu); !derived.empty()) {
+    whose += fmt::format("; {} DERIVED, not measured on this GPU (each source says from what)",
+                         EfficiencyFieldList(derived));
   }
   a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`)",

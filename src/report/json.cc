@@ -122,6 +122,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
       je["borrowed_from"] = origin.borrowed_from;
       je["borrowed_fields"] = origin.borrowed_fields;
     }
+    je["derived_fields"] = DerivedEfficiencyFields(g);  // own figures derived, not measured on it
     nlohmann::json& src = je["sources"];
     src = nlohmann::json::object();
     for (const auto& [k, v] : g.sources) {

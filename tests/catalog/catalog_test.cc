@@ -702,7 +702,7 @@ TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
 
   const SmallRun run = SmallRunOn(cat, "mi300x");
   EXPECT_TRUE(run.Says("efficiency (mi300x: its own figures in catalog/efficiency.yaml but fixed cost per decode iteration, ",
-                       "BORROWED from h100-sxm)"));
+                       "BORROWED from h100-sxm; "));
   EXPECT_FALSE(run.Says("efficiency (mi300x: BORROWED"));
   const auto j = report::EstimateToJson(run.s, run.e);
   EXPECT_EQ(j["efficiency"]["borrowed"], false);
@@ -716,6 +716,23 @@ TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
   }
   EXPECT_NE(j["efficiency"]["sources"]["train_mfu"].get<std::string>().find("668.4"), std::string::npos);
   EXPECT_NE(j["efficiency"]["sources"]["decode_bw"].get<std::string>().find("ND MI300X v5"), std::string::npos);
+  // The derived figures are named as such in the text and in the JSON, from
+  // one list: every own field whose source says DERIVED, none borrowed.
+  const auto derived = j["efficiency"]["derived_fields"].get<std::vector<std::string>>();
+  for (const char* f : {"decode_bw", "decode_compute", "prefill_mfu", "train_mfu"}) {
+    EXPECT_NE(std::find(derived.begin(), derived.end(), f), derived.end()) << f;
+  }
+  for (const auto& f : derived) {
+    EXPECT_EQ(mi.sources.at("efficiency." + f).rfind("DERIVED", 0), 0u) << f;
+    EXPECT_EQ(std::count(j["efficiency"]["borrowed_fields"].begin(), j["efficiency"]["borrowed_fields"].end(), f), 0)
+        << f;
+  }
+  EXPECT_TRUE(run.Says("efficiency (mi300x: ", "; decode bandwidth, decode compute share, prefill MFU and train MFU DERIVED"));
+  EXPECT_TRUE(run.Says("efficiency (mi300x: ", " DERIVED, not measured on this GPU (each source says from what)"));
+  // A GPU measured itself says nothing of the kind.
+  const SmallRun h100_run = SmallRunOn(cat, "h100-sxm");
+  EXPECT_FALSE(h100_run.Says("efficiency (", "DERIVED"));
+  EXPECT_TRUE(report::EstimateToJson(h100_run.s, h100_run.e)["efficiency"]["derived_fields"].empty());
 
   const GpuSpec& h20 = *cat.FindGpu("h20");
   EXPECT_NEAR(h20.efficiency.decode_compute, (83.7 / 148 + 126.2 / 148) / 2, 5e-4);
