@@ -97,6 +97,23 @@ bool EngineDefaultKept(const GpuSpec& g);
 // The rollout engine of a scenario, built in one place for the closed form
 // and the simulator alike.
 EngineConfig RolloutEngine(const Scenario& s);
+// TensorRT-LLM's default capacity scheduler (GUARANTEED_NO_EVICT,
+// cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp @ cf6abc45) admits a
+// request only when the blocks it needs to run to completion — its context
+// plus max_new_tokens — fit beside those still reserved by the requests in
+// flight, and never preempts. docs/model.md, "TensorRT-LLM's no-evict
+// admission".
+// Tokens one request reserves: the mean trajectory with its last response at
+// the response's declared maximum, M - E[R] + R_max (single turn: P + R_max).
+// 0 when the response has no finite maximum (the reservation is unknown).
+double NoEvictReserveTokens(const Scenario& s);
+// Requests whose reservations fit in `kv_tokens` at once:
+// max(1, floor(kv_tokens / reserve_tokens)); 0 (no cap) when either is <= 0.
+double NoEvictSeats(double kv_tokens, double reserve_tokens);
+// NoEvictSeats of the scenario's engine (PlanMemory's kv_tokens_per_engine)
+// when placement.engine is trtllm; 0 for every other engine, or when the
+// reservation is unknown or the memory plan fails.
+double TrtllmNoEvictSeats(const Scenario& s);
 
 // Cost of one unit of work. flops and bytes are per GPU of the engine.
 struct Work {
