@@ -34,6 +34,27 @@ TEST(Mt64, SameSequenceAsStdMt19937_64) {
   }
 }
 
+// Peek (the prefetch hint of RoundedDraws) sees the words the next draws
+// will return, and only those already generated; position() counts draws.
+TEST(Mt64, PeekSeesTheComingDrawsAndPositionCountsThem) {
+  Mt64 a(42), b(42);
+  const int64_t p0 = a.position();
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_EQ(a.position() - p0, i);
+    for (int64_t k : {0, 1, 7, 100, 311}) {
+      uint64_t w = 0;
+      if (!a.Peek(k, w)) continue;
+      Mt64 c = a;  // the stream itself does not move
+      for (int64_t j = 0; j < k; ++j) c();
+      ASSERT_EQ(w, c()) << "draw " << i << " ahead " << k;
+    }
+    ASSERT_EQ(a(), b());
+  }
+  // Past the generated block nothing is seen (the block is 312 words).
+  uint64_t w = 0;
+  EXPECT_FALSE(a.Peek(Mt64::kN, w));
+}
+
 struct Case {
   DistKind kind;
   double mean, cv;
