@@ -23,10 +23,6 @@
 
 namespace rlcost::sim::analytic_internal {
 
-thread_local bool StepTimeOnly::active_ = false;
-thread_local bool RolloutBoundOnly::active_ = false;
-
-
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
 double NormalQuantile(double p) {
   static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
@@ -132,15 +128,11 @@ std::array<double, 6> FiguresOf(const Distribution& d) {
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 }  // namespace
 
-StepTimeOnly::StepTimeOnly() : was_(active_) {
-  active_ = true;
-  slices_used = slices_next = 0;
-}
+// The flag is on (ThreadFlagScope) before the memo is cleared and back off
+// after it is cleared again: the memo lives only inside the scope.
+StepTimeOnly::StepTimeOnly() { slices_used = slices_next = 0; }
 
-StepTimeOnly::~StepTimeOnly() {
-  active_ = was_;
-  slices_used = slices_next = 0;
-}
+StepTimeOnly::~StepTimeOnly() { slices_used = slices_next = 0; }
 
 int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
                  std::array<double, kMaxSlices>& alive, bool single_top) {

@@ -62,6 +62,22 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
 // Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
 double NormalQuantile(double p);
 
+// A flag that is on while a scope lives, on this thread only, and back to
+// what it was when the scope ends (scopes nest). Tag: the mode it names.
+template <class Tag>
+class ThreadFlagScope {
+ public:
+  ThreadFlagScope() : was_(active_) { active_ = true; }
+  ~ThreadFlagScope() { active_ = was_; }
+  ThreadFlagScope(const ThreadFlagScope&) = delete;
+  ThreadFlagScope& operator=(const ThreadFlagScope&) = delete;
+  static bool Active() { return active_; }
+
+ private:
+  bool was_;
+  static inline thread_local bool active_ = false;
+};
+
 // Only the step's time and dollars are wanted from the analytic step on this
 // thread while a StepTimeOnly lives (the layout planner's candidates when only
 // the chosen layout is kept, plan::Options::layout_only): SingleTurn then runs
@@ -70,17 +86,10 @@ double NormalQuantile(double p);
 // differ, each is a fluid-model run of its own (FullCache when the cache is
 // below the batch). Every time and dollar figure is the same bits. Its scope
 // also keeps LengthSlices' last answers (analytic_rollout.cc).
-class StepTimeOnly {
+class StepTimeOnly : public ThreadFlagScope<StepTimeOnly> {
  public:
   StepTimeOnly();
   ~StepTimeOnly();
-  StepTimeOnly(const StepTimeOnly&) = delete;
-  StepTimeOnly& operator=(const StepTimeOnly&) = delete;
-  static bool Active() { return active_; }
-
- private:
-  bool was_;
-  static thread_local bool active_;
 };
 
 // While a RolloutBoundOnly lives on this thread, SingleTurn's result is its
@@ -89,18 +98,7 @@ class StepTimeOnly {
 // it fails (the rollout's own model has no error path), without the fluid
 // model's run (plan.cc: the literal layout, pruned like the others when its
 // estimate cannot fail and its bound cannot win).
-class RolloutBoundOnly {
- public:
-  RolloutBoundOnly() : was_(active_) { active_ = true; }
-  ~RolloutBoundOnly() { active_ = was_; }
-  RolloutBoundOnly(const RolloutBoundOnly&) = delete;
-  RolloutBoundOnly& operator=(const RolloutBoundOnly&) = delete;
-  static bool Active() { return active_; }
-
- private:
-  bool was_;
-  static thread_local bool active_;
-};
+class RolloutBoundOnly : public ThreadFlagScope<RolloutBoundOnly> {};
 
 // Single-turn generation of n sequences on one engine with a KV budget (n_total in all).
 RolloutResult SingleTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);
