@@ -192,8 +192,25 @@ Result<void> Check(const scenario_internal::ScenarioDocument& doc, const Catalog
 
 namespace {
 
+// Fills the row from the point's estimate (or its error).
 void FinishWith(PointRow& row, const Scenario& s, const Result<Estimate>& e,
-                const std::vector<const MetricDef*>& metrics);
+                const std::vector<const MetricDef*>& metrics) {
+  row.metrics.assign(metrics.size(), std::nullopt);
+  if (!e) {
+    row.status = StatusOf(e.error().code);
+    row.reason = Reason(e.error());
+    return;
+  }
+  for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
+  if (e->goal.requested && HasGoalMetric(metrics)) row.goal_curve = e->goal.curve;
+  row.effective = EffectiveOf(s);
+  row.step_s = e->step.time_s;
+  row.usd_per_step = e->usd_per_step;
+  row.gpus = s.hardware.gpus;
+  // A row carries no estimate's notes (they cost text at every point), only
+  // this one, read off its own figures.
+  row.note = plan::KvBelowBatchNote(s, *e);
+}
 
 // Estimates the loaded point and fills the row's metrics (or its reason).
 void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std::vector<const MetricDef*>& metrics) {
@@ -215,26 +232,6 @@ void Finish(PointRow& row, const Scenario& s, const SweepOptions& opt, const std
   // A row holds numbers only: the estimate leaves its notes unwritten.
   auto e = opt.simulate ? EstimateSimulated(s, opt.sim) : EstimateAnalytic(s, TextDetail::kNumbers);
   FinishWith(row, s, e, metrics);
-}
-
-// Fills the row from the point's estimate (or its error).
-void FinishWith(PointRow& row, const Scenario& s, const Result<Estimate>& e,
-                const std::vector<const MetricDef*>& metrics) {
-  row.metrics.assign(metrics.size(), std::nullopt);
-  if (!e) {
-    row.status = StatusOf(e.error().code);
-    row.reason = Reason(e.error());
-    return;
-  }
-  for (size_t m = 0; m < metrics.size(); ++m) row.metrics[m] = metrics[m]->get(*e);
-  if (e->goal.requested && HasGoalMetric(metrics)) row.goal_curve = e->goal.curve;
-  row.effective = EffectiveOf(s);
-  row.step_s = e->step.time_s;
-  row.usd_per_step = e->usd_per_step;
-  row.gpus = s.hardware.gpus;
-  // A row carries no estimate's notes (they cost text at every point), only
-  // this one, read off its own figures.
-  row.note = plan::KvBelowBatchNote(s, *e);
 }
 
 void Finish(PointRow& row, const Result<Scenario>& s, const SweepOptions& opt,

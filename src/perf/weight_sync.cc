@@ -123,9 +123,8 @@ double ExportCalls(const Scenario& s) {
     // Embedding and LM head (TP-sharded), final norm.
     return m.layers * per_layer + 2.0 * tpc + 3.0 * ppc;
   }
-  // FSDP2 / DTensor: full_tensor() on every state-dict tensor, one all-gather
-  // each (v0.3.0 nemo_rl/models/policy/dtensor_policy_worker.py:1200-1209).
-  if (pl.train_backend == TrainBackend::kFsdp && ShardGpus(s) > 1) return CheckpointTensors(m);
+  // (An FSDP trainer took the branch above: FsdpLayout, or a pipeline or
+  // expert dimension, which the Megatron branch counts.)
   // Megatron data parallel only: every GPU holds the whole model; nothing to gather.
   return 0;
 }
