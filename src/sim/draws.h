@@ -105,8 +105,10 @@ class Mt64 {
   int64_t blocks_ = 0;
 };
 
-// The 53 high bits of a draw, as UniformDouble takes them, and that u.
-inline uint64_t Draw53(Mt64& rng) { return rng() >> 11; }
+// The 53 high bits of a word (a draw, or one Peek sees), as UniformDouble
+// takes them; of the next draw; and that u.
+inline uint64_t Top53(uint64_t word) { return word >> 11; }
+inline uint64_t Draw53(Mt64& rng) { return Top53(rng()); }
 inline double U53(uint64_t m) { return static_cast<double>(m) * 0x1.0p-53; }
 
 class RoundedDraws {
@@ -162,12 +164,12 @@ class RoundedDraws {
     last_pos_ = pos;
     uint64_t w;
     if (stride <= 0 || stride >= 64) return;
-    if (rng.Peek(3 * kAheadDraws * stride, w)) __builtin_prefetch(guide_.data() + ((w >> 11) >> shift_));
+    if (rng.Peek(3 * kAheadDraws * stride, w)) __builtin_prefetch(guide_.data() + (Top53(w) >> shift_));
     // Half as far ahead, that guide entry asked for before is read (it is
     // there by now, or soon) and its range asked for (a whole bucket's entry
     // is its range's index too).
     if (rng.Peek(kAheadDraws * stride, w)) {
-      __builtin_prefetch(ranges_.data() + (guide_[(w >> 11) >> shift_] & ~kWhole));
+      __builtin_prefetch(ranges_.data() + (guide_[Top53(w) >> shift_] & ~kWhole));
     }
   }
   static constexpr int64_t kAheadDraws = 8;  // this table's draws ahead: a load from memory takes that long
