@@ -173,8 +173,8 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   Catalog cat = Builtin();
   // catalog/efficiency.yaml default: decode_bw (0.60 + 0.85) / 2 = 0.725,
   // train_mfu (0.38 + 0.47) / 2 = 0.425. Blackwell carries measured overrides
-  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.788 = 0.571 (b200) and
-  // 0.725 x 0.840 = 0.609 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
+  // (docs/model.md, "Blackwell"): decode_bw 0.725 x 0.711 = 0.516 (b200) and
+  // 0.725 x 0.717 = 0.520 (gb200); train_mfu 0.425 x 0.963 = 0.409 and
   // 0.425 x 1.012 = 0.430. The A100's own train_mfu (docs/model.md, "A100"):
   // (0.302 + 0.496) / 2 = 0.399; its decode_bw is the default's. H800 and H200
   // (the H100's GH100 die and clocks, docs/model.md "H800 and H200") carry the
@@ -187,7 +187,7 @@ TEST(Catalog, EfficiencyDefaultsReachEveryGpu) {
   // crowd-sourced matmul table): 0.425 x 1.205 = 0.512 and 0.425 x 0.935 =
   // 0.397, both with the default's decode_bw.
   const std::map<std::string, std::pair<double, double>> blackwell = {
-      {"b200", {0.571, 0.409}}, {"gb200", {0.609, 0.430}}, {"a100-80g", {0.725, 0.399}},
+      {"b200", {0.516, 0.409}}, {"gb200", {0.520, 0.430}}, {"a100-80g", {0.725, 0.399}},
       {"a800", {0.725, 0.399}}, {"mi300x", {0.629, 0.270}}, {"l20", {0.725, 0.509}},
       {"h20", {0.725, 0.512}},  {"l40s", {0.725, 0.397}}};
   for (const auto& [id, g] : cat.gpus()) {
