@@ -36,7 +36,10 @@ constexpr double kWorkTolerance = 1e-9;
 constexpr double kTimeTolerance = 0.01;
 // 0.08 until the shared set grew on 2026-12-04: its new NeMo RL v0.6
 // DeepSeek-V3 128 x GB200 case runs at 8.25% (a new case, not a grown gap).
-constexpr double kKnownGapTolerance = 0.085;
+// 0.085 until GB200's inference fractions were rederived (0.609 -> 0.520
+// decode_bw, tests/catalog/blackwell_inference_test.cc): a slower GB200 decode
+// moves that case to 8.8%; the other 14 did not move.
+constexpr double kKnownGapTolerance = 0.09;
 
 bool Exact(const Scenario& s) {
   const EnvironmentSpec& e = s.environment;
