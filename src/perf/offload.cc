@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/numbers.h"
+#include "perf/trainer_weights.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -57,6 +58,24 @@ double RefitOffloadGb(const Scenario& s, const MemoryPlan& plan) {
   return bytes * TrainableParams(s) * models / ShardGpus(s) / kGB;
 }
 
+double TrainerWeightBytesPerGpu(const Scenario& s) {
+  const PlacementSpec& pl = s.placement;
+  const double total = s.model.params_b * 1e9;
+  // FSDP2 / DTensor: NeMo RL loads the model in fp32 to keep fp32 master
+  // weights (v0.3.0 dtensor_policy_worker.py:188-192 @ b1c86a81), sharded over
+  // the sharding group (TP x FSDP).
+  if (pl.train_backend == TrainBackend::kFsdp) return 4.0 * total / ShardGpus(s);
+  // Megatron: the bf16 _ParamAndGradBuffer.param_data of the rank's model
+  // chunk. The distributed optimizer shards gradients and optimizer state over
+  // data parallel, never the parameters (NVIDIA/Megatron-LM docs, "Distributed
+  // Optimizer"; the buffer is all-gathered after each step), so data-parallel
+  // ranks each hold the full model-parallel shard: a data-parallel-only
+  // trainer holds the whole model in bf16 on every GPU.
+  const double expert = std::min(total, s.model.routed_expert_params_b() * 1e9);
+  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
+  return 2.0 * ((total - expert) / (tp * pp) + expert / (static_cast<double>(tp) * ep * pp));
+}
+
 double RefitWeightsGb(const Scenario& s, const MemoryPlan& plan) {
   if (s.placement.mode != PlacementMode::kColocated) return 0;
   if (s.placement.refit_offload == RefitOffload::kNone) return 0;
@@ -64,25 +83,15 @@ double RefitWeightsGb(const Scenario& s, const MemoryPlan& plan) {
   // placement.offload (veRL) prices its own moves and has no such refit step.
   if (plan.train_state_offloaded || plan.optimizer_offloaded) return 0;
   if (s.placement.offload.params || s.placement.offload.optimizer) return 0;
-  const PlacementSpec& pl = s.placement;
-  const double total = s.model.params_b * 1e9;
-  const double expert = std::min(total, s.model.routed_expert_params_b() * 1e9);
-  const double dense = total - expert;
-  const bool fsdp = pl.train_backend == TrainBackend::kFsdp;
-  // FSDP2 / DTensor: NeMo RL loads the model in fp32 to keep fp32 master
-  // weights (v0.3.0 dtensor_policy_worker.py:190-192) and offload_after_refit
-  // moves the module to the CPU (:1287-1292, model.to("cpu")): 4 bytes per
-  // parameter of the GPU's shard. Megatron: offload_after_refit moves the
-  // bf16 parameter buffer (megatron_policy_worker.py:1585-1590 -> move_model
-  // -> _ParamAndGradBuffer.offload_to_cpu), 2 bytes per parameter of the
-  // rank's model-parallel shard (data-parallel ranks each hold a copy).
-  const double bytes = fsdp ? 4.0 : 2.0;
-  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
-  if (!fsdp && tp * pp * ep * std::max(1, pl.train_cp) > 1) {
-    return bytes * (dense / (tp * pp) + expert / (static_cast<double>(tp) * ep * pp)) / kGB;
-  }
-  // No Megatron layout stated: sharded over the sharding group, as PlanMemory assumes.
-  return bytes * total / ShardGpus(s) / kGB;
+  // offload_after_refit: FSDP2 / DTensor moves the module to the CPU
+  // (dtensor_policy_worker.py:1287-1292, model.to("cpu") parameter by
+  // parameter, into pageable memory); Megatron moves its parameter buffer
+  // (megatron_policy_worker.py:1585-1590 -> move_model ->
+  // _ParamAndGradBuffer.offload_to_cpu, terrykong/Megatron-LM @ 2ff0f099
+  // param_and_grad_buffer.py:780-793: copy_(non_blocking=True) into the pinned
+  // host buffer it kept from the first step; the gradient buffer is freed, not
+  // copied).
+  return TrainerWeightBytesPerGpu(s) / kGB;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/numbers.h"
+#include "perf/trainer_weights.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -172,8 +173,6 @@ double RefitGroups(const Scenario& s) {
   const ModelSpec& m = s.model;
   const GpuSpec& g = s.hardware.gpu;
   const double params = m.params_b * 1e9;
-  const double expert = std::min(params, m.routed_expert_params_b() * 1e9);
-  const int tp = std::max(1, pl.train_tp), pp = std::max(1, pl.train_pp), ep = std::max(1, pl.train_ep);
   const bool fsdp = FsdpLayout(s);
   // The state dict as the trainer lists it: DTensor, the full fp32 size of each
   // tensor (dtensor_policy_worker.py:1137-1146, element_size() x numel() of the
@@ -181,10 +180,10 @@ double RefitGroups(const Scenario& s) {
   // (models/megatron/refit_utils.py get_param_info).
   const double state = s.algorithm.lora ? TrainableParams(s) * 2.0 : (fsdp ? 4.0 : 2.0) * params;
   // Free memory at the refit: the GPU less the engine's woken weights and the
-  // trainer's own weights (its optimizer states already moved out).
+  // trainer's own weights (its optimizer states already moved out), the bytes
+  // offload_after_refit later moves.
   const double engine = WeightBytes(m, s.precision.rollout) / std::max(1, pl.rollout_tp);
-  const double trainer = fsdp ? 4.0 * params / ShardGpus(s)
-                              : 2.0 * ((params - expert) / (tp * pp) + expert / (static_cast<double>(tp) * ep * pp));
+  const double trainer = TrainerWeightBytesPerGpu(s);
   const double free = std::max(g.memory_gb * kGB - engine - trainer, 0.05 * g.memory_gb * kGB);
   const double buffer = (fsdp ? kDtensorBufferShare : kMegatronBufferShare) * free;
   return std::max(1.0, std::ceil(state / buffer));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "perf/trainer_weights.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
@@ -420,6 +421,51 @@ TEST(Offload, ColocatedRefitMovesTheTrainerWeightsToTheHostAfterTheSync) {
   auto dis = fs;
   dis.placement.mode = PlacementMode::kDisaggregated;
   EXPECT_EQ(RefitWeightsGb(dis, *mf), 0.0);
+}
+
+// One definition of the trainer's resident weights serves the refit's group
+// sizing and offload_after_refit (src/perf/trainer_weights.h). Megatron's
+// distributed optimizer never shards the parameters over data parallel, so a
+// data-parallel-only trainer holds (and moves) a whole bf16 copy on each GPU
+// however many GPUs it has; FSDP shards its fp32 copy. Worked by hand,
+// Llama-3.1-8B (8.03e9 parameters) on H100 (80 GB), rollout TP 1:
+//   Megatron DP 8 or DP 16: 2 x 8.03e9 = 16.06 GB each, 16.06 / 25 = 0.6424 s out;
+//     groups: free 80e9 - 16.06e9 (engine) - 16.06e9 = 47.88e9, buffer 0.2 x free
+//     = 9.576e9, state 16.06e9 / 9.576e9 = 1.68 -> 2
+//   FSDP over 8: 4 x 8.03e9 / 8 = 4.015 GB; over 16: 2.0075 GB
+TEST(Offload, DataParallelMegatronMovesItsWholeBf16CopyAfterTheRefit) {
+  auto load = [](int gpus, const std::string& backend) {
+    return Load("model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
+                ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 1, train_backend: " + backend +
+                ", weight_sync: bucketed}\n");
+  };
+  for (int gpus : {8, 16}) {
+    const Scenario mg = load(gpus, "megatron");
+    auto mem = PlanMemory(mg);
+    ASSERT_TRUE(mem.has_value());
+    ASSERT_FALSE(mem->train_state_offloaded);
+    EXPECT_NEAR(TrainerWeightBytesPerGpu(mg), 16.06e9, 1e-3) << gpus;
+    EXPECT_NEAR(RefitWeightsGb(mg, *mem), 16.06, 1e-9) << gpus;
+    EXPECT_NEAR(RefitWeightsOutTime(mg, *mem), 0.6424, 1e-9) << gpus;
+    EXPECT_DOUBLE_EQ(RefitGroups(mg), 2.0) << gpus;
+    const Scenario fs = load(gpus, "fsdp");
+    auto mf = PlanMemory(fs);
+    ASSERT_TRUE(mf.has_value());
+    EXPECT_NEAR(RefitWeightsGb(fs, *mf), 4.0 * 8.03 / gpus, 1e-9) << gpus;
+    EXPECT_NEAR(TrainerWeightBytesPerGpu(fs), RefitWeightsGb(fs, *mf) * 1e9, 1e-3) << gpus;
+  }
+  // The freed memory is what sizes the groups: a trainer holding more leaves
+  // smaller buffers. Llama-3.1-70B on 8 GPUs, Megatron TP 8 (17.65 GB resident)
+  // against DP 8 (141.2 GB, more than the GPU: the 5% floor, 0.2 x 4 GB =
+  // 0.8 GB buffers, 141.2 / 0.8 = 176.5 -> 177 groups).
+  const std::string h = "model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n"
+                        "placement: {mode: colocated, rollout_tp: 8, weight_sync: bucketed, ";
+  const Scenario tp8 = Load(h + "train_tp: 8}\n");
+  const Scenario dp8 = Load(h + "train_tp: 1}\n");
+  EXPECT_NEAR(TrainerWeightBytesPerGpu(tp8), 141.2e9 / 8, 1e-3);
+  EXPECT_NEAR(TrainerWeightBytesPerGpu(dp8), 141.2e9, 1e-3);
+  EXPECT_DOUBLE_EQ(RefitGroups(dp8), 177.0);
+  EXPECT_LT(RefitGroups(tp8), RefitGroups(dp8));
 }
 
 TEST(WeightSync, BadSleepLevelNamesTheField) {
