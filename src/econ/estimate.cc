@@ -13,6 +13,7 @@
 #include "econ/resplit.h"
 #include "econ/run.h"
 #include "rlcost/estimate.h"
+#include "perf/fsdp_overlap.h"
 #include "rlcost/perf.h"
 #include "signal/goal.h"
 #include "signal/learning_model.h"
@@ -191,6 +192,15 @@ std::vector<std::string> Assumptions(const Scenario& s) {
             ? ""
             : "; NOT PRICED here: set placement.train_micro_batch_tokens or train_micro_batch_seqs (the count of "
               "micro-batches sets it)"));
+  }
+  if (perf::DtensorLayerForwardCpuTime(s) > 0 &&
+      (s.placement.train_micro_batch_tokens > 0 || s.placement.train_micro_batch_seqs > 0)) {
+    a.push_back(fmt::format(
+        "DTensor tensor parallel: the CPU issues at least {:.0f} DTensor ops per decoder layer each forward, "
+        "{:.0f} us each (ASSUMED: PyTorch's own dispatch-overhead check; the run's host and torch version are not "
+        "known), {:.2f} ms a layer; FSDP2 issues a layer's forward all-gather when the CPU reaches that layer, so "
+        "the gather hides only under the compute the GPU still has queued",
+        perf::kDtensorDispatchesPerLayer, perf::kDtensorDispatchS * 1e6, perf::DtensorLayerForwardCpuTime(s) * 1e3));
   }
   if (perf::PacksToFixedLength(s)) {
     a.push_back(fmt::format(

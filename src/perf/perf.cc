@@ -1,6 +1,7 @@
 // The roofline time of one unit of work. Derivations: docs/model.md, "perf".
 #include "core/numbers.h"
 #include "rlcost/perf.h"
+#include "perf/fsdp_overlap.h"
 #include "perf/prefill_maker.h"
 
 #include <algorithm>
@@ -502,11 +503,20 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
   const bool in_domain = shard * tp <= NvlinkDomainGpus(s.hardware);
   const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
   const double bw = std::max(link_gb, 1e-9) * 1e9 * std::max(g.efficiency.weight_sync_eff, 1e-9);
+  return FsdpPassMicrobatches(s, tokens, mean_seq_len, gpus, forward_only) * moved / bw;
+}
+
+double FsdpPassMicrobatches(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
   // Micro-batches per rank: the update's mini-batches each run their own.
   const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
-  const double microbatches =
-      minibatches * PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only);
-  return microbatches * moved / bw;
+  return minibatches * PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only);
+}
+
+double FsdpForwardTrafficShare(const Scenario& s, bool forward_only) {
+  if (forward_only) return 1.0;
+  const double params = s.model.params_b * 1e9;
+  const double total = 2.0 * kFsdpGatherBytes * params + kFsdpReduceBytes * TrainableParams(s);
+  return total > 0 ? kFsdpGatherBytes * params / total : 0.0;
 }
 
 double MicrobatchTokens(const Scenario& s, double mean_seq_len, bool forward_only) {
@@ -573,13 +583,27 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   const double pad = PaddedTokenFactor(s, mean_seq_len) * FixedLengthPackFactor(s, gpus, tokens, mean_seq_len);
   const double executed = tokens * (linear * pad + 3.0 * attention) / gpus;
   // FSDP's per-micro-batch traffic overlaps the compute (FSDP2 prefetches the
-  // next layer's gather): a pass takes the longer of the two. DTensor's
-  // tensor-parallel collectives run on the compute stream, in line with it.
-  const double pass =
-      std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
-                       RecomputeFactor(s, per_token, attention) +
-                   DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false),
-               FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false));
+  // next layer's gather), as far as the CPU issuing them lets it
+  // (FsdpPassTime). DTensor's tensor-parallel collectives run on the compute
+  // stream, in line with it.
+  const double recompute = RecomputeFactor(s, per_token, attention);
+  const double engine =
+      TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) * recompute;
+  const double tp = DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false);
+  FsdpPassParts parts;
+  parts.compute_s = engine + tp;
+  // The forward's share of the executed FLOPs (the recomputed forward runs in
+  // the backward) and one of the two ways of the TP collectives.
+  const double forward_flops = TrainLinearFlopsPerToken(s, /*forward_only=*/true) * pad + attention;
+  parts.compute_forward_s = engine * forward_flops / ((linear * pad + 3.0 * attention) * recompute) + tp / 2.0;
+  parts.traffic_s = FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false);
+  parts.traffic_forward_s = parts.traffic_s * FsdpForwardTrafficShare(s, /*forward_only=*/false);
+  parts.units = FsdpPassMicrobatches(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false) * m.layers;
+  // Priced, as the traffic, only where a micro-batch is stated.
+  if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0) {
+    parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
+  }
+  const double pass = FsdpPassTime(parts);
   w.time_s = epochs * pass + (optimizer_steps - 1) * OptimizerStepTime(s);
   w.compute_bound = true;
   return w;
@@ -634,9 +658,18 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   // activation collectives run in line with their compute, forward only.
   // They pack without padding to the budget (:884-892, pack_sequences
   // without min_seq_len): on the real tokens.
-  w.time_s = std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
-                          DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true),
-                      FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true));
+  FsdpPassParts parts;
+  parts.backward = false;
+  parts.compute_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
+                    DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true);
+  parts.compute_forward_s = parts.compute_s;
+  parts.traffic_s = FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
+  parts.traffic_forward_s = parts.traffic_s;
+  parts.units = FsdpPassMicrobatches(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true) * m.layers;
+  if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0) {
+    parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
+  }
+  w.time_s = FsdpPassTime(parts);
   w.compute_bound = true;
   return w;
 }
