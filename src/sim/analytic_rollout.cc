@@ -45,10 +45,21 @@ double NormalQuantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
+double ExpectedLongestDraw(const Distribution& d, double n) {
+  if (d.is_fixed()) return d.mean();
+  const double inv_n = 1.0 / std::max(n, 1.0);
+  double sum = 0;
+  for (int k = 0; k < kLongestDrawPoints; ++k) {
+    sum += d.Quantile(std::pow((k + 0.5) / kLongestDrawPoints, inv_n));
+  }
+  return sum / kLongestDrawPoints;
+}
+
 // Response lengths of an engine's n sequences as quantile points,
 // ascending, and the share of the n still decoding up to each
 // (alive[j]: between len[j - 1] and len[j]). The last point sits at the
-// expected maximum of all n_total draws of the step (u = n_total / (n_total +
+// expected maximum of all n_total draws of the step (ExpectedLongestDraw; the
+// grid below it at the quantiles top (j + 1) / m, top = n_total / (n_total +
 // 1)): the step ends when the slowest engine — the one holding the longest
 // sequence — finishes. Up to kMaxSlices sequences, one point each; more,
 // m = kMaxSlices equal slices of n / m sequences each. With `single_top`
@@ -71,8 +82,10 @@ int ComputeLengthSlices(const Distribution& d, double n, double n_total, std::ar
   }
   int m = CeilCount(n, 1, kMaxSlices);
   double top = n_total / (n_total + 1.0);
+  const double longest = ExpectedLongestDraw(d, n_total);
   if (n <= double(kMaxSlices) || !single_top) {
-    for (int j = 0; j < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
+    for (int j = 0; j + 1 < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
+    out[m - 1] = longest;
     EqualAlive(m, alive);
     // Rescale the body so the slices' mean equals the distribution's mean
     // (the grid under-samples the body when the tail point is pinned).
@@ -86,7 +99,7 @@ int ComputeLengthSlices(const Distribution& d, double n, double n_total, std::ar
     alive[j] = 1.0 - j * w;
     body += w * out[j];
   }
-  out[m - 1] = d.Quantile(top);
+  out[m - 1] = longest;
   alive[m - 1] = w_top;
   // Rescale the body so the weighted mean equals the distribution's mean.
   if (body > 0) {
@@ -689,7 +702,7 @@ TurnSlices SliceSingleTurn(const Scenario& s, double n, double n_total, double k
   const auto& resp = s.environment.response_tokens;
   TurnSlices t;
   t.prompt = s.environment.prompt_tokens.mean();
-  const double top_kv = n / kMaxSlices * (t.prompt + resp.Quantile(n_total / (n_total + 1.0)) + kFragTokens);
+  const double top_kv = n / kMaxSlices * (t.prompt + ExpectedLongestDraw(resp, n_total) + kFragTokens);
   t.single_top = top_kv > kv_tokens && n > kMaxSlices;
   t.m = LengthSlices(resp, n, n_total, t.len, t.alive, t.single_top);
   return t;
