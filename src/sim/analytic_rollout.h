@@ -31,13 +31,13 @@ struct MultiTurnResult {
 
 // The expected longest of n independent draws of d, E[X_(n)]. The largest
 // of n uniforms U_(n) has P(U_(n) <= u) = u^n, so V = U_(n)^n is uniform and
-// E[X_(n)] = integral_0^1 Q(v^(1/n)) dv, taken by the midpoint rule on
-// kLongestDrawPoints equal bands of v (Q the distribution's quantile, clipped
-// at its max). Not Q(n / (n + 1)), the quantile at E[U_(n)]: Q is convex in
+// E[X_(n)] = integral_0^1 Q(v^(1/n)) dv, taken by a kLongestDrawPoints-point
+// Gauss-Legendre rule in t, v = 1 - (1 - t)^2 (Q the distribution's
+// quantile, clipped at its max). Not Q(n / (n + 1)), the quantile at E[U_(n)]: Q is convex in
 // the tail, so that one falls short of the mean longest (Jensen), which is
 // what a synchronous step, ending with its longest response, waits for on
 // average. docs/model.md, "The analytic step".
-inline constexpr int kLongestDrawPoints = 64;
+inline constexpr int kLongestDrawPoints = 16;
 double ExpectedLongestDraw(const Distribution& d, double n);
 
 // Response lengths of an engine's n sequences (n_total in the step) as m

@@ -29,9 +29,8 @@ Distribution Uniform2000() {
 
 // The step's longest response, E[X_(N)] (docs/model.md, "The step's longest
 // response"). A uniform's quantile is linear, so E[X_(N)] = Q(E[U_(N)]) =
-// 2000 N / (N + 1); the 64-point midpoint rule of the integral over v lands
-// within 0.7 tokens (N = 8: 1778.39 against 1777.78; N = 96: 1979.49 against
-// 1979.38).
+// 2000 N / (N + 1); the 16-point Gauss-Legendre rule lands within 0.7 tokens
+// (N = 8: 1778.27 against 1777.78; N = 96: 1979.47 against 1979.38).
 TEST(ExpectedLongestDraw, UniformIsTheQuantileAtNOverNPlusOne) {
   EXPECT_NEAR(ExpectedLongestDraw(Uniform2000(), 8), 2000.0 * 8 / 9, 0.7);
   EXPECT_NEAR(ExpectedLongestDraw(Uniform2000(), 96), 2000.0 * 96 / 97, 0.7);
@@ -41,7 +40,7 @@ TEST(ExpectedLongestDraw, UniformIsTheQuantileAtNOverNPlusOne) {
 // An exponential of mean 100: the longest of N draws has mean 100 H_N (Renyi:
 // the spacings of exponential order statistics are independent exponentials
 // of means 100/N, 100/(N - 1), ..., 100), H_8 = 2.717857: 271.79; the
-// midpoint rule gives 271.30 (-0.18%). For N = 2,048, 100 H_N = 820.21.
+// rule gives 271.83 (+0.02%). For N = 2,048, 100 H_N = 820.21 (820.28).
 TEST(ExpectedLongestDraw, ExponentialIsTheHarmonicNumber) {
   auto d = Distribution::Make(DistKind::kExponential, 100, 1.0, std::nullopt, std::nullopt);
   ASSERT_TRUE(d.has_value());
@@ -55,7 +54,7 @@ TEST(ExpectedLongestDraw, ExponentialIsTheHarmonicNumber) {
 // A right tail that is convex in u puts the mean longest above the quantile
 // at N / (N + 1) (Jensen); a cap holds it at the cap. NeMo RL v0.3's 70B logs:
 // lognormal mean 398, cv 0.7, max 3,976, N = 2,048: Q(2048/2049) = 2,615.7,
-// E[X_(N)] = 2,884.8 (a 200,000-point sum: 2,884.4).
+// E[X_(N)] = 2,886.1 by the rule (a 200,000-point sum: 2,884.4).
 TEST(ExpectedLongestDraw, LognormalTailLiesAboveTheQuantile) {
   auto d = Distribution::Make(DistKind::kLognormal, 398, 0.7, std::nullopt, 3976.0);
   ASSERT_TRUE(d.has_value());
@@ -72,7 +71,7 @@ TEST(ExpectedLongestDraw, LognormalTailLiesAboveTheQuantile) {
 }
 
 // n = 96 sequences on the engine, 96 in the step. By hand: m = 48; the top
-// point is E[X_(96)] = 2000 x 96/97 = 1979.38 (1979.49 by the rule) with weight 1/96; the body's 47 slices,
+// point is E[X_(96)] = 2000 x 96/97 = 1979.38 (1979.47 by the rule) with weight 1/96; the body's 47 slices,
 // weight (95/96)/47 each, sit at 2000 (95/96)(j + 0.5)/47 (j = 0: 21.05,
 // j = 46: 1957.89), whose weighted sum is (95/96)^2 1000 = 979.28; the mean
 // 1000 leaves 1000 - 1979.38/96 = 979.38 for the body, a scale of 1.0001.
@@ -99,9 +98,8 @@ TEST(LengthSlices, ManySequencesPutOneAtTheMaximum) {
 // the step), the last at E[X_(8)] = 2000 x 8/9: 444.44, 888.89, 1333.33,
 // 1777.78, mean 1111.11; the body is scaled by (4000 - 1777.78) / 2666.67 =
 // 0.8333 to keep the mean 1000: 370.37, 740.74, 1111.11, 1777.78; alive 1,
-// 3/4, 1/2, 1/4. The rule's top, 1778.39, scales the body by 0.83310
-// instead: 370.27, 740.54, 1110.81 (each the quantile times (4000 - top) /
-// 2666.67).
+// 3/4, 1/2, 1/4. The rule's top, 1778.27, scales the body by 0.83315
+// instead (each point the quantile times (4000 - top) / 2666.67).
 TEST(LengthSlices, FewSequencesKeepEqualWeights) {
   std::array<double, kMaxSlices> len{}, alive{};
   const int m = LengthSlices(Uniform2000(), 4, 8, len, alive, true);
