@@ -2,6 +2,7 @@
 #include "core/numbers.h"
 #include "rlcost/perf.h"
 #include "perf/megatron_comm.h"
+#include "perf/pipeline_forward.h"
 #include "perf/prefill_maker.h"
 
 #include <algorithm>
@@ -631,7 +632,9 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/true);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * (linear + attention) / gpus;
-  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  // A Megatron pipeline pads its packs to one length here too
+  // (PipelineForwardPackFactor, src/perf/pipeline_forward.cc).
+  const double pad = PaddedTokenFactor(s, mean_seq_len) * PipelineForwardPackFactor(s, gpus, tokens, mean_seq_len);
   const double executed = tokens * (linear * pad + attention) / gpus;
   // The forward passes run the same tensor-parallel plan as the update
   // (NeMo RL v0.3.0 b1c86a81 dtensor_policy_worker.py:814 get_logprobs on
