@@ -57,15 +57,24 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
                           sync, s.algorithm.critic ? "; the critic's update takes as many" : ""));
 }
 
-// A Megatron trainer with tensor parallelism: the reductions of its
-// row-parallel layers wait in line with the compute (docs/model.md,
-// "Megatron communication left exposed").
-void MegatronTpAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
+// A Megatron trainer with tensor parallelism or a pipeline: the reductions
+// of its row-parallel layers and the stages' sends wait in line with the
+// compute (docs/model.md, "Megatron communication left exposed").
+void MegatronCommAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
   const int train_gpus = s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
   const double mean = perf::MeanTrajectoryTokens(s);
   const double run = t.trained_tokens * perf::PaddedTokenFactor(s, mean) *
                      perf::FixedLengthPackFactor(s, train_gpus, t.trained_tokens, mean);
   const double tp_s = perf::MegatronTpCollectiveTime(s, run, train_gpus);
+  const double send_s = perf::MegatronPipelineSendTime(s, run, mean, train_gpus, /*forward_only=*/false);
+  if (send_s > 0) {
+    a.push_back(fmt::format("Megatron pipeline of {} stages: its blocking point-to-point sends (an activation and a "
+                            "gradient each slot of the 1F1B schedule) add {:.2f} s to the update (ASSUMED: "
+                            "{})",
+                            s.placement.train_pp, send_s,
+                            s.model.is_moe() ? "sequence parallel, split over the TP ranks"
+                                             : "sequence parallel off, as NeMo RL's default; whole activations"));
+  }
   if (tp_s <= 0) return;
   a.push_back(fmt::format("Megatron tensor parallel {}: the row-parallel layers' all-reduces (or sequence-parallel "
                           "gathers and scatters) wait in line with the compute, {:.2f} s a pass over the update's "
@@ -628,7 +637,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   if (text) {
     e.assumptions = Assumptions(s);
     MinibatchAssumption(s, t, e.assumptions);
-    MegatronTpAssumption(s, t, e.assumptions);
+    MegatronCommAssumption(s, t, e.assumptions);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   }
   if (s.goal.target_pass_rate) {

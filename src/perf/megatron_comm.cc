@@ -106,4 +106,29 @@ double MegatronGradSyncExposedTime(const Scenario& s, double mean_seq_len, int g
          std::max(0.0, one_way - (1.0 - kBackwardShare) * microbatch_s);
 }
 
+double MegatronPipelineSendTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  const int pp = std::max(1, p.train_pp);
+  if (p.train_backend != TrainBackend::kMegatron || pp <= 1 || tokens <= 0 || gpus <= 0) return 0;
+  const ModelSpec& m = s.model;
+  const int tp = std::max(1, p.train_tp), cp = std::max(1, p.train_cp);
+  const int dp = std::max(1, gpus / (tp * cp * pp));
+  const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
+  const double microbatches = PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only);
+  // megatron/core/pipeline_parallel/p2p_communication.py:388-390 @ 2ff0f099:
+  // _communicate waits on its requests unless overlap_p2p_comm, which only
+  // the interleaved schedule sets (:598, :627).
+  const double slots = minibatches * (microbatches + pp - 1.0);
+  const double sends_per_slot = forward_only ? 1.0 : 2.0;
+  // One micro-batch of one data-parallel rank (its context-parallel share),
+  // [tokens x hidden] in bf16, split over the TP ranks under sequence
+  // parallel.
+  const double microbatch_tokens = tokens / (double(dp) * minibatches * microbatches * cp);
+  const double split = m.is_moe() ? tp : 1.0;
+  const double bytes = microbatch_tokens * m.hidden * kMegatronCommBytesPerValue / split;
+  // Stages lie tp x cp x dp ranks apart (rank order tp-cp-ep-dp-pp): the
+  // sends leave the NVLink domain once the pipeline spans more than one.
+  return slots * sends_per_slot * bytes / GroupLinkBytesPerS(s, gpus);
+}
+
 }  // namespace rlcost::perf

@@ -1,9 +1,9 @@
 #pragma once
 // Communication a Megatron-Core trainer leaves on its critical path in an RL
 // update: the tensor-parallel activation collectives that run in line with
-// the compute when tp_comm_overlap is off, and the data-parallel gradient
+// the compute when tp_comm_overlap is off, the data-parallel gradient
 // reduce-scatter and parameter all-gather of each optimizer step beyond what
-// one micro-batch hides. Derivations: docs/model.md, "Megatron
+// one micro-batch hides, and the pipeline's blocking point-to-point sends. Derivations: docs/model.md, "Megatron
 // communication left exposed".
 //
 //   double tp_s = perf::MegatronTpCollectiveTime(s, tokens_run, gpus);
@@ -35,5 +35,16 @@ double MegatronTpCollectiveTime(const Scenario& s, double tokens, int gpus);
 // MFU. 0 with one data-parallel rank, the FSDP/DTensor backend, or no
 // Megatron layout stated (placement.train_tp/cp/pp/ep: ZeRO-3 data parallel).
 double MegatronGradSyncExposedTime(const Scenario& s, double mean_seq_len, int gpus);
+
+// The point-to-point sends of a pass through a pipeline (train_pp > 1) that
+// its stages wait for: the non-interleaved 1F1B schedule sends and receives
+// blocking, one activation forward and one gradient backward each slot of
+// the schedule, m + pp - 1 slots a mini-batch (forward-only passes: one
+// send a slot, one schedule). `tokens` as in TrainEngineTime (all GPUs',
+// padding included); TrainStep and ForwardPass add it outside the bubble
+// and the recompute factor. A dense model's activations travel whole (ASSUMED:
+// sequence parallel off, NeMo RL's default), an MoE model's split over the
+// TP ranks (Megatron requires sequence parallel for MoE with TP > 1).
+double MegatronPipelineSendTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only);
 
 }  // namespace rlcost::perf

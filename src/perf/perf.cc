@@ -581,7 +581,10 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
       std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) *
                        RecomputeFactor(s, per_token, attention) +
                    DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false),
-               FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false));
+               FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false)) +
+      // A pipeline's stages wait for their point-to-point sends in every slot
+      // of the schedule, the bubble's included; recomputation sends nothing.
+      MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false);
   // Each optimizer step beyond the one the measured MFU holds: Adam over the
   // GPU's shard and the data-parallel gradient sync one micro-batch does not
   // hide (docs/model.md, "Megatron communication left exposed").
@@ -645,7 +648,8 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   // without min_seq_len): on the real tokens.
   w.time_s = std::max(TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
                           DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true),
-                      FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true));
+                      FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true)) +
+             MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
 }

@@ -57,6 +57,7 @@ TEST(MegatronComm, TheUpdateCarriesTheReductions) {
   Scenario no_comm = s;
   no_comm.hardware.gpu.intra_node_gb_per_s = 1e12;  // a link so fast the reductions vanish
   const double engine_free = perf::TrainEngineTime(no_comm, tokens, 512.0, 64, flops, false);
+  // (The pipeline's sends go over the network here and do not change.)
   EXPECT_NEAR(engine - engine_free, comm * (16.0 + 3.0) / 16.0, 1e-6);
 }
 
@@ -106,6 +107,28 @@ TEST(MegatronComm, EachExtraOptimizerStepPaysTheExposedSync) {
   EXPECT_GT(sync, 0.0);
   EXPECT_NEAR(perf::TrainStep(s, tokens, 512.0, 64).time_s - perf::TrainStep(one, tokens, 512.0, 64).time_s,
               c.flush_s + c.optimizer_s + 3.0 * sync, 1e-9);
+}
+
+// Pipeline sends. Llama-3.1-70B at TP 4, PP 4 on 64 H100 (dp 4), 2,048 x
+// 512 tokens in 4 mini-batches: 16 micro-batches of 4,096 tokens a rank each,
+// 4 x (16 + 3) = 76 slots of the 1F1B schedule, an activation and a
+// gradient of 4,096 x 8,192 x 2 B = 67.1 MB each slot, between nodes at
+// 50 GB/s x 0.82: 152 x 67.1e6 / 41e9 = 0.2488 s. The forward-only pass: one
+// schedule of 64 + 3 slots, one send each: 0.1097 s. No pipeline: none.
+TEST(MegatronComm, PipelineStagesWaitForTheirSends) {
+  Scenario s = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 4, train_pp: 4"));
+  const double tokens = 2048.0 * 512.0;
+  const double bytes = 4096.0 * 8192.0 * 2.0;
+  EXPECT_NEAR(perf::MegatronPipelineSendTime(s, tokens, 512.0, 64, false), 76.0 * 2.0 * bytes / 41e9, 1e-9);
+  EXPECT_NEAR(perf::MegatronPipelineSendTime(s, tokens, 512.0, 64, true), 67.0 * bytes / 41e9, 1e-9);
+  Scenario no_pp = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 4"));
+  EXPECT_EQ(perf::MegatronPipelineSendTime(no_pp, tokens, 512.0, 64, false), 0.0);
+  // Inside one node (8 GPUs, TP 2, PP 2, dp 2) the sends go over NVLink.
+  Scenario node = test::Load(Text("llama-3.1-8b", 8, ", train_tp: 2, train_pp: 2"));
+  const double node_mb = tokens / (2.0 * 4.0 * perf::PassMicrobatches(node, 8, tokens / 4.0, 512.0, false));
+  const double node_slots = 4.0 * (perf::PassMicrobatches(node, 8, tokens / 4.0, 512.0, false) + 1.0);
+  EXPECT_NEAR(perf::MegatronPipelineSendTime(node, tokens, 512.0, 8, false),
+              node_slots * 2.0 * node_mb * node.model.hidden * 2.0 / 369e9, 1e-9);
 }
 
 }  // namespace
