@@ -12,6 +12,7 @@
 #include "econ/energy.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
+#include "perf/megatron_comm.h"
 #include "rlcost/estimate.h"
 #include "perf/fsdp_overlap.h"
 #include "rlcost/perf.h"
@@ -43,11 +44,44 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
       epochs > 1 ? fmt::format(" over {} passes of the batch (algorithm.ppo_epochs: {} x the update's compute)", epochs,
                                epochs)
                  : "";
+  const double sync_s =
+      (c.steps - 1) * perf::MegatronGradSyncExposedTime(s, perf::MeanTrajectoryTokens(s), train_gpus);
+  const std::string sync =
+      sync_s > 0 ? fmt::format(", and their data-parallel gradient reduce-scatters and parameter all-gathers: +{:.3f} s "
+                               "beyond what one micro-batch's backward and forward hide",
+                               sync_s)
+                 : "";
   a.push_back(fmt::format("the update runs {} optimizer steps (algorithm.minibatches {}){}{}; {} more Adam steps over "
-                          "each GPU's shard of the weights: +{:.3f} s at the GPU's peak memory bandwidth (ASSUMED: "
+                          "each GPU's shard of the weights: +{:.3f} s at the GPU's peak memory bandwidth{} (ASSUMED: "
                           "the measured train MFU holds one){}",
                           c.steps, std::max(1, s.algorithm.minibatches), passes, flush, c.steps - 1, c.optimizer_s,
-                          s.algorithm.critic ? "; the critic's update takes as many" : ""));
+                          sync, s.algorithm.critic ? "; the critic's update takes as many" : ""));
+}
+
+// A Megatron trainer with tensor parallelism or a pipeline: the reductions
+// of its row-parallel layers and the stages' sends wait in line with the
+// compute (docs/model.md, "Megatron communication left exposed").
+void MegatronCommAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
+  const int train_gpus = s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
+  const double mean = perf::MeanTrajectoryTokens(s);
+  const double run = t.trained_tokens * perf::PaddedTokenFactor(s, mean) *
+                     perf::FixedLengthPackFactor(s, train_gpus, t.trained_tokens, mean);
+  const double tp_s = perf::MegatronTpCollectiveTime(s, run, train_gpus);
+  const double send_s = perf::MegatronPipelineSendTime(s, run, mean, train_gpus, /*forward_only=*/false);
+  if (send_s > 0) {
+    a.push_back(fmt::format("Megatron pipeline of {} stages: its blocking point-to-point sends (an activation and a "
+                            "gradient each slot of the 1F1B schedule) add {:.2f} s to the update (ASSUMED: "
+                            "{})",
+                            s.placement.train_pp, send_s,
+                            s.model.is_moe() ? "sequence parallel, split over the TP ranks"
+                                             : "sequence parallel off, as NeMo RL's default; whole activations"));
+  }
+  if (tp_s <= 0) return;
+  a.push_back(fmt::format("Megatron tensor parallel {}: the row-parallel layers' all-reduces (or sequence-parallel "
+                          "gathers and scatters) wait in line with the compute, {:.2f} s a pass over the update's "
+                          "tokens before the pipeline bubble, about as much in each log-prob pass (ASSUMED: "
+                          "tp_comm_overlap off, as NeMo RL v0.3 and veRL 0.4 run it)",
+                          s.placement.train_tp, tp_s));
 }
 
 // Whether the policy ships a multi-token-prediction module a speculative
@@ -613,6 +647,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
   if (text) {
     e.assumptions = Assumptions(s);
     MinibatchAssumption(s, t, e.assumptions);
+    MegatronCommAssumption(s, t, e.assumptions);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   }
   if (s.goal.target_pass_rate) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/numbers.h"
+#include "perf/megatron_comm.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -195,6 +196,9 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
         (g.PeakFlops(Precision::kFp8) * g.MatmulFraction(Precision::kFp8));
     t += gemm_fp8 - gemm_bf16;
   }
+  // Megatron-Core's tensor-parallel reductions wait in line with the compute
+  // (docs/model.md, "Megatron communication left exposed").
+  t += MegatronTpCollectiveTime(s, tokens, gpus);
   if (m.is_moe()) {
     // The all-to-all overlaps compute across micro-batches (the published
     // MoE MFU already contains the share it could not hide); only an

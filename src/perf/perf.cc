@@ -2,6 +2,8 @@
 #include "core/numbers.h"
 #include "rlcost/perf.h"
 #include "perf/fsdp_overlap.h"
+#include "perf/megatron_comm.h"
+#include "perf/pipeline_forward.h"
 #include "perf/prefill_maker.h"
 
 #include <algorithm>
@@ -603,8 +605,15 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0) {
     parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
   }
-  const double pass = FsdpPassTime(parts);
-  w.time_s = epochs * pass + (optimizer_steps - 1) * OptimizerStepTime(s);
+  // A pipeline's stages wait for their point-to-point sends in every slot of
+  // the schedule, the bubble's included; recomputation sends nothing.
+  const double pass =
+      FsdpPassTime(parts) + MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false);
+  // Each optimizer step beyond the one the measured MFU holds: Adam over the
+  // GPU's shard and the data-parallel gradient sync one micro-batch does not
+  // hide (docs/model.md, "Megatron communication left exposed").
+  w.time_s = epochs * pass + (optimizer_steps - 1) * (OptimizerStepTime(s) +
+                                                      MegatronGradSyncExposedTime(s, mean_seq_len, gpus));
   w.compute_bound = true;
   return w;
 }
@@ -621,13 +630,14 @@ OptimizerStepsCost OptimizerStepsOverhead(const Scenario& s, double tokens, doub
   c.steps = epochs * std::max(1, s.algorithm.minibatches);
   if (c.steps == 1 || tokens <= 0 || gpus <= 0) return c;
   const double adam_s = OptimizerStepTime(s);
+  const double sync_s = MegatronGradSyncExposedTime(s, mean_seq_len, gpus);
   c.optimizer_s = (c.steps - 1) * adam_s;
   // The same passes with one mini-batch each: their bubble is the one the
   // measured MFU's single optimizer step per pass already has.
   Scenario one = s;
   one.algorithm.minibatches = 1;
-  c.flush_s = (TrainStep(s, tokens, mean_seq_len, gpus).time_s - c.optimizer_s) -
-              (TrainStep(one, tokens, mean_seq_len, gpus).time_s - (epochs - 1) * adam_s);
+  c.flush_s = (TrainStep(s, tokens, mean_seq_len, gpus).time_s - c.optimizer_s - (c.steps - 1) * sync_s) -
+              (TrainStep(one, tokens, mean_seq_len, gpus).time_s - (epochs - 1) * (adam_s + sync_s));
   return c;
 }
 
@@ -649,7 +659,9 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   const double linear = TrainLinearFlopsPerToken(s, /*forward_only=*/true);
   const double attention = TrainAttentionFlopsPerToken(m, mean_seq_len * TrajectoryLengthDispersion(s));
   w.flops = tokens * (linear + attention) / gpus;
-  const double pad = PaddedTokenFactor(s, mean_seq_len);
+  // A Megatron pipeline pads its packs to one length here too
+  // (PipelineForwardPackFactor, src/perf/pipeline_forward.cc).
+  const double pad = PaddedTokenFactor(s, mean_seq_len) * PipelineForwardPackFactor(s, gpus, tokens, mean_seq_len);
   const double executed = tokens * (linear * pad + attention) / gpus;
   // The forward passes run the same tensor-parallel plan as the update
   // (NeMo RL v0.3.0 b1c86a81 dtensor_policy_worker.py:814 get_logprobs on
@@ -669,7 +681,7 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0) {
     parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
   }
-  w.time_s = FsdpPassTime(parts);
+  w.time_s = FsdpPassTime(parts) + MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
   w.compute_bound = true;
   return w;
 }

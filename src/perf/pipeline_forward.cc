@@ -1,0 +1,37 @@
+// The forward-only passes of a Megatron pipeline over packed sequences.
+// Derivation: docs/model.md, "Packed micro-batches".
+#include "perf/pipeline_forward.h"
+
+#include <algorithm>
+
+#include "rlcost/perf.h"
+
+namespace rlcost::perf {
+
+double PipelineForwardPackFactor(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
+  const PlacementSpec& p = s.placement;
+  if (p.train_backend != TrainBackend::kMegatron || p.train_pp <= 1 || tokens <= 0 || gpus <= 0 ||
+      p.train_padding == TrainPadding::kMaxLength || p.logprob_micro_batch_seqs > 0) {
+    return 1.0;
+  }
+  // NeMo RL v0.3.0 (b1c86a81) megatron_policy_worker.py:999-1011: with
+  // sequence packing and pp > 1, get_logprobs pads every pack of the rank's
+  // data to get_microbatch_iterator_for_packable_sequences_len()'s longest
+  // "to maintain a static PP buffer" (pad_packed_seq_to, :1035); the
+  // reference pass is the same call (:1204-1207).
+  const int budget = p.logprob_micro_batch_tokens > 0 ? p.logprob_micro_batch_tokens : p.train_micro_batch_tokens;
+  if (budget <= 0) return 1.0;
+  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
+  const double per_rank = tokens / std::max(1, gpus / model_parallel);
+  double packs = 0;
+  if (budget == p.train_micro_batch_tokens) {
+    packs = PackedMicrobatches(s, gpus, tokens, mean_seq_len);
+  } else {
+    Scenario forward = s;  // PackedMicrobatches packs into train_micro_batch_tokens
+    forward.placement.train_micro_batch_tokens = budget;
+    packs = PackedMicrobatches(forward, gpus, tokens, mean_seq_len);
+  }
+  return std::max(1.0, packs * budget / per_rank);
+}
+
+}  // namespace rlcost::perf
