@@ -1,6 +1,7 @@
 // Communication a Megatron-Core trainer leaves on its critical path in an RL
 // update. Derivations: docs/model.md, "Megatron communication left exposed".
 #include "perf/megatron_comm.h"
+#include "perf/group_link.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,16 +29,6 @@ constexpr double kMoeLayerTpReductions = 1.0;
 // Share of an update micro-batch's compute in its backward: 4N of the 6N
 // model FLOPs a token (Kaplan et al. 2020; Narayanan et al. 2021).
 constexpr double kBackwardShare = 2.0 / 3.0;
-
-// NCCL's rate over the group's slowest link: NVLink when the group's ranks
-// lie in one NVLink domain, else each GPU's NIC; at NCCL's share of the line
-// rate (eff.weight_sync_eff, nccl-tests issue #212).
-double GroupLinkBytesPerS(const Scenario& s, int span_gpus) {
-  const GpuSpec& g = s.hardware.gpu;
-  const bool in_domain = span_gpus <= NvlinkDomainGpus(s.hardware);
-  const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
-  return std::max(link_gb, 1e-9) * kGB * std::max(g.efficiency.weight_sync_eff, 1e-9);
-}
 
 // A ring reduce-scatter or all-gather of `bytes` (each rank's full buffer)
 // over `ranks` ranks: each GPU sends and receives (n - 1)/n of it.

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/numbers.h"
+#include "perf/group_link.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -99,12 +100,8 @@ double DtensorTpCollectiveTime(const Scenario& s, double tokens, int gpus, bool 
   const double bytes = (tp - 1.0) / tp * group_tokens * m.hidden * kActivationBytes;
   const double collectives = kTpCollectivesForward * (forward_only ? 1.0 : 2.0) * m.layers;
   // Inside one NVLink domain at NVLink, else at the network (the TP group
-  // spans domains), at NCCL's share of the line rate (eff.weight_sync_eff).
-  const GpuSpec& g = s.hardware.gpu;
-  const bool in_domain = tp <= NvlinkDomainGpus(s.hardware);
-  const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
-  const double bw = std::max(link_gb, 1e-9) * kGB * std::max(g.efficiency.weight_sync_eff, 1e-9);
-  return collectives * bytes / bw;
+  // spans domains).
+  return collectives * bytes / GroupLinkBytesPerS(s, tp);
 }
 
 }  // namespace rlcost::perf

@@ -2,6 +2,7 @@
 #include "core/numbers.h"
 #include "rlcost/perf.h"
 #include "perf/fsdp_overlap.h"
+#include "perf/group_link.h"
 #include "perf/megatron_comm.h"
 #include "perf/pipeline_forward.h"
 #include "perf/prefill_maker.h"
@@ -498,14 +499,8 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
   const double bytes_per_mb = forward_only ? kFsdpGatherBytes * params
                                            : 2.0 * kFsdpGatherBytes * params + kFsdpReduceBytes * trainable;
   const double moved = bytes_per_mb * (shard - 1.0) / shard;
-  // A ring inside one NVLink domain runs at NVLink; one that spans domains
-  // is held to the network rate of each GPU's NIC. NCCL's effective share of
-  // the link: eff.weight_sync_eff (nccl-tests issue #212, as the sync).
-  const GpuSpec& g = s.hardware.gpu;
-  const bool in_domain = shard * tp <= NvlinkDomainGpus(s.hardware);
-  const double link_gb = in_domain ? g.intra_node_gb_per_s : std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s);
-  const double bw = std::max(link_gb, 1e-9) * 1e9 * std::max(g.efficiency.weight_sync_eff, 1e-9);
-  return FsdpPassMicrobatches(s, tokens, mean_seq_len, gpus, forward_only) * moved / bw;
+  // The sharding group spans shard x tp GPUs.
+  return FsdpPassMicrobatches(s, tokens, mean_seq_len, gpus, forward_only) * moved / GroupLinkBytesPerS(s, shard * tp);
 }
 
 double FsdpPassMicrobatches(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
