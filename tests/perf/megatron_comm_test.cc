@@ -7,19 +7,14 @@
 #include "perf/megatron_comm.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "packed_run.h"
 #include "support.h"
 
 namespace rlcost {
 namespace {
 
 std::string Text(const std::string& model, int gpus, const std::string& placement) {
-  return "name: mcomm\nmodel: " + model + "\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
-         ", gpus_per_node: 8}\n"
-         "placement: {mode: colocated, rollout_tp: 4, gpu_memory_utilization: 0.6, "
-         "train_micro_batch_tokens: 4096" +
-         placement +
-         "}\nenvironment:\n  prompt_tokens: 112\n  response_tokens: 400\n  reward: {type: outcome}\n"
-         "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";
+  return test::PackedRunText(model, gpus, placement);
 }
 
 // Llama-3.1-70B (80 layers, hidden 8,192) at TP 4, PP 4 on 64 H100 (dp 4),
