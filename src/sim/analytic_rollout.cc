@@ -475,6 +475,11 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // The running prefix: cohorts first..last, the last one possibly in part,
   // and the cache it uses (summed where the ages advance, below).
   double used = 0;
+  // The running sequences, summed over the running prefix with `used` where
+  // the ages advance (below): the admission's count when nothing was preempted
+  // since, the same terms in the same order (the cohorts done before `first`
+  // add +0.0, which changes no bit).
+  double running_now = 0;
   int last = first;
   RolloutResult r;
   while (first < C) {
@@ -494,8 +499,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     if (!preempted) {
       // The engine's cap on running sequences (engine.max_num_seqs): no
       // admission while that many run, whatever the cache has free.
-      double running = 0;
-      for (int k = first; k < C && share[k] > 0; ++k) running += share[k] * alive[k];
+      double running = running_now;
       for (int k = first; k < C; ++k) {
         if (share[k] >= 1.0) continue;
         if (alive[k] <= 0) continue;
@@ -537,6 +541,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     DecodeRun(arms, batch, ctx, dt, r, batch_time);
     // Advance the running cohorts and sum the cache they now use.
     used = 0;
+    running_now = 0;
     last = first;
     for (int k = first; k < C && share[k] > 0; ++k) {
       last = k;
@@ -549,7 +554,9 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
                                                                            : c * share_alive[next[k]];
         ends[k] = next[k] < m ? len[next[k]] : INFINITY;
       }
-      used += share[k] * alive[k] * (p + age[k] + kFragTokens);
+      const double seqs = share[k] * alive[k];
+      running_now += seqs;
+      used += seqs * (p + age[k] + kFragTokens);
     }
     while (first < C && next[first] >= m) ++first;
     if (last < first) last = first;
