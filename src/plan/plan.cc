@@ -361,7 +361,7 @@ Result<void> Search(const Scenario& s, const Options& opt, const signal::Summary
     }
     if (!mp) continue;  // does not fit: no estimate (an error other than the literal's is not reported)
     const int tier = TrainerFits(c, *mp) ? 0 : 1;
-    double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig);
+    double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig, &*mp);  // mp: PlanMemory(c) as it is
     if (opt.objective == Objective::kCost) bound *= econ_internal::PolicyUsdPerHour(c) / 3600.0;
     if (i == 0) {
       // The literal layout's own errors are reported, so it is pruned only

@@ -735,7 +735,7 @@ double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, doub
   return SingleTurnOnLowerBound(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens);
 }
 
-double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
+double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig, const perf::MemoryPlan* mem) {
   const auto& env = s.environment;
   const bool colocated = s.placement.mode == PlacementMode::kColocated;
   const bool async = s.pipeline.mode == PipelineMode::kAsync && !colocated;
@@ -743,7 +743,7 @@ double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
       env.response_tokens_schedule || (s.placement.resplit && !colocated)) {
     return 0;
   }
-  auto t = AnalyticStepOf(s, sig, TextDetail::kNumbers, true);
+  auto t = AnalyticStepOf(s, sig, TextDetail::kNumbers, true, mem);
   return t ? t->time_s : 0.0;
 }
 
