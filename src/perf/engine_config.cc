@@ -1,13 +1,16 @@
 // The rollout engine of a scenario, in one place (include/rlcost/perf.h).
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
 
 bool EngineDefaultKept(const GpuSpec& g) {
-  auto it = g.sources.find("efficiency.decode_iter_overhead_s");
+  // The key built once (the estimate asks at every candidate layout's step).
+  static const std::string kKey = "efficiency.decode_iter_overhead_s";
+  auto it = g.sources.find(kKey);
   if (it == g.sources.end()) return false;
   return it->second.rfind("calibrated", 0) == 0 || it->second.rfind("set", 0) == 0;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -335,6 +337,10 @@ Result<void> Search(const Scenario& s, const Options& opt, const signal::Summary
     perf::MemoryPlan mp;
   };
   std::vector<Pending> pending;
+  // The last candidate's layout and whether its memory plan (PlanMemory of c
+  // with that layout; c changes only by its layout here) moves the training
+  // state to host memory.
+  std::optional<std::pair<Layout, bool>> last_planned;
   for (size_t i = 0; i < cands.size(); ++i) {
     const Layout& l = cands[i];
     // The engine share 0.9 moves the training state to host memory while
@@ -342,26 +348,30 @@ Result<void> Search(const Scenario& s, const Options& opt, const signal::Summary
     // are the same run (or the share leaves no room): skip it.
     if (i > 0 && l.mode == PlacementMode::kColocated && l.gpu_memory_utilization &&
         !s.placement.gpu_memory_utilization) {
-      c.placement.mode = l.mode;
-      c.placement.rollout_gpus = l.rollout_gpus;
-      c.placement.train_gpus = l.train_gpus;
-      c.placement.rollout_tp = l.rollout_tp;
-      c.placement.dp_attention = l.dp_attention;
-      c.placement.gpu_memory_utilization.reset();
-      auto m = perf::PlanMemory(c);
-      if (m && m->train_state_offloaded) continue;
+      Layout without = l;
+      without.gpu_memory_utilization.reset();
+      if (last_planned && last_planned->first == without) {
+        // The candidate just planned is this one without the share (Candidates
+        // adds the two in turn): its memory plan is the one asked for here.
+        if (last_planned->second) continue;
+      } else {
+        ApplyLayout(c.placement, without);
+        auto m = perf::PlanMemory(c);
+        if (m && m->train_state_offloaded) continue;
+      }
     }
     ApplyLayout(c.placement, l);
     // The memory plan the estimate runs with, and the trainer's activations
     // and logits beside its state (plan/memory.h).
     auto mp = perf::PlanMemory(c);
+    last_planned.emplace(l, mp && mp->train_state_offloaded);
     if (!prune || (i == 0 && !mp)) {
       if (auto err = evaluate(i, mp)) return Fail(std::move(*err));
       continue;
     }
     if (!mp) continue;  // does not fit: no estimate (an error other than the literal's is not reported)
     const int tier = TrainerFits(c, *mp) ? 0 : 1;
-    double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig);
+    double bound = sim::analytic_internal::AnalyticStepLowerBound(c, *sig, &*mp);  // mp: PlanMemory(c) as it is
     if (opt.objective == Objective::kCost) bound *= econ_internal::PolicyUsdPerHour(c) / 3600.0;
     if (i == 0) {
       // The literal layout's own errors are reported, so it is pruned only

@@ -9,7 +9,9 @@
 // The result is always exactly what ScenarioDocument::Load gives. A field is
 // set directly only when the loader reads it in one place, with a check of its
 // own (spec/fields.h, the loader's rule) and nothing else in the loader
-// depends on it; the document's shape must allow it (its parent mappings are
+// depends on it (a length's mean: the loader's own ReadDist makes the whole
+// distribution again, and nothing else in the loader reads it where the field
+// is allowed); the document's shape must allow it (its parent mappings are
 // there: setting a field inside a block that the file leaves out would switch
 // the block on). Anything else goes the YAML way, whose result and messages
 // are the definition: another key, a value that is not a plain decimal number,
@@ -17,10 +19,14 @@
 // the point's overrides. Not shared between threads (it holds a document).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "rlcost/catalog.h"
 #include "rlcost/scenario.h"
@@ -59,6 +65,13 @@ class FastOverrides {
   struct Field;
   struct Working;
 
+  // environment.prompt_tokens (0) and response_tokens (1) with their mean set
+  // to `mean`, the document's other figures kept ({cv, min, max, dist,
+  // clipped}), as the loader makes and checks it; nullptr when the loader
+  // refuses that mean. Kept per value (kMaxLengthMemo of them): the answer
+  // depends on the value and the document only, which this object fixes.
+  const Distribution* LengthWithMean(int which, double mean) const;
+
  private:
   const ScenarioDocument& doc_;
   const Catalog& catalog_;
@@ -66,6 +79,12 @@ class FastOverrides {
   std::optional<Scenario> base_;               // doc loaded with fixed_; empty when it does not load
   std::vector<const Field*> direct_;            // fields usable on this document
   double pass_rate_mean_ = 0, concentration_ = 0;  // the document's {mean, concentration} (or defaults)
+  // The two length mappings as the loader reads them (the fixed overrides and
+  // the framework's defaults applied), each alone under its key, and the
+  // distributions made from them per mean (bit pattern; nullopt: refused).
+  YAML::Node length_map_[2];
+  static constexpr size_t kMaxLengthMemo = 16;
+  mutable std::vector<std::pair<uint64_t, std::optional<Distribution>>> length_memo_[2];
 };
 
 }  // namespace rlcost::scenario_internal

@@ -49,7 +49,7 @@ void Loader::ReadEnvironment(const YAML::Node& root, EnvironmentSpec& e) {
   ReadDist(n, "prompt_tokens", path, e.prompt_tokens, kTokenRules);
   ReadDist(n, "response_tokens", path, e.response_tokens, kTokenRules);
   // Every rate per generated token divides by this mean.
-  if (YAML::Node rt = Reader::Child(n, "response_tokens"); rt.IsDefined() && !(e.response_tokens.mean() > 0)) {
+  if (YAML::Node rt = Reader::Child(n, "response_tokens"); rt.IsDefined() && !ResponseMeanAccepted(e.response_tokens)) {
     r_.Add(rt, Join(path, "response_tokens"),
            "a mean of 0 tokens; expected a mean > 0 (a rollout generates at least one token)");
   }

@@ -65,6 +65,9 @@ constexpr std::string_view kMaxGpusWhy = "more GPUs than any cluster built holds
 // The longest context window announced: 10M tokens (Llama 4 Scout, Meta,
 // April 2025); the catalog's models hold 128k-1M.
 constexpr DistRules kTokenRules{.max_value = 1e7, .max_why = "tokens: no model's context window holds more"};
+// environment.response_tokens: every rate per generated token divides by its
+// mean, so the loader refuses a mean of 0 (ReadEnvironment).
+inline bool ResponseMeanAccepted(const Distribution& d) { return d.mean() > 0; }
 // A call longer than 11.6 days is not part of a rollout.
 constexpr DistRules kSecondsRules{.max_value = 1e6, .max_why = "seconds: 11.6 days for one call"};
 // A sample list keeps every value in memory; a million values describe any
@@ -83,6 +86,14 @@ class Loader {
       : catalog_(catalog), r_(r), base_dir_(std::move(base_dir)) {}
 
   Scenario Load(const YAML::Node& root);
+
+  // One distribution field of `map` as Load reads it, into `out` (problems
+  // into the reader): the sweep's typed overrides of a length's mean
+  // (scenario/fast_override.cc) make the distribution with the loader's own code.
+  void ReadDistField(const YAML::Node& map, std::string_view key, const std::string& parent, Distribution& out,
+                     const DistRules& rules) {
+    ReadDist(map, key, parent, out, rules);
+  }
 
  private:
   // Padding to the maximum length needs the maxima it pads to; a multi-turn

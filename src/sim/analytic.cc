@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,15 @@ Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, T
 // AnalyticStepLowerBound): the single-turn rollout's time replaced by
 // SingleTurnLowerBound, every other part as the step has it.
 Result<StepTiming> analytic_internal::AnalyticStepOf(const Scenario& s, const signal::Summary& sig, TextDetail detail,
-                                                     bool rollout_bound) {
+                                                     bool rollout_bound, const perf::MemoryPlan* known_mem) {
   const bool text = detail == TextDetail::kFull;
-  auto mem = perf::PlanMemory(s);
-  if (!mem) return Fail(mem.error());
+  std::optional<Result<perf::MemoryPlan>> planned;
+  const perf::MemoryPlan* mem = known_mem;
+  if (!mem) {
+    planned.emplace(perf::PlanMemory(s));
+    if (!*planned) return Fail(planned->error());
+    mem = &**planned;
+  }
   const auto& env = s.environment;
   const bool colocated = s.placement.mode == PlacementMode::kColocated;
   const bool async = s.pipeline.mode == PipelineMode::kAsync && !colocated;

@@ -559,6 +559,11 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   // The running prefix: cohorts first..last, the last one possibly in part,
   // and the cache it uses (summed where the ages advance, below).
   double used = 0;
+  // The running sequences, summed over the running prefix with `used` where
+  // the ages advance (below): the admission's count when nothing was preempted
+  // since, the same terms in the same order (the cohorts done before `first`
+  // add +0.0, which changes no bit).
+  double running_now = 0;
   int last = first;
   RolloutResult r;
   while (first < C) {
@@ -578,8 +583,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     if (!preempted) {
       // The engine's cap on running sequences (engine.max_num_seqs): no
       // admission while that many run, whatever the cache has free.
-      double running = 0;
-      for (int k = first; k < C && share[k] > 0; ++k) running += share[k] * alive[k];
+      double running = running_now;
       for (int k = first; k < C; ++k) {
         if (share[k] >= 1.0) continue;
         if (alive[k] <= 0) continue;
@@ -621,6 +625,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
     DecodeRun(arms, batch, ctx, dt, r, batch_time);
     // Advance the running cohorts and sum the cache they now use.
     used = 0;
+    running_now = 0;
     last = first;
     for (int k = first; k < C && share[k] > 0; ++k) {
       last = k;
@@ -633,7 +638,9 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
                                                                            : c * share_alive[next[k]];
         ends[k] = next[k] < m ? len[next[k]] : INFINITY;
       }
-      used += share[k] * alive[k] * (p + age[k] + kFragTokens);
+      const double seqs = share[k] * alive[k];
+      running_now += seqs;
+      used += seqs * (p + age[k] + kFragTokens);
     }
     while (first < C && next[first] >= m) ++first;
     if (last < first) last = first;
@@ -812,7 +819,7 @@ double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, doub
   return SingleTurnOnLowerBound(e, n, t.prompt, t.len, t.alive, t.m, kv_tokens);
 }
 
-double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
+double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig, const perf::MemoryPlan* mem) {
   const auto& env = s.environment;
   const bool colocated = s.placement.mode == PlacementMode::kColocated;
   const bool async = s.pipeline.mode == PipelineMode::kAsync && !colocated;
@@ -820,7 +827,7 @@ double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig) {
       env.response_tokens_schedule || (s.placement.resplit && !colocated)) {
     return 0;
   }
-  auto t = AnalyticStepOf(s, sig, TextDetail::kNumbers, true);
+  auto t = AnalyticStepOf(s, sig, TextDetail::kNumbers, true, mem);
   return t ? t->time_s : 0.0;
 }
 

@@ -127,8 +127,10 @@ double SingleTurnLowerBound(const perf::EngineConfig& e, const Scenario& s, doub
 // AnalyticStep (analytic.cc), or with `rollout_bound` the same step with its
 // single-turn rollout's time replaced by SingleTurnLowerBound (its other
 // rollout figures 0): every other part of the step as AnalyticStep has it.
+// `mem`, when given, is perf::PlanMemory(s) already computed by the caller
+// (the same function of the same scenario: not computed again).
 Result<StepTiming> AnalyticStepOf(const Scenario& s, const signal::Summary& sig, TextDetail detail,
-                                  bool rollout_bound);
+                                  bool rollout_bound, const perf::MemoryPlan* mem = nullptr);
 // A lower bound on AnalyticStep(s, sig).time_s, and so on the estimate's step
 // (a verifier on the policy's GPUs aside, which the caller rules out: the goal
 // and the evaluation passes do not change it): AnalyticStepOf with the
@@ -136,7 +138,8 @@ Result<StepTiming> AnalyticStepOf(const Scenario& s, const signal::Summary& sig,
 // async: max + (1 - k) min). 0 where the step is not a plain single-turn one
 // (multi-turn, steady state, tail handling, a length schedule, re-split
 // pools), or does not run.
-double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig);
+// `mem`: as AnalyticStepOf's.
+double AnalyticStepLowerBound(const Scenario& s, const signal::Summary& sig, const perf::MemoryPlan* mem = nullptr);
 
 // Multi-turn generation of n trajectories per engine (n_total in all), tool calls between turns.
 MultiTurnResult MultiTurn(const perf::EngineConfig& e, const Scenario& s, double n, double n_total, double kv_tokens);

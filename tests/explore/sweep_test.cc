@@ -170,6 +170,41 @@ TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
   }
 }
 
+// The length means are written straight in (each point's distribution made
+// by the loader's ReadDist, kept per value), beside axes that go the YAML way
+// and are loaded once per set of values (the response's cv and max, the
+// model: each set its own kept distributions): every row, planned or not, is
+// the YAML way's.
+TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWayWithLengthMeans) {
+  auto doc = scenario_internal::ScenarioDocument::FromFile(DefaultYaml());
+  ASSERT_TRUE(doc);
+  auto d = Design::Grid({*ParseAxis("model=qwen3-8b,qwen3-1.7b"), *ParseAxis("environment.response_tokens.cv=0.3,1.1"),
+                         *ParseAxis("environment.response_tokens.max=3000,8192"),
+                         *ParseAxis("environment.response_tokens.mean=500,2000,4000"),
+                         *ParseAxis("environment.prompt_tokens.mean=0,100,300")});
+  ASSERT_TRUE(d);
+  for (bool plan : {false, true}) {
+    SweepOptions opt;
+    if (plan) opt.plan = plan::Objective::kCost;
+    if (plan) opt.fixed = {{"placement", "{}"}};
+    PointRunner runner(*doc, test::Cat(), *d, opt);
+    int ok = 0, refused = 0;
+    for (uint64_t i = 0; i < d->size(); ++i) {
+      PointRow fast = runner.Run(i), yaml = RunPoint(*doc, test::Cat(), *d, opt, i);
+      EXPECT_EQ(fast.values, yaml.values);
+      EXPECT_EQ(fast.status, yaml.status) << i;
+      EXPECT_EQ(fast.reason, yaml.reason) << i;
+      EXPECT_EQ(fast.metrics, yaml.metrics) << i;
+      EXPECT_EQ(fast.note, yaml.note) << i;
+      EXPECT_EQ(fast.effective, yaml.effective) << i;
+      ok += fast.status == PointStatus::kOk;
+      refused += fast.status == PointStatus::kInvalid;
+    }
+    EXPECT_GT(ok, 20);
+    EXPECT_GT(refused, 5);  // a mean above max, a prompt of 0 tokens... the loader's messages
+  }
+}
+
 // Issue #26: a row's note. Qwen3-32B colocated with rollout_tp 1 as written on
 // 64, 96 and 128 H100s: at 128 each one-GPU engine is given 1024 / 128 = 8
 // rollouts but its KV cache (the training state left beside it) holds about

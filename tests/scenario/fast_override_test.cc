@@ -4,6 +4,8 @@
 // in and out of each field's range.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <yaml-cpp/yaml.h>
 
 #include "report/report.h"
@@ -51,7 +53,11 @@ TEST(FastOverrides, EveryFieldGivesWhatTheYamlWayGivesOnEverySharedScenario) {
     for (size_t i = 0; i < files.size(); i += 6) sample.push_back(files[i]);
     files = sample;
   }
-  files.push_back(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
+  // The repository's scenarios too: a verifier ensemble (whose combined
+  // error rates read the pass rate), trajectory bounds (which rebuild the lengths).
+  for (const auto& f : std::filesystem::directory_iterator(std::string(RLCOST_SOURCE_DIR) + "/scenarios")) {
+    if (f.path().extension() == ".yaml") files.push_back(f.path().string());
+  }
   int direct = 0, compared = 0;
   for (const auto& file : files) {
     auto doc = ScenarioDocument::FromFile(file);
@@ -111,6 +117,109 @@ TEST(FastOverrides, AFieldWhoseBlockTheFileLeavesOutGoesTheYamlWay) {
   ASSERT_TRUE(s) << s.error().ToString();
   ASSERT_TRUE(s->environment.sandbox.has_value());
   EXPECT_EQ(s->environment.sandbox->max_concurrent, 64);
+}
+
+// A length's mean (environment.prompt_tokens.mean, response_tokens.mean) is
+// written straight in by making the distribution with the loader's own
+// ReadDist from the document's other figures: each of those figures (cv, min,
+// max, dist, clipped; set here as fixed overrides, each its own
+// FastOverrides as a sweep's runner keeps one per set of such values) changes
+// the distribution, and the means are kept per value, so each figure and
+// value must give what the YAML way gives, the loader's refusals included.
+TEST(FastOverrides, ALengthsMeanGivesTheLoadersDistributionForEveryShape) {
+  auto doc = ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
+  ASSERT_TRUE(doc);
+  const std::vector<std::vector<Override>> shapes = {
+      {},
+      {{"environment.response_tokens.cv", "0.3"}, {"environment.prompt_tokens.cv", "1.2"}},
+      {{"environment.response_tokens.max", "3000"}, {"environment.prompt_tokens.max", "400"}},
+      {{"environment.response_tokens.min", "700"}, {"environment.prompt_tokens.min", "100"}},
+      {{"environment.response_tokens.dist", "normal"}, {"environment.prompt_tokens.dist", "uniform"}},
+      {{"environment.response_tokens", "{mean: 2000, dist: exponential, max: 8192}"}},
+      {{"environment.response_tokens.clipped", "0.05"}},
+      {{"environment.response_tokens", "{mean: 2000, cv: 0.8}"}, {"environment.prompt_tokens", "{mean: 300}"}},
+  };
+  const std::vector<std::string> means = {"1", "150", "700", "2000", "2000.5", "2999", "5000", "8192", "9000",
+                                          "0", "1e13", "-5"};
+  int direct = 0;
+  for (const auto& fixed : shapes) {
+    FastOverrides fast(*doc, test::Cat(), fixed);
+    for (const char* field : {"environment.response_tokens.mean", "environment.prompt_tokens.mean"}) {
+      direct += fast.Direct(field);
+      // Twice over: the second pass reads the kept answers.
+      for (int pass = 0; pass < 2; ++pass) {
+        for (const auto& v : means) {
+          std::vector<Override> all = fixed;
+          all.push_back({field, v});
+          std::string what;
+          for (const auto& o : all) what += " --set " + o.path + "=" + o.value;
+          ASSERT_EQ(Outcome(fast.Load({{field, v}})), Outcome(doc->Load(test::Cat(), all))) << what;
+        }
+      }
+    }
+    // Both means at once, with a field of another kind.
+    const std::vector<Override> ov = {{"environment.prompt_tokens.mean", "200"},
+                                      {"environment.response_tokens.mean", "1500"},
+                                      {"algorithm.group_size", "8"}};
+    std::vector<Override> all = fixed;
+    all.insert(all.end(), ov.begin(), ov.end());
+    EXPECT_EQ(Outcome(fast.Load(ov)), Outcome(doc->Load(test::Cat(), all)));
+  }
+  EXPECT_EQ(direct, 2 * int(shapes.size()));
+}
+
+TEST(FastOverrides, ALengthsMeanGoesTheYamlWayWhereTheLoaderReadsTheLengthsAgain) {
+  auto doc = ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/default.yaml");
+  ASSERT_TRUE(doc);
+  struct Case {
+    std::vector<Override> fixed;
+    bool prompt_direct, response_direct;
+  };
+  const std::vector<Case> cases = {
+      // The evaluation's lengths default to the environment's.
+      {{{"run.evaluation", "{every_steps: 10, prompts: 100}"}}, false, false},
+      // Trajectory bounds rebuild the lengths from draws.
+      {{{"environment.max_trajectory_tokens", "6000"}}, false, false},
+      // A schedule keeps the responses' shape and replaces them.
+      {{{"environment.response_tokens_schedule", "{start_mean: 1000, end_mean: 3000}"}}, true, false},
+      // Samples: a mean is not used with them.
+      {{{"environment.response_tokens", "{samples: [100, 200, 4000]}"}}, true, false},
+      // A fixed length written as a number: setting a mean would make a mapping of it.
+      {{{"environment.prompt_tokens", "300"}}, false, true},
+  };
+  for (const auto& c : cases) {
+    FastOverrides fast(*doc, test::Cat(), c.fixed);
+    EXPECT_EQ(fast.Direct("environment.prompt_tokens.mean"), c.prompt_direct) << c.fixed[0].path;
+    EXPECT_EQ(fast.Direct("environment.response_tokens.mean"), c.response_direct) << c.fixed[0].path;
+    for (const char* field : {"environment.response_tokens.mean", "environment.prompt_tokens.mean"}) {
+      for (const char* v : {"500", "2500"}) {
+        std::vector<Override> all = c.fixed;
+        all.push_back({field, v});
+        EXPECT_EQ(Outcome(fast.Load({{field, v}})), Outcome(doc->Load(test::Cat(), all)))
+            << c.fixed[0].path << " --set " << field << "=" << v;
+      }
+    }
+  }
+}
+
+// A verifier ensemble's combined error rates take the mean pass rate as their
+// vote's prior (the loader combines them after reading the pass rate): the
+// pass rate then goes the YAML way, and the answer moves with it.
+TEST(FastOverrides, APassRateUnderAVerifierEnsembleGoesTheYamlWay) {
+  auto doc = ScenarioDocument::FromFile(std::string(RLCOST_SOURCE_DIR) + "/scenarios/weaver-ensemble.yaml");
+  ASSERT_TRUE(doc);
+  FastOverrides fast(*doc, test::Cat());
+  EXPECT_FALSE(fast.Direct("environment.pass_rate.mean"));
+  EXPECT_FALSE(fast.Direct("environment.pass_rate.concentration"));
+  EXPECT_TRUE(fast.Direct("algorithm.group_size"));
+  for (const char* v : {"0.1", "0.35", "0.6"}) {
+    const std::vector<Override> ov = {{"environment.pass_rate.mean", v}};
+    EXPECT_EQ(Outcome(fast.Load(ov)), Outcome(doc->Load(test::Cat(), ov))) << v;
+  }
+  auto low = fast.Load({{"environment.pass_rate.mean", "0.1"}});
+  auto base = fast.Load({});
+  ASSERT_TRUE(low && base);
+  EXPECT_NE(low->environment.reward.noise.false_positive, base->environment.reward.noise.false_positive);
 }
 
 }  // namespace
