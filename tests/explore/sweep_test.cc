@@ -147,6 +147,17 @@ TEST(Sweep, RowsSayWhatTheirGoalFiguresRestOn) {
                    .contains("goal_curve"));
 }
 
+// A row of the PointRunner against RunPoint's (the YAML way) for point i:
+// every field the sweep writes.
+void ExpectTheYamlWaysRow(const PointRow& fast, const PointRow& yaml, uint64_t i) {
+  EXPECT_EQ(fast.values, yaml.values) << i;
+  EXPECT_EQ(fast.status, yaml.status) << i;
+  EXPECT_EQ(fast.reason, yaml.reason) << i;
+  EXPECT_EQ(fast.metrics, yaml.metrics) << i;
+  EXPECT_EQ(fast.note, yaml.note) << i;
+  EXPECT_EQ(fast.effective, yaml.effective) << i;
+}
+
 TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
   // Fields written straight into the Scenario (group size, pass rate, target),
   // one that is not (hardware.gpus), and values their checks refuse.
@@ -160,12 +171,8 @@ TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWay) {
     opt.fixed = fixed;
     PointRunner runner(*doc, test::Cat(), *d, opt);
     for (uint64_t i = 0; i < d->size(); ++i) {
-      PointRow fast = runner.Run(i), yaml = RunPoint(*doc, test::Cat(), *d, opt, i);
-      EXPECT_EQ(fast.values, yaml.values);
-      EXPECT_EQ(fast.status, yaml.status) << i;
-      EXPECT_EQ(fast.reason, yaml.reason) << i;
-      EXPECT_EQ(fast.metrics, yaml.metrics) << i;
-      EXPECT_EQ(fast.note, yaml.note) << i;
+      PointRow fast = runner.Run(i);
+      ExpectTheYamlWaysRow(fast, RunPoint(*doc, test::Cat(), *d, opt, i), i);
     }
   }
 }
@@ -190,13 +197,8 @@ TEST(Sweep, ThePointRunnerGivesTheRowsOfTheYamlWayWithLengthMeans) {
     PointRunner runner(*doc, test::Cat(), *d, opt);
     int ok = 0, refused = 0;
     for (uint64_t i = 0; i < d->size(); ++i) {
-      PointRow fast = runner.Run(i), yaml = RunPoint(*doc, test::Cat(), *d, opt, i);
-      EXPECT_EQ(fast.values, yaml.values);
-      EXPECT_EQ(fast.status, yaml.status) << i;
-      EXPECT_EQ(fast.reason, yaml.reason) << i;
-      EXPECT_EQ(fast.metrics, yaml.metrics) << i;
-      EXPECT_EQ(fast.note, yaml.note) << i;
-      EXPECT_EQ(fast.effective, yaml.effective) << i;
+      PointRow fast = runner.Run(i);
+      ExpectTheYamlWaysRow(fast, RunPoint(*doc, test::Cat(), *d, opt, i), i);
       ok += fast.status == PointStatus::kOk;
       refused += fast.status == PointStatus::kInvalid;
     }
