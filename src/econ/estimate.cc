@@ -12,9 +12,9 @@
 #include "econ/energy.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
+#include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
 #include "rlcost/estimate.h"
-#include "perf/fsdp_overlap.h"
 #include "rlcost/perf.h"
 #include "signal/goal.h"
 #include "signal/learning_model.h"
@@ -27,12 +27,18 @@ double SafeDiv(double a, double b) {
   return b > 0 ? a / b : std::numeric_limits<double>::infinity();
 }
 
+// The GPUs the policy update runs on: all of them when colocated, the
+// training side when disaggregated.
+int UpdateGpus(const Scenario& s) {
+  return s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
+}
+
 // algorithm.minibatches > 1: what the update's extra optimizer steps cost
 // (docs/model.md, "Optimizer steps per RL step"). The critic, when there is
 // one, takes as many steps again.
 void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
   if (s.algorithm.minibatches <= 1 && s.algorithm.ppo_epochs <= 1) return;
-  const int train_gpus = s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
+  const int train_gpus = UpdateGpus(s);
   const perf::OptimizerStepsCost c =
       perf::OptimizerStepsOverhead(s, t.trained_tokens, perf::MeanTrajectoryTokens(s), train_gpus);
   std::string flush;
@@ -62,7 +68,7 @@ void MinibatchAssumption(const Scenario& s, const StepTiming& t, std::vector<std
 // of its row-parallel layers and the stages' sends wait in line with the
 // compute (docs/model.md, "Megatron communication left exposed").
 void MegatronCommAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
-  const int train_gpus = s.placement.mode == PlacementMode::kColocated ? s.hardware.gpus : s.placement.train_gpus;
+  const int train_gpus = UpdateGpus(s);
   const double mean = perf::MeanTrajectoryTokens(s);
   const double run = t.trained_tokens * perf::PaddedTokenFactor(s, mean) *
                      perf::FixedLengthPackFactor(s, train_gpus, t.trained_tokens, mean);

@@ -1,12 +1,12 @@
 // Communication a Megatron-Core trainer leaves on its critical path in an RL
 // update. Derivations: docs/model.md, "Megatron communication left exposed".
 #include "perf/megatron_comm.h"
-#include "perf/group_link.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/numbers.h"
+#include "perf/group_link.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -85,9 +85,8 @@ double MegatronGradSyncExposedTime(const Scenario& s, double mean_seq_len, int g
   if (one_way <= 0) return 0;
   // One micro-batch of the update on one GPU: its tokens' model FLOPs over
   // the model-parallel ranks, at the measured train MFU.
-  const double mb_tokens = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0
-                               ? MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false)
-                               : std::max(mean_seq_len, 0.0);
+  const double stated_tokens = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false);
+  const double mb_tokens = stated_tokens > 0 ? stated_tokens : std::max(mean_seq_len, 0.0);
   const double mfu = m.is_moe() ? g.efficiency.train_mfu_moe : g.efficiency.train_mfu;
   const double peak = g.PeakFlops(Precision::kBf16) * mfu;
   if (peak <= 0) return 0;
