@@ -10,7 +10,7 @@ namespace rlcost::cli {
 void RegisterCatalog(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<Common>();
   auto* sub = app.add_subcommand("catalog", "list the built-in GPUs and models (and your --catalog additions)");
-  sub->add_option("--catalog", args->catalog_files, "extra catalog file; repeatable");
+  AddRepeatable(sub, "--catalog", args->catalog_files, "extra catalog file; repeatable");
   sub->add_flag("--json", args->json, "print JSON");
   sub->callback([args, &exit_code] {
     auto cat = LoadCatalog(*args);

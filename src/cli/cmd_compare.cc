@@ -35,7 +35,7 @@ void RegisterCompare(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CompareArgs>();
   auto* sub = app.add_subcommand("compare", "scenarios side by side, with what explains the difference in cost per useful sample");
   sub->add_option("files", args->files, "scenario files (the first is the reference)")->required();
-  sub->add_option("--with", args->with, "a variant of the first file with this override, e.g. --with model=qwen3-32b "
+  AddRepeatable(sub, "--with", args->with, "a variant of the first file with this override, e.g. --with model=qwen3-32b "
                                         "(repeatable; 'k=v;k2=v2' for several)");
   AddCommon(sub, args->common);
   AddPlanOptions(sub, args->common);

@@ -53,7 +53,7 @@ struct ImportScenarioArgs {
 // -o, --catalog, --json and the call, which the scenario imports share.
 void AddScenarioImportTail(CLI::App* sub, const std::shared_ptr<ImportScenarioArgs>& args, int& exit_code) {
   sub->add_option("-o,--output", args->in.output, "write the scenario here (only when the import succeeds)");
-  sub->add_option("--catalog", args->in.catalog_files, "extra catalog file (repeatable)");
+  AddRepeatable(sub, "--catalog", args->in.catalog_files, "extra catalog file (repeatable)");
   sub->add_flag("--json", args->json, "errors as JSON");
   sub->callback([args, &exit_code] {
     ops::ImportScenarioInput in = args->in;

@@ -22,12 +22,12 @@ void RegisterNoiseScale(CLI::App& app, int& exit_code) {
       "noise-scale",
       "the gradient noise scale B_noise (in useful samples) from two batch sizes, to set goal.b_noise: from the mean "
       "squared gradient norm at each (McCandlish et al. 2018) or from the metric's gain per step at each");
-  sub->add_option("--batch", args->batch, "two batch sizes in useful samples, smaller first: B1,B2")
+  AddRepeatable(sub, "--batch", args->batch, "two batch sizes in useful samples, smaller first: B1,B2")
       ->delimiter(',')
       ->required();
-  sub->add_option("--grad-norm-sq", args->grad_norm_sq, "mean squared gradient norm at each batch: G1,G2")
+  AddRepeatable(sub, "--grad-norm-sq", args->grad_norm_sq, "mean squared gradient norm at each batch: G1,G2")
       ->delimiter(',');
-  sub->add_option("--gain-per-step", args->gain_per_step,
+  AddRepeatable(sub, "--gain-per-step", args->gain_per_step,
                   "the metric's gain per step at each batch, at the same point of the curve: D1,D2")
       ->delimiter(',');
   sub->add_flag("--json", args->json, "JSON output");

@@ -33,14 +33,14 @@ void RegisterOptimize(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("optimize", "the best configurations under constraints, what binds, the Pareto front");
   sub->add_option("file", a->in.file, "scenario YAML or JSON; omitted = built-in default");
   sub->add_option("--minimize", a->in.minimize, "metric to minimise, e.g. goal.usd or run.usd")->required();
-  sub->add_option("--subject-to", a->in.subject_to, "constraint METRIC<=VALUE (<, >=, >), e.g. run.wall_time_h<=168; repeatable");
-  sub->add_option("--over", a->in.over,
+  AddRepeatable(sub, "--subject-to", a->in.subject_to, "constraint METRIC<=VALUE (<, >=, >), e.g. run.wall_time_h<=168; repeatable");
+  AddRepeatable(sub, "--over", a->in.over,
                   "search KEY=V1,V2,... or KEY=LO..HI[:STEP]; repeatable (default: GPU type and count, rollout "
                   "precision, sync/async, group size; the layout of each is planned)");
   sub->add_option("--top", a->in.top, "configurations to print (default 5)");
   sub->add_option("--jobs", a->in.jobs, "threads (default: every core)");
-  sub->add_option("--set", a->in.sets, "fix a scenario field in every configuration; repeatable");
-  sub->add_option("--catalog", a->in.catalog_files, "extra catalog file; repeatable");
+  AddRepeatable(sub, "--set", a->in.sets, "fix a scenario field in every configuration; repeatable");
+  AddRepeatable(sub, "--catalog", a->in.catalog_files, "extra catalog file; repeatable");
   sub->add_flag("--no-plan", a->no_plan,
                 "read every configuration's placement as written instead of planning the fields it leaves out");
   sub->add_option("--plan-for", a->in.plan_for,

@@ -24,8 +24,8 @@ void RegisterPrice(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PriceArgs>();
   auto* sub = app.add_subcommand("price", "price card: $/M trained tokens, $/useful sample, $/reward bit, $ to goal per model x GPU");
   sub->add_option("file", args->file, "scenario YAML or JSON; omitted = built-in default");
-  sub->add_option("--models", args->models, "catalog model ids (comma-separated; default: the scenario's)")->delimiter(',');
-  sub->add_option("--gpus", args->gpus, "catalog GPU ids (comma-separated; default: the scenario's)")->delimiter(',');
+  AddRepeatable(sub, "--models", args->models, "catalog model ids (comma-separated; default: the scenario's)")->delimiter(',');
+  AddRepeatable(sub, "--gpus", args->gpus, "catalog GPU ids (comma-separated; default: the scenario's)")->delimiter(',');
   sub->add_option("--stack", args->stack, "levers applied to every row: async,fp8,fp4,grpo2,batch,lora,speculative,spot,tail,resplit (default: none; speculative, spot, tail and resplit use the scenario's engine.speculative, hardware.spot, pipeline.tail and placement.resplit when it has them)");
   sub->add_option("--tenants", args->tenants, "LoRA tenants when the stack has lora (default: the scenario's, else 4)")
       ->check(CLI::Range(1, 10'000));

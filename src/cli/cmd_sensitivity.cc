@@ -67,7 +67,7 @@ void RegisterSensitivity(CLI::App& app, int& exit_code) {
                   "figure to explain, a key of `estimate --json` (default: goal.usd when the scenario has a goal, else run.usd)");
   sub->add_option("--span", args->span, "default range of every input: its value x (1 - SPAN) .. x (1 + SPAN) (default 0.5 = ±50%)")
       ->check(CLI::Range(0.01, 0.99));
-  sub->add_option("--range", args->ranges,
+  AddRepeatable(sub, "--range", args->ranges,
                   "your own range for one input, INPUT=LOW:HIGH (absolute values; repeatable), e.g. "
                   "environment.response_tokens.mean=6000:16000");
   sub->add_option("--path", args->path, "analytic (closed form, default) or simulated (each point simulated, same seed)")

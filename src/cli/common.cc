@@ -8,11 +8,11 @@
 namespace rlcost::cli {
 
 void AddCommon(CLI::App* sub, Common& c) {
-  sub->add_option("--catalog", c.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
-  sub->add_option("--set", c.sets, "override a scenario field, e.g. --set model=qwen3-32b; repeatable");
+  AddRepeatable(sub, "--catalog", c.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
+  AddRepeatable(sub, "--set", c.sets, "override a scenario field, e.g. --set model=qwen3-32b; repeatable");
   sub->add_option("--calibration", c.calibration, "calibration file written by `rlcost calibrate`");
   sub->add_flag("--json", c.json, "print JSON instead of a table");
-  sub->add_option("--price", c.prices,
+  AddRepeatable(sub, "--price", c.prices,
                   "price of a GPU in USD per GPU-hour, e.g. --price h100-sxm=3.00; repeatable; sets the catalog's "
                   "default (a scenario's own hardware.price_per_gpu_hour still wins)");
   sub->add_option("--grid", c.grid,

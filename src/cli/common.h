@@ -33,6 +33,17 @@ struct Common {
   std::string plan_for = "cost";           // --plan-for cost|time
 };
 
+// A repeatable option (`--set a=1 --set b=2`): each occurrence takes exactly one
+// value, so `rlcost estimate --set a=1 FILE` reads FILE as the scenario instead of
+// as a second override. Every option that collects values is added this way.
+template <class T>
+CLI::Option* AddRepeatable(CLI::App* sub, const std::string& name, std::vector<T>& into, const std::string& help) {
+  return sub->add_option(name, into, help)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+}
+
 // Adds --no-plan and --plan-for to a subcommand whose scenario is planned.
 void AddPlanOptions(CLI::App* sub, Common& c);
 // Adds --catalog, --set, --calibration, --json, --price and --grid to a subcommand.

@@ -1,5 +1,7 @@
 #include "cli/sweep_command.h"
 
+#include "cli/common.h"
+
 namespace rlcost::cli {
 namespace {
 
@@ -23,20 +25,20 @@ std::string CommandLine(const ops::SweepRunInput& a, const std::string& command_
 void AddSweepOptions(CLI::App* sub, SweepArgs& args) {
   ops::SweepRunInput& a = args.in;
   sub->add_option("file", a.file, "scenario YAML or JSON; omitted = built-in default");
-  sub->add_option("--vary", a.vary,
+  AddRepeatable(sub, "--vary", a.vary,
                   "KEY=V1,V2,... or KEY=LO..HI[:STEP] (a --set path and its values); repeatable, grid of all")
       ->required();
   sub->add_option("--sample", a.sample, "N points of a Latin hypercube over the --vary values instead of the grid");
   sub->add_option("--seed", a.seed, "seed of --sample and of the simulator (same seed, same rows)");
   sub->add_flag("--simulate", a.simulate, "run the discrete-event simulator at every point (slower)");
   sub->add_option("--steps", a.steps, "steps to simulate (default: the scenario's algorithm.steps)");
-  sub->add_option("--metric", a.metrics, "output column (a JSON key such as run.usd); repeatable; default: the main ones");
+  AddRepeatable(sub, "--metric", a.metrics, "output column (a JSON key such as run.usd); repeatable; default: the main ones");
   sub->add_option("-o,--output", a.output, "SQLite database to write (default sweep.db when no --csv/--jsonl)");
   sub->add_option("--csv", a.csv, "also write the rows as CSV");
   sub->add_option("--jsonl", a.jsonl, "also write the rows as JSON Lines");
   sub->add_option("--jobs", a.jobs, "threads (default and at most: one per core)");
-  sub->add_option("--catalog", a.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
-  sub->add_option("--set", a.sets, "fix a scenario field at every point, e.g. --set model=qwen3-32b; repeatable");
+  AddRepeatable(sub, "--catalog", a.catalog_files, "extra catalog file (GPUs, models, efficiency); repeatable");
+  AddRepeatable(sub, "--set", a.sets, "fix a scenario field at every point, e.g. --set model=qwen3-32b; repeatable");
   sub->add_flag("--no-plan", args.no_plan,
                 "read every point's placement literally instead of planning the fields it leaves out");
   sub->add_option("--plan-for", a.plan_for, "what the planner minimises at every point: cost (default) or time")

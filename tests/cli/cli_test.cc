@@ -296,6 +296,38 @@ TEST(Cli, SetOverridesApply) {
   EXPECT_NE(bad.err.find("group_size"), std::string::npos) << bad.err;
 }
 
+// A repeatable option takes one value per occurrence, so the scenario file
+// may follow it, the order people type (`rlcost estimate --set k=v FILE`).
+// Every option of every command that collects values is checked, so a new
+// one added without AddRepeatable fails here.
+TEST(Cli, ARepeatableOptionTakesOneValueSoAFileMayFollowIt) {
+  CLI::App app;
+  int code = 0;
+  for (const auto& c : rlcost::cli::Commands()) c.add(app, code);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_positional() || opt->get_expected_max() == 0) continue;
+      EXPECT_LE(opt->get_expected_max(), 1) << sub->get_name() << " " << opt->get_name();
+      EXPECT_LE(opt->get_items_expected_max(), 1) << sub->get_name() << " " << opt->get_name();
+    }
+  }
+  const std::string file = Shared("scenarios/default.yaml");
+  const CmdResult a = Rlcost("estimate --set hardware.gpus=16 --set algorithm.group_size=8 " + file + " --json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["layout"]["train_gpus"].get<double>(), 16.0) << a.out.substr(0, 400);
+  // 64 prompts a step at a group of 8.
+  EXPECT_EQ(j["signal"]["rollouts_per_step"].get<double>(), 8.0 * 64) << a.out.substr(0, 400);
+  const CmdResult price = Rlcost("price --models qwen3-8b,qwen3-32b --gpus h100-sxm " + file);
+  EXPECT_EQ(price.code, 0) << price.err;
+  EXPECT_NE(price.out.find("qwen3-32b"), std::string::npos) << price.out;
+  const CmdResult range = Rlcost("sensitivity --range environment.response_tokens.mean=500:900 " + file);
+  EXPECT_EQ(range.code, 0) << range.err;
+  // Two values after one flag: the second is not taken as an override.
+  const CmdResult two = Rlcost("estimate --set hardware.gpus=16 algorithm.group_size=8");
+  EXPECT_NE(two.code, 0);
+}
+
 TEST(Cli, PriceFlagSetsTheCatalogPriceOfAGpu) {
   // The default scenario (8 x h100-sxm, no price of its own): dollars scale
   // with the price, time does not.
