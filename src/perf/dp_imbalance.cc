@@ -81,8 +81,9 @@ double MegatronPackFactor(const Scenario& s, double tokens, double mean_seq_len,
   // step to step (its sd, a few packs, spreads B mod dp), so the expected
   // excess over the mean share is that of a remainder uniform on 0..dp-1:
   // E[ceil(B / dp)] = B / dp + (dp - 1) / (2 dp), over B / dp. Fewer packs
-  // than ranks: the slowest has one.
-  return std::max(dp / bins, 1.0 + (dp - 1.0) / (2.0 * bins));
+  // than ranks: the slowest has one (a few packs' spread does not reach dp).
+  if (bins < dp) return dp / bins;
+  return 1.0 + (dp - 1.0) / (2.0 * bins);
 }
 
 }  // namespace

@@ -76,7 +76,8 @@ TEST(SlowestRank, ThePassesRunAtTheSlowestRanksPace) {
 // fills them: 1.
 TEST(SlowestRank, NothingToWaitForWhenTheWorkIsAlike) {
   // Max-length padding: every sequence runs at the padded length.
-  Scenario padded = test::Load(FsdpText(", train_micro_batch_seqs: 16, train_padding: max-length"));
+  Scenario padded = test::Load(FsdpText(", train_micro_batch_seqs: 16"));
+  padded.placement.train_padding = TrainPadding::kMaxLength;
   EXPECT_EQ(perf::SlowestRankFactor(padded, kTokens, 300.0, 8, false), 1.0);
   // A token budget (NeMo RL's DTensor packs, padded to it and equal in count
   // across ranks: FixedLengthPackFactor charges those).
