@@ -54,6 +54,18 @@ double FsdpMicrobatchFactor(const Scenario& s, double tokens, double mean_seq_le
   return SlowestOfSumsFactor(dp, m, sd_work / mean_work);
 }
 
+// E[ceil(X)] for X about normal, mean mu > 0, sd sd: the sum over k >= 0 of
+// P(X > k); the exact ceiling without spread; a remainder uniform on [0, 1)
+// (mu + 1/2) once the spread covers many integers.
+double ExpectedCeil(double mu, double sd) {
+  if (sd <= 1e-9 * std::max(1.0, mu)) return std::ceil(mu - 1e-9);
+  if (sd > 64.0) return mu + 0.5;
+  const double lo = std::max(0.0, std::floor(mu - 8.0 * sd));
+  double e = lo;  // P(X > k) = 1 below lo
+  for (double k = lo; k <= mu + 8.0 * sd; k += 1.0) e += scenario_internal::NormalCdf((mu - k) / sd);
+  return std::max(1.0, e);
+}
+
 // Megatron without a pipeline (a pipeline pads every pack to one length:
 // FixedLengthPackFactor, PipelineForwardPackFactor): NeMo RL packs each
 // global batch (nemo_rl/models/policy/lm_policy.py:341-345, batch_size =
@@ -77,13 +89,12 @@ double MegatronPackFactor(const Scenario& s, double tokens, double mean_seq_len,
   const double chunks = forward_only ? 1.0 : std::max(1, s.algorithm.minibatches);
   const double bins = PackedBins(s, budget, tokens / chunks, mean_seq_len);
   if (bins <= 0) return 1.0;
-  // B packs dealt in turn: ceil(B / dp) on the slowest rank. B varies from
-  // step to step (its sd, a few packs, spreads B mod dp), so the expected
-  // excess over the mean share is that of a remainder uniform on 0..dp-1:
-  // E[ceil(B / dp)] = B / dp + (dp - 1) / (2 dp), over B / dp. Fewer packs
-  // than ranks: the slowest has one (a few packs' spread does not reach dp).
-  if (bins < dp) return dp / bins;
-  return 1.0 + (dp - 1.0) / (2.0 * bins);
+  // B varies from step to step with the lengths: about normal, sd
+  // B cv(L) / sqrt(n) over the n sequences packed (the packs' tokens are the
+  // sequences' sum). The slowest rank's E[ceil(B / dp)] over B / dp.
+  const double n = tokens / chunks / mean_seq_len;
+  const double sd_bins = bins * std::sqrt(std::max(0.0, TrajectoryLengthDispersion(s) - 1.0) / std::max(1.0, n));
+  return ExpectedCeil(bins / dp, sd_bins / dp) / (bins / dp);
 }
 
 }  // namespace

@@ -44,9 +44,10 @@ double PackedBins(const Scenario& s, double budget, double tokens, double mean_s
 // - train_backend megatron without a pipeline, with a token budget: the packs
 //   are dealt to the ranks in turn (NeMo RL's shard_by_batch_size) and the
 //   optimizer step (a log-prob pass: the driver) waits for the rank with
-//   ceil(B / dp) packs, in expectation over B mod dp (uniform)
-//   1 + (dp - 1) / (2 B), B the packs of a mini-batch (of the whole batch
-//   for a forward-only pass); dp / B when B < dp (one pack on the slowest).
+//   ceil(B / dp) packs: E[ceil(B / dp)] / (B / dp), B the packs of a
+//   mini-batch (of the whole batch for a forward-only pass), about normal
+//   from step to step with sd B cv(L) / sqrt(n) over its n sequences (the
+//   exact ceiling for fixed lengths).
 // 1 otherwise: max-length padding (every sequence alike), one rank, packs
 // held to one length (FixedLengthPackFactor, PipelineForwardPackFactor
 // charge those), token-budget micro-batches under FSDP.

@@ -26,6 +26,15 @@ std::string FsdpText(const std::string& placement) {
 
 constexpr double kTokens = 2048.0 * 300.0;  // 2,048 sequences of 300 tokens
 
+// Qwen3-32B, NeMo RL-style packs of 4,096 tokens, a 100-token prompt.
+std::string PacksText(int gpus, const std::string& response, const std::string& extra) {
+  return "name: packs\nmodel: qwen3-32b\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
+         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 4, train_micro_batch_tokens: 4096" + extra +
+         "}\nenvironment:\n  prompt_tokens: 100\n  response_tokens: " + response +
+         "\n  reward: {type: outcome}\n"
+         "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";
+}
+
 // Blom: z_8 = Phi^-1(7.625 / 8.25) = 1.43420; 16 draws of cv 0.5 on 8 ranks:
 // 1 + 1.43420 x 0.5 / 4 = 1.179275. One rank, or no spread: nobody to wait for.
 TEST(SlowestRank, TheLargestOfTheRanksSumsByHand) {
@@ -90,29 +99,35 @@ TEST(SlowestRank, NothingToWaitForWhenTheWorkIsAlike) {
 
 // Megatron without a pipeline, NeMo RL's packs dealt in turn: 3,100-token
 // sequences never share a 4,096-token pack. 24 GPUs (dp 24), 2,048
-// sequences, 4 mini-batches: B = 512 packs a mini-batch, 21.33 a rank; the
-// slowest holds ceil(B / 24), in expectation over a uniform B mod 24
-// 21.33 + 23/48: 1 + 23 / 1024 = 1.0224609. The log-prob pass packs the
-// whole batch (B = 2,048): 1 + 23 / 4096. Fewer packs than ranks (B = 16 on
-// 24): the slowest holds one, 24 / 16. A pipeline pads every pack to one
+// sequences, 4 mini-batches: B = 512 packs a mini-batch, 21.33 a rank, the
+// slowest 22 (fixed lengths: B does not vary): 22 / 21.333 = 1.03125. The
+// log-prob pass packs the whole batch: 86 / 85.333 = 1.0078125. Fewer packs
+// than ranks (B = 16 on 24): the slowest holds one, 24 / 16. With 8 GPUs
+// the packs divide evenly (64 a rank): 1. A pipeline pads every pack to one
 // length instead (PipelineForwardPackFactor): 1 here.
 TEST(SlowestRank, MegatronPacksDealtInTurnByHand) {
-  auto text = [](int gpus, const std::string& extra) {
-    return "name: packs\nmodel: qwen3-32b\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
-           ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 4, train_micro_batch_tokens: 4096" + extra +
-           "}\nenvironment:\n  prompt_tokens: 100\n  response_tokens: 3000\n  reward: {type: outcome}\n"
-           "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";
-  };
   const double tokens = 2048.0 * 3100.0;
-  Scenario s24 = test::Load(text(24, ""));
-  EXPECT_NEAR(perf::SlowestRankFactor(s24, tokens, 3100.0, 24, false), 1.0 + 23.0 / 1024.0, 1e-12);
-  EXPECT_NEAR(perf::SlowestRankFactor(s24, tokens, 3100.0, 24, true), 1.0 + 23.0 / 4096.0, 1e-12);
+  Scenario s24 = test::Load(PacksText(24, "3000", ""));
+  EXPECT_NEAR(perf::SlowestRankFactor(s24, tokens, 3100.0, 24, false), 22.0 / (512.0 / 24.0), 1e-12);
+  EXPECT_NEAR(perf::SlowestRankFactor(s24, tokens, 3100.0, 24, true), 86.0 / (2048.0 / 24.0), 1e-12);
   EXPECT_NEAR(perf::SlowestRankFactor(s24, 64.0 * 3100.0, 3100.0, 24, false), 24.0 / 16.0, 1e-12);
-  // More ranks to deal to, a larger expected excess.
-  Scenario s8 = test::Load(text(8, ""));
-  EXPECT_LT(perf::SlowestRankFactor(s8, tokens, 3100.0, 8, false), perf::SlowestRankFactor(s24, tokens, 3100.0, 24, false));
-  Scenario pp = test::Load(text(24, ", train_tp: 4, train_pp: 2"));
+  Scenario s8 = test::Load(PacksText(8, "3000", ""));
+  EXPECT_EQ(perf::SlowestRankFactor(s8, tokens, 3100.0, 8, false), 1.0);
+  Scenario pp = test::Load(PacksText(24, "3000", ", train_tp: 4, train_pp: 2"));
   EXPECT_EQ(perf::SlowestRankFactor(pp, tokens, 3100.0, 24, false), 1.0);
+}
+
+// With a spread of lengths B varies from step to step, and the slowest
+// rank's count is E[ceil(B / dp)]. 16 GPUs: B = 512 packs (every sequence
+// still over 2,048 tokens) is exactly 32 a rank; about normal around 32
+// (sd 512 cv(L) / sqrt(512), a small fraction of a pack a rank), ceil(B / 16)
+// is 32 or 33 with even odds: 32.5 / 32 = 1.015625, where fixed lengths give 1.
+TEST(SlowestRank, ASpreadOfLengthsSpreadsThePackCount) {
+  const double tokens = 2048.0 * 3100.0;
+  Scenario fixed = test::Load(PacksText(16, "3000", ""));
+  EXPECT_EQ(perf::SlowestRankFactor(fixed, tokens, 3100.0, 16, false), 1.0);
+  Scenario spread = test::Load(PacksText(16, "{mean: 3000, cv: 0.05}", ""));
+  EXPECT_NEAR(perf::SlowestRankFactor(spread, tokens, 3100.0, 16, false), 32.5 / 32.0, 1e-9);
 }
 
 }  // namespace
