@@ -12,6 +12,7 @@
 #include "econ/energy.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
+#include "perf/dp_imbalance.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
 #include "rlcost/estimate.h"
@@ -88,6 +89,31 @@ void MegatronCommAssumption(const Scenario& s, const StepTiming& t, std::vector<
                           "tokens before the pipeline bubble, about as much in each log-prob pass (ASSUMED: "
                           "tp_comm_overlap off, as NeMo RL v0.3 and veRL 0.4 run it)",
                           s.placement.train_tp, tp_s));
+}
+
+// The data-parallel ranks' unequal shares of the update and the log-prob
+// passes (docs/model.md, "The slowest data-parallel rank").
+void SlowestRankAssumption(const Scenario& s, const StepTiming& t, std::vector<std::string>& a) {
+  const int gpus = UpdateGpus(s);
+  const double mean = perf::MeanTrajectoryTokens(s);
+  const double update = perf::SlowestRankFactor(s, t.trained_tokens, mean, gpus, /*forward_only=*/false);
+  const double forward = perf::SlowestRankFactor(s, t.trained_tokens, mean, gpus, /*forward_only=*/true);
+  if (update <= 1.0 && forward <= 1.0) return;
+  const int dp = perf::DataParallelRanks(s.placement, gpus);
+  if (s.placement.train_backend == TrainBackend::kFsdp) {
+    a.push_back(fmt::format("FSDP's {} data-parallel ranks meet at every layer of every micro-batch, so a micro-batch "
+                            "lasts as long as the rank whose sequences hold the most work: x{:.3f} on the update's "
+                            "compute, x{:.3f} on the log-prob passes' (ASSUMED: a micro-batch's sequences are "
+                            "independent draws of the length distribution, as veRL's balance_batch leaves them in "
+                            "arrival order; the expected largest of {} about-normal sums)",
+                            dp, update, forward, dp));
+    return;
+  }
+  a.push_back(fmt::format("packed micro-batches dealt to the {} data-parallel ranks in turn: the optimizer step waits "
+                          "for the rank with the most packs, x{:.3f} on the update's compute, x{:.3f} on the log-prob "
+                          "passes' (ASSUMED: NeMo RL's shard_by_batch_size, pack i to rank i mod {}; the extra pack at "
+                          "the mean pack's work)",
+                          dp, update, forward, dp));
 }
 
 // Whether the policy ships a multi-token-prediction module a speculative
@@ -654,6 +680,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     e.assumptions = Assumptions(s);
     MinibatchAssumption(s, t, e.assumptions);
     MegatronCommAssumption(s, t, e.assumptions);
+    SlowestRankAssumption(s, t, e.assumptions);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   }
   if (s.goal.target_pass_rate) {

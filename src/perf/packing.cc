@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/numbers.h"
+#include "perf/dp_imbalance.h"
 #include "perf/group_link.h"
 #include "rlcost/perf.h"
 
@@ -28,27 +29,20 @@ constexpr double kActivationBytes = 2.0;
 // backward runs the transposed collective of each (7 more).
 constexpr double kTpCollectivesForward = 7.0;
 
+}  // namespace
+
 int DataParallelRanks(const PlacementSpec& p, int gpus) {
   const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
   return std::max(1, gpus / model_parallel);
 }
 
-}  // namespace
-
-double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
-  const PlacementSpec& p = s.placement;
-  const double budget = p.train_micro_batch_tokens;
+double PackedBins(const Scenario& s, double budget, double tokens, double mean_seq_len) {
   const auto& env = s.environment;
   const Distribution& r = env.response_tokens;
   // Only single-turn sequences of a known spread are packed here; the rest
   // (and no budget stated) keep the perfect-packing count.
   const bool single_turn = env.turns.is_fixed() && env.turns.mean() == 1.0;
-  if (budget <= 0 || !single_turn || mean_seq_len <= 0 || tokens <= 0 || r.mean() <= 0) {
-    return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
-  }
-  // NeMo RL packs each global batch whole and deals the bins out to the
-  // data-parallel ranks in turn (nemo_rl/distributed/batched_data_dict.py:
-  // 376-440 @ v0.3.0, bin_idx % shards): a rank runs ceil(bins / dp).
+  if (budget <= 0 || !single_turn || mean_seq_len <= 0 || tokens <= 0 || r.mean() <= 0) return 0;
   const double sequences = tokens / mean_seq_len;
   // A sequence is its prompt (taken at its mean) plus a response drawn from
   // the response distribution.
@@ -69,7 +63,16 @@ double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mea
   // decreasing, NeMo RL's packer, comes within 11/9 of).
   const double room = n_long * budget - sequences * long_tokens;
   const double short_tokens = std::max(0.0, tokens - sequences * long_tokens);
-  const double bins = std::max(1.0, std::ceil(n_long + std::max(0.0, short_tokens - room) / budget - 1e-9));
+  return std::max(1.0, std::ceil(n_long + std::max(0.0, short_tokens - room) / budget - 1e-9));
+}
+
+double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
+  const PlacementSpec& p = s.placement;
+  const double bins = PackedBins(s, p.train_micro_batch_tokens, tokens, mean_seq_len);
+  if (bins <= 0) return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
+  // NeMo RL packs each global batch whole and deals the bins out to the
+  // data-parallel ranks in turn (nemo_rl/distributed/batched_data_dict.py:
+  // 376-440 @ v0.3.0, bin_idx % shards): a rank runs ceil(bins / dp).
   return std::ceil(bins / DataParallelRanks(p, gpus) - 1e-9);
 }
 

@@ -1,6 +1,7 @@
 // The roofline time of one unit of work. Derivations: docs/model.md, "perf".
 #include "core/numbers.h"
 #include "rlcost/perf.h"
+#include "perf/dp_imbalance.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/group_link.h"
 #include "perf/megatron_comm.h"
@@ -583,10 +584,13 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // next layer's gather), as far as the CPU issuing them lets it
   // (FsdpPassTime). DTensor's tensor-parallel collectives run on the compute
   // stream, in line with it.
+  // The ranks wait for the slowest one's share (SlowestRankFactor,
+  // src/perf/dp_imbalance.cc): its compute and its in-line collectives.
   const double recompute = RecomputeFactor(s, per_token, attention);
+  const double slowest = SlowestRankFactor(s, tokens, mean_seq_len, gpus, /*forward_only=*/false);
   const double engine =
-      TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) * recompute;
-  const double tp = DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false);
+      TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/false) * recompute * slowest;
+  const double tp = DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/false) * slowest;
   FsdpPassParts parts;
   parts.compute_s = engine + tp;
   // The forward's share of the executed FLOPs (the recomputed forward runs in
@@ -667,8 +671,9 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
   // without min_seq_len): on the real tokens.
   FsdpPassParts parts;
   parts.backward = false;
-  parts.compute_s = TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
-                    DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true);
+  parts.compute_s = (TrainEngineTime(s, tokens * pad, mean_seq_len, gpus, executed, /*forward_only=*/true) +
+                     DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true)) *
+                    SlowestRankFactor(s, tokens, mean_seq_len, gpus, /*forward_only=*/true);
   parts.compute_forward_s = parts.compute_s;
   parts.traffic_s = FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
   parts.traffic_forward_s = parts.traffic_s;

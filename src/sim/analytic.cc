@@ -22,6 +22,7 @@
 #include "core/count.h"
 #include "core/slices.h"
 #include "sim/kv_cache.h"
+#include "perf/dp_imbalance.h"
 
 #include "sim/analytic_rollout.h"
 
@@ -30,9 +31,7 @@ namespace rlcost::sim {
 using namespace analytic_internal;
 
 double BusiestEngineFactor(double engines, double sequences, double length_cv) {
-  if (engines < 2.0 - 1e-9 || sequences <= 0 || length_cv <= 0) return 1.0;
-  const double z = NormalQuantile((engines - 0.375) / (engines + 0.25));
-  return 1.0 + z * length_cv / std::sqrt(sequences);
+  return perf::SlowestOfSumsFactor(engines, sequences, length_cv);
 }
 
 Result<StepTiming> AnalyticStep(const Scenario& s, const signal::Summary& sig, TextDetail detail) {
