@@ -15,6 +15,7 @@
 #include "perf/dp_imbalance.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
+#include "perf/refit_gather.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "signal/goal.h"
@@ -308,6 +309,13 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                                 : "out tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
                                   "on an H100 in NeMo RL's tracker), back at 16.1 GB/s (that host's pageable "
                                   "benchmark; ASSUMED for the way back, which the tracker does not time)"));
+  }
+  if (perf::GatherParamsRefit(s)) {
+    a.push_back(
+        "colocated bucketed refit with a Megatron layout: the trainer gathers as NeMo RL v0.3's gather_params does "
+        "(each tensor all-gathered over TP, then broadcast whole from its stage over PP, experts all-gathered over EP; "
+        "refit_utils.py @ b1c86a81), not as Megatron-Bridge's later export (TP shards over PP first); ASSUMED from "
+        "placement.weight_sync: bucketed, which prices v0.3's CUDA IPC groups");
   }
   // A training group across two NVLink domains (docs/model.md, "Groups across
   // NVLink domains"): the assumption that ranks fill whole domains in order.

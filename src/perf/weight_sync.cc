@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/numbers.h"
+#include "perf/refit_gather.h"
 #include "perf/trainer_weights.h"
 #include "rlcost/perf.h"
 
@@ -86,6 +87,13 @@ double RingLinkGbPerS(const Scenario& s, int gpus, int tiling = 0) {
 }
 
 }  // namespace
+
+bool GatherParamsRefit(const Scenario& s) {
+  const PlacementSpec& pl = s.placement;
+  if (pl.mode != PlacementMode::kColocated || pl.weight_sync != WeightSyncMethod::kBucketed) return false;
+  if (pl.train_backend == TrainBackend::kFsdp) return false;
+  return std::max(1, pl.train_tp) * std::max(1, pl.train_pp) * std::max(1, pl.train_ep) > 1;
+}
 
 double ExportCalls(const Scenario& s) {
   const PlacementSpec& pl = s.placement;
@@ -226,16 +234,28 @@ WeightSyncParts WeightSync(const Scenario& s) {
     // ranks, then gather_from_tp_ranks / gather_from_ep_ranks all-gather its
     // tp (dense) and tp * ep (routed experts) shards, so every training GPU
     // receives every full tensor (docs/model.md, "Weight sync").
+    // NeMo RL v0.3's colocated CUDA IPC refit gathers with its own
+    // gather_params instead (nemo_rl/models/megatron/refit_utils.py:79-160 @
+    // b1c86a81), per parameter: an all_gather over the TP group (:114; a
+    // routed expert's over the expert-TP group, of one GPU with NeMo RL's
+    // expert_tensor_parallel_size: 1), then a broadcast of the FULL tensor
+    // from its owning stage over the PP group (:127), then for a routed expert
+    // an all_gather over the EP group (:142): the pipeline broadcast moves the
+    // dense bytes tp times over, and the experts' all-gather runs over the ep
+    // ranks alone, which Megatron-Core's expert rank generator (order
+    // tp-cp-ep-dp-pp with tp = etp = 1) makes ep consecutive ranks
+    // (docs/model.md, "v0.3 gather order").
+    const bool v03 = GatherParamsRefit(s);
     const int ttp = std::max(1, pl.train_tp), tep = std::max(1, pl.train_ep);
     const double expert = s.algorithm.lora ? 0.0 : std::min(p.bytes, s.model.routed_expert_params_b() * 1e9 * 2.0);
     const double dense = p.bytes - expert;
-    if (stages > 1) {
-      const double shard = dense / ttp + expert / (ttp * tep);
-      p.gather_s += shard * (stages - 1.0) / stages / (RingLinkGbPerS(s, train_gpus) * kGB);
-    }
+    // What each stage broadcasts to the others, and the ring the routed experts are all-gathered over.
+    const double stage_bytes = v03 ? dense + expert / tep : dense / ttp + expert / (ttp * tep);
+    const int expert_ring = v03 ? tep : ttp * tep;
+    if (stages > 1) p.gather_s += stage_bytes * (stages - 1.0) / stages / (RingLinkGbPerS(s, train_gpus) * kGB);
     if (ttp > 1) p.gather_s += dense * (ttp - 1.0) / ttp / (RingLinkGbPerS(s, ttp, train_gpus) * kGB);
-    if (ttp * tep > 1) {
-      p.gather_s += expert * (ttp * tep - 1.0) / (ttp * tep) / (RingLinkGbPerS(s, ttp * tep, train_gpus) * kGB);
+    if (expert_ring > 1) {
+      p.gather_s += expert * (expert_ring - 1.0) / expert_ring / (RingLinkGbPerS(s, expert_ring, train_gpus) * kGB);
     }
   } else if (train_gpus > 1) {
     // Gather: every tensor is all-gathered from its shards over the training
@@ -313,6 +333,10 @@ std::string DescribeWeightSync(const Scenario& s, const WeightSyncParts& p) {
   std::string out = fmt::format(
       "weight sync {:.2f} s ({}, {:.1f} GB in {:.0f} tensors): trainer gather {:.2f} s", p.total_s,
       ToString(s.placement.weight_sync), p.bytes / kGB, p.tensors, p.gather_s);
+  if (GatherParamsRefit(s)) {
+    out += " (as NeMo RL v0.3's gather_params, the CUDA IPC refit's: each tensor all-gathered over TP, broadcast "
+           "whole over PP, experts all-gathered over EP)";
+  }
   if (!colocated) out += fmt::format(" + broadcast to the engines {:.2f} s", p.transfer_s);
   if (p.overlap_s > 0) out += fmt::format(" - {:.2f} s of the two hidden by pipelining the buckets", p.overlap_s);
   out += fmt::format(" + engine load {:.2f} s + {:.0f} collective calls {:.2f} s", p.load_s, p.collectives,

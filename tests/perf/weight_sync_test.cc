@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "perf/refit_gather.h"
 #include "perf/trainer_weights.h"
 #include "rlcost/catalog.h"
 #include "rlcost/estimate.h"
@@ -383,6 +384,62 @@ TEST(WeightSync, ColocatedBucketedRefitRelaysIpcHandlesAndRebuildsThem) {
   ASSERT_TRUE(e.has_value());
   ASSERT_NE(FindMetric("weight_sync.ipc_s"), nullptr);
   EXPECT_NEAR(*FindMetric("weight_sync.ipc_s")->get(*e), 0.273640, 1e-5);
+}
+
+// NeMo RL v0.3's colocated CUDA IPC refit gathers a Megatron layout with its
+// own gather_params (refit_utils.py:79-160 @ b1c86a81; docs/model.md, "v0.3
+// gather order"): TP all-gather, then the FULL tensor broadcast from its stage
+// over PP, then routed experts all-gathered over the EP ranks (expert TP 1, so
+// ep consecutive ranks). Worked by hand, 64 H100 (8 a node; NVLink 450 x 0.82
+// = 369 GB/s, network 50 x 0.82 = 41 GB/s):
+//   Llama-3.1-70B tp 4 x pp 4, B = 141.2e9:
+//     PP  141.2e9 x 3/4 / 41e9  = 2.582927 s (the pipeline group spans nodes)
+//     TP  141.2e9 x 3/4 / 369e9 = 0.286992 s
+//     v0.3 2.869919 s; Megatron-Bridge's order (the TP shard over PP first)
+//     141.2e9 / 4 x 3/4 / 41e9 + 0.286992 = 0.932724 s
+//   Qwen3-30B-A3B tp 2 x ep 8 (no PP): experts x 7/8 over the 8 GPUs of a node
+//     (NVLink) instead of x 15/16 over a 16-GPU ring that leaves it.
+TEST(WeightSync, V03IpcRefitBroadcastsWholeTensorsOverThePipeline) {
+  const std::string h = "hardware: {gpu: h100-sxm, gpus: 64, gpus_per_node: 8}\n";
+  const std::string co = "placement: {mode: colocated, rollout_tp: 4, refit_offload: none, weight_sync: ";
+  const Scenario v03 = Load("model: llama-3.1-70b\n" + h + co + "bucketed, train_tp: 4, train_pp: 4}\n");
+  const Scenario bridge = Load("model: llama-3.1-70b\n" + h + co + "pipelined, train_tp: 4, train_pp: 4}\n");
+  EXPECT_TRUE(GatherParamsRefit(v03));
+  EXPECT_FALSE(GatherParamsRefit(bridge));
+  const double g03 = WeightSync(v03).gather_s, gb = WeightSync(bridge).gather_s;
+  EXPECT_NEAR(g03, 2.869919, 1e-5);
+  EXPECT_NEAR(gb, 0.932724, 1e-5);
+  // Mechanism: the same TP all-gather; the pipeline broadcast carries tp = 4 times the bytes.
+  const double tp_part = 141.2e9 * 0.75 / 369e9;
+  EXPECT_NEAR((g03 - tp_part) / (gb - tp_part), 4.0, 1e-9);
+  // The export call count is the same code path's (one call per parameter and group).
+  EXPECT_DOUBLE_EQ(WeightSync(v03).export_calls, WeightSync(bridge).export_calls);
+
+  const Scenario moe = Load("model: qwen3-30b-a3b\n" + h + co + "bucketed, train_tp: 2, train_ep: 8}\n");
+  const Scenario moe_b = Load("model: qwen3-30b-a3b\n" + h + co + "pipelined, train_tp: 2, train_ep: 8}\n");
+  auto pm = WeightSync(moe);
+  const double expert = moe.model.routed_expert_params_b() * 2e9, dense = pm.bytes - expert;
+  EXPECT_NEAR(pm.gather_s, dense * 0.5 / 369e9 + expert * 7.0 / 8 / 369e9, 1e-6);
+  EXPECT_NEAR(WeightSync(moe_b).gather_s, dense * 0.5 / 369e9 + expert * 15.0 / 16 / 41e9, 1e-6);
+  EXPECT_LT(pm.gather_s, WeightSync(moe_b).gather_s / 5);
+
+  // Not v0.3's gather_params: FSDP / DTensor (full_tensor()), a data-parallel-only
+  // Megatron trainer (nothing to gather), a disaggregated sync.
+  const Scenario dt = Load("model: llama-3.1-70b\n" + h + co + "bucketed, train_backend: fsdp, train_tp: 8}\n");
+  EXPECT_FALSE(GatherParamsRefit(dt));
+  EXPECT_NEAR(WeightSync(dt).gather_s, FsdpGatherTime(dt, 141.2e9), 1e-9);
+  const std::string h8 = "hardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n";
+  const Scenario dp = Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1, weight_sync: bucketed}\n");
+  EXPECT_FALSE(GatherParamsRefit(dp));
+  const Scenario dp_pipe = Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1}\n");
+  EXPECT_DOUBLE_EQ(WeightSync(dp).gather_s, WeightSync(dp_pipe).gather_s);
+  const Scenario dis = Load("model: llama-3.1-70b\n" + h +
+                            "placement: {mode: disaggregated, rollout_gpus: 32, train_gpus: 32, rollout_tp: 4, "
+                            "train_tp: 4, train_pp: 4, weight_sync: bucketed}\npipeline: {mode: async}\n");
+  EXPECT_FALSE(GatherParamsRefit(dis));
+  // The text names the assumption.
+  EXPECT_NE(DescribeWeightSync(v03, WeightSync(v03)).find("gather_params"), std::string::npos);
+  EXPECT_EQ(DescribeWeightSync(bridge, WeightSync(bridge)).find("gather_params"), std::string::npos);
 }
 
 // The trainer's own weights go to host memory at the end of a NeMo RL refit
