@@ -1,4 +1,4 @@
-// The goal's steps are kept per thread for the last few keys (src/econ/estimate.cc,
+// The goal's steps are kept per thread for the last few keys (src/econ/goal_steps.cc,
 // GoalKeyOf, issue #41): a field the goal reads but the key misses would give
 // a point the goal of another. Each point here differs from the one estimated
 // just before it on the same thread in one field the goal reads; its goal must
