@@ -4,12 +4,15 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "catalog/efficiency_origin.h"
 #include "core/cancel.h"
 #include "econ/energy.h"
+#include "econ/goal_steps.h"
 #include "econ/resplit.h"
 #include "econ/run.h"
 #include "perf/dp_imbalance.h"
@@ -18,9 +21,7 @@
 #include "perf/refit_gather.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
-#include "signal/goal.h"
 #include "signal/learning_model.h"
-#include "signal/noise_scale.h"
 
 namespace rlcost {
 namespace {
@@ -532,50 +533,6 @@ void SimSpotLoss(const Scenario& s, sim::SimResult& r) {
 
 }  // namespace
 
-// The goal's steps under the learning model (docs/model.md, sec. 7d): the
-// useful-sample count at the curve's own group size, times the noise-scale
-// factor F(G) = (1 + rho / ((G - 1) V)) / (1 + rho / ((G_ref - 1) V)).
-// Where the model does not apply, the count stands and `learning_note` says why.
-void LearningModelSteps(const Scenario& s, const LearningCurveSpec& curve, const signal::GoalProgress& counted,
-                        GoalEstimate& g) {
-  const AlgorithmSpec& alg = s.algorithm;
-  if (alg.critic) {
-    g.learning_note = "a critic's advantage is not a group's: the noise-scale model (derived for a group baseline) "
-                      "does not apply, so the steps count useful samples";
-    return;
-  }
-  if (s.environment.reward.type == RewardType::kProcess) {
-    g.learning_note = "a process reward: the noise-scale model is derived for one pass/fail reward a rollout, so the "
-                      "steps count useful samples";
-    return;
-  }
-  // The curve's run is taken at G = 16 (the essay's naive baseline, ScaleRL's runs): an ASSUMPTION, said in the note.
-  const int g_ref = signal::kCurveGroupSize;
-  g.learning_group_ref = g_ref;
-  g.learning_steps_ref = counted.steps;
-  g.learning_factor = 1;
-  if (alg.group_size != g_ref && counted.steps > 0) {
-    Scenario r = s;
-    r.algorithm.group_size = g_ref;
-    auto sig = signal::Analyze(r, TextDetail::kNumbers);
-    if (!sig) {
-      g.learning_note = "the curve's group size could not be analysed (" + sig.error().ToString() + "): useful samples counted";
-      return;
-    }
-    auto p = signal::StepsToTarget(r, curve, g.target_pass_rate, *sig, signal::GoalDetail::kStepsOnly);
-    const double f = signal::GroupSizeStepsFactor(s.environment.pass_rate, alg.group_size, g_ref, signal::kLearningRho);
-    if (!p || !p->reachable || !std::isfinite(f)) {
-      g.learning_note = fmt::format("the target is not reachable at the curve's G = {} or G = {} carries no signal: "
-                                    "useful samples counted", g_ref, alg.group_size);
-      return;
-    }
-    g.learning_steps_ref = p->steps;
-    g.learning_factor = f;
-    g.steps = std::ceil(p->steps * f);
-  }
-  g.learning_model = "noise_scale";
-}
-
 // A run whose interruptions come faster than it can restart and reach its
 // next checkpoint: Daly's expected time grows as e^((R + tau) / M) and, with
 // 65,536 spot training GPUs, read 2e303 dollars (#40). Past kMaxRestartFactor
@@ -698,35 +655,8 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     g.curve_is_illustrative = !s.goal.curve.has_value();
     g.curve = !s.goal.curve ? "illustrative" : s.goal.curve->preset.empty() ? "given" : "published:" + s.goal.curve->preset;
     LearningCurveSpec curve = s.goal.curve.value_or(LearningCurveSpec{});
-    auto progress = signal::StepsToTarget(s, curve, g.target_pass_rate, sig, signal::GoalDetail::kStepsOnly);
-    if (!progress) {
-      g.reachable = false;
-      g.reason = progress.error().ToString();
-    } else if (!progress->reachable) {
-      g.reachable = false;
-      g.reason = progress->reason;
-    } else {
-      // Each step costs what this step costs; the signal per step follows the
-      // curve (signal::StepsToTarget).
-      g.reachable = true;
-      g.steps = progress->steps;
-      g.steps_useful_samples = progress->steps;
-      if (progress->steps > 0) g.useful_samples_per_step = progress->useful_samples / progress->steps;
-      if (!s.goal.b_noise) LearningModelSteps(s, curve, *progress, g);  // docs/model.md, sec. 7d
-      if (s.goal.b_noise) {  // the noise-scale view (docs/model.md, sec. 7c)
-        if (!curve.batch_useful_samples) {
-          g.noise_scale_reason =
-              "goal.b_noise is set but not the batch the curve was measured at (goal.curve.batch_useful_samples)";
-        } else if (auto v = signal::NoiseScaleSteps(progress->steps, progress->useful_samples,
-                                                    *curve.batch_useful_samples, *s.goal.b_noise)) {
-          g.steps_noise_scale = std::ceil(v->steps_noise_scale);
-          g.steps = g.steps_noise_scale;
-          g.steps_view = "noise_scale";
-          g.learning_model = "noise_scale_given";  // B_noise stated (goal.b_noise), sec. 7c
-        } else {
-          g.noise_scale_reason = v.error().ToString();
-        }
-      }
+    econ_internal::GoalSteps(s, curve, sig, g);  // src/econ/goal_steps.cc
+    if (g.reachable) {
       g.gpu_hours = g.steps * t.time_s * gpus / 3600.0;
       g.usd = g.steps * e.usd_per_step;
     }

@@ -207,15 +207,19 @@ Result<StepTiming> analytic_internal::AnalyticStepOf(const Scenario& s, const si
   }
   t.generated_tokens = roll.decode_tokens * engines;
   t.prefill_tokens = roll.prefill_tokens * engines;
-  auto logprob = s.algorithm.recompute_logprobs ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus)
-                                                : perf::Work{};
-  auto reference = s.algorithm.reference_model ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus)
-                                               : perf::Work{};
+  // The log-prob, reference and value passes are one forward pass of the
+  // policy's size over the same tokens: computed once (a pure function of the
+  // same arguments, so the same bits) and used by each that runs.
+  const bool forward_needed = s.algorithm.recompute_logprobs || s.algorithm.reference_model || s.algorithm.critic;
+  const perf::Work forward =
+      forward_needed ? perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus) : perf::Work{};
+  auto logprob = s.algorithm.recompute_logprobs ? forward : perf::Work{};
+  auto reference = s.algorithm.reference_model ? forward : perf::Work{};
   auto update = perf::TrainStep(s, t.trained_tokens, traj_tokens, train_gpus);
   double critic_s = 0, critic_flops = 0;
   if (s.algorithm.critic) {
     // PPO with a critic of the policy's size: a value forward and a critic update.
-    auto v = perf::ForwardPass(s, t.trained_tokens, traj_tokens, train_gpus);
+    const perf::Work& v = forward;
     critic_s = update.time_s + v.time_s;
     critic_flops = (update.flops + v.flops) * train_gpus;
   }

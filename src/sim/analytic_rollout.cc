@@ -4,7 +4,9 @@
 // Derivation: docs/model.md, "Analytic step".
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -281,10 +283,38 @@ double FullCacheBatch(double kv_tokens, double prompt, double age) {
   return std::max(1.0, kv_tokens * (1.0 - 0.5 * kWatermarkFraction) / held);
 }
 
+// The engine's decode arms (perf::DecodeArmsMaker) with the last batch's arms
+// kept: the full-cache models' events often repeat a batch exactly (the
+// engine's seats full, or the same cohorts running between two finishes), and
+// an MoE model's arms cost a pow (perf::ExpertsTouched) each. The same
+// function of the same bits (compared as bits, so -0.0 and NaN are never
+// taken for another batch) gives the same arms: bit for bit the maker's.
+namespace {
+class LastDecodeArms {
+ public:
+  explicit LastDecodeArms(const perf::EngineConfig& e) : maker_(e) {}
+  const perf::DecodeArms& operator()(double batch) const {
+    const uint64_t bits = std::bit_cast<uint64_t>(batch);
+    if (!has_ || bits != bits_) {
+      arms_ = maker_(batch);
+      bits_ = bits;
+      has_ = true;
+    }
+    return arms_;
+  }
+
+ private:
+  const perf::DecodeArmsMaker maker_;
+  mutable perf::DecodeArms arms_;
+  mutable uint64_t bits_ = 0;
+  mutable bool has_ = false;
+};
+}  // namespace
+
 // perf::DecodeIterations(e, batch, ctx, n), bit for bit, with the engine's
 // batch-independent arms computed once per model run (the fluid models below
 // change their batch at every event).
-perf::Work Decode(const perf::DecodeArmsMaker& arms, double batch, double ctx, double n) {
+perf::Work Decode(const LastDecodeArms& arms, double batch, double ctx, double n) {
   if (n <= 0 || batch <= 0) return perf::Work{};
   return perf::DecodeIterations(arms(batch), batch, ctx, n);
 }
@@ -292,7 +322,7 @@ perf::Work Decode(const perf::DecodeArmsMaker& arms, double batch, double ctx, d
 // The full-cache models' run of `dt` iterations at `batch` running sequences
 // of `ctx` tokens of context in all: its time, FLOPs and tokens into `r`, its
 // batch-weighted time into `batch_time` (for the mean batch).
-void DecodeRun(const perf::DecodeArmsMaker& arms, double batch, double ctx, double dt, RolloutResult& r,
+void DecodeRun(const LastDecodeArms& arms, double batch, double ctx, double dt, RolloutResult& r,
                double& batch_time) {
   auto w = Decode(arms, batch, ctx, dt);
   r.time_s += w.time_s;
@@ -320,7 +350,7 @@ RolloutResult Drain(const perf::EngineConfig& e, double n, double ctx0, const st
   RolloutResult r;
   double done = 0;  // iterations so far
   double batch_time = 0;
-  const perf::DecodeArmsMaker arms(e);
+  const LastDecodeArms arms(e);
   for (int j = 0; j < m; ++j) {
     double alive = n * share_alive[j];
     double iters = len[j] - done;
@@ -417,7 +447,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
   thread_local std::vector<double> age, off;
   age.assign(C, 0.0);
   off.assign(C, 0.0);
-  const perf::DecodeArmsMaker arms(e);
+  const LastDecodeArms arms(e);
   int first = 0, b = 0;            // first cohort not done; the boundary cohort
   double phi = 0;                  // the boundary's running share
   double G = 0;                    // iterations so far
@@ -553,7 +583,7 @@ RolloutResult FullCache(const perf::EngineConfig& e, double n, double p, const s
   alive.assign(C, c);
   ends.assign(C, len[0]);
   next.assign(C, 0);
-  const perf::DecodeArmsMaker arms(e);
+  const LastDecodeArms arms(e);
   int first = 0;                        // first cohort with sequences alive
   double recompute_tokens = 0, recompute_seqs = 0, batch_time = 0;
   // The running prefix: cohorts first..last, the last one possibly in part,
