@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -174,6 +175,24 @@ void ComputeGoalSteps(const Scenario& s, const LearningCurveSpec& curve, const s
   }
 }
 
+#ifndef NDEBUG
+bool SameBits(double a, double b) { return Bits(a) == Bits(b); }
+
+// Every field ComputeGoalSteps writes (GPU-hours and dollars are priced
+// after it, from the point's own step).
+bool SameGoalSteps(const GoalEstimate& a, const GoalEstimate& b) {
+  return a.requested == b.requested && a.reachable == b.reachable && a.reason == b.reason &&
+         SameBits(a.target_pass_rate, b.target_pass_rate) && SameBits(a.steps, b.steps) &&
+         a.curve_is_illustrative == b.curve_is_illustrative && a.curve == b.curve && a.steps_view == b.steps_view &&
+         SameBits(a.steps_useful_samples, b.steps_useful_samples) &&
+         SameBits(a.useful_samples_per_step, b.useful_samples_per_step) &&
+         SameBits(a.steps_noise_scale, b.steps_noise_scale) && a.noise_scale_reason == b.noise_scale_reason &&
+         a.learning_model == b.learning_model && SameBits(a.learning_factor, b.learning_factor) &&
+         a.learning_group_ref == b.learning_group_ref && SameBits(a.learning_steps_ref, b.learning_steps_ref) &&
+         a.learning_note == b.learning_note;
+}
+#endif
+
 // The last kGoalMemo goals of this thread, with their keys.
 constexpr int kGoalMemo = 16;
 struct GoalMemo {
@@ -200,6 +219,15 @@ void GoalSteps(const Scenario& s, const LearningCurveSpec& curve, const signal::
   thread_local GoalMemo goal_memo;
   GoalKey key = GoalKeyOf(s, curve, sig);
   if (const GoalEstimate* kept = FindGoal(goal_memo, key)) {
+#ifndef NDEBUG
+    // A key that misses a field the goal reads would answer another point's
+    // goal. Builds with asserts (debug, the sanitizer build every test runs
+    // under in CI) recompute each hit and compare it, so a field added to the
+    // goal's inputs without adding it to GoalKeyOf fails a test, not a user.
+    GoalEstimate fresh = g;
+    ComputeGoalSteps(s, curve, sig, fresh);
+    assert(SameGoalSteps(fresh, *kept) && "GoalKeyOf misses a field the goal's steps read");
+#endif
     g = *kept;
     return;
   }
