@@ -16,6 +16,7 @@
 #include "econ/resplit.h"
 #include "econ/run.h"
 #include "perf/dp_imbalance.h"
+#include "perf/packing.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
 #include "perf/refit_gather.h"

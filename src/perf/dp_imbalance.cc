@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perf/packing.h"
 #include "rlcost/perf.h"
 #include "scenario/normal.h"
 

@@ -13,10 +13,6 @@
 
 namespace rlcost::perf {
 
-// Data-parallel ranks of the training layout on `gpus` GPUs:
-// gpus / (train_tp x train_cp x train_pp), at least 1.
-int DataParallelRanks(const PlacementSpec& p, int gpus);
-
 // The largest of `ranks` independent sums of `draws` draws each, over the
 // mean sum, the draws of coefficient of variation `cv`: about normal sums
 // (central limit), E[max] = mean (1 + z_R cv / sqrt(n)), z_R the expected
@@ -24,13 +20,6 @@ int DataParallelRanks(const PlacementSpec& p, int gpus);
 // Phi^-1((R - 0.375) / (R + 0.25)) (G. Blom, 1958; 1.434 for R = 8, the
 // tabulated 1.4236). 1 for one rank, no draws or cv 0.
 double SlowestOfSumsFactor(double ranks, double draws, double cv);
-
-// Packs (bins of at most the budget) that NeMo RL's packer fills from
-// `tokens` tokens of single-turn sequences into `budget` tokens
-// (PackedMicrobatches' count before it is dealt to the ranks); 0 when
-// PackedMicrobatches falls back to TrainMicrobatches (no budget, multi-turn
-// trajectories, no spread stated).
-double PackedBins(const Scenario& s, double budget, double tokens, double mean_seq_len);
 
 // The slowest data-parallel rank's compute in a pass over `tokens` tokens
 // (all GPUs') over the mean rank's (>= 1):

@@ -7,6 +7,7 @@
 
 #include "core/numbers.h"
 #include "perf/megatron_comm.h"
+#include "perf/packing.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -54,13 +55,9 @@ double PipelineBubbleFraction(int pp, double microbatches) {
 }
 
 double TrainMicrobatches(const PlacementSpec& p, int gpus, double tokens, double mean_seq_len) {
-  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
-  const double dp = std::max(1, gpus / model_parallel);
-  const double per_rank = tokens / dp;
   // Not stated: one sequence of mean length per micro-batch.
   const double mb_tokens = p.train_micro_batch_tokens > 0 ? p.train_micro_batch_tokens : mean_seq_len;
-  if (mb_tokens <= 0) return 1.0;
-  return std::max(1.0, std::ceil(per_rank / mb_tokens - 1e-9));
+  return MicrobatchesOf(DataParallelRanks(p, gpus), tokens, mb_tokens);
 }
 
 double TileEfficiency(double n, double tile) {

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/numbers.h"
-#include "perf/dp_imbalance.h"
+#include "perf/packing.h"
 #include "perf/group_link.h"
 #include "rlcost/perf.h"
 
@@ -34,6 +34,11 @@ constexpr double kTpCollectivesForward = 7.0;
 int DataParallelRanks(const PlacementSpec& p, int gpus) {
   const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
   return std::max(1, gpus / model_parallel);
+}
+
+double MicrobatchesOf(int dp, double tokens, double mb_tokens) {
+  if (mb_tokens <= 0) return 1.0;
+  return std::max(1.0, std::ceil(tokens / dp / mb_tokens - 1e-9));
 }
 
 double PackedBins(const Scenario& s, double budget, double tokens, double mean_seq_len) {
@@ -66,14 +71,20 @@ double PackedBins(const Scenario& s, double budget, double tokens, double mean_s
   return std::max(1.0, std::ceil(n_long + std::max(0.0, short_tokens - room) / budget - 1e-9));
 }
 
-double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
-  const PlacementSpec& p = s.placement;
-  const double bins = PackedBins(s, p.train_micro_batch_tokens, tokens, mean_seq_len);
-  if (bins <= 0) return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
+double PackedMicrobatchesAt(const Scenario& s, double budget, int gpus, double tokens, double mean_seq_len) {
+  const int dp = DataParallelRanks(s.placement, gpus);
+  const double bins = PackedBins(s, budget, tokens, mean_seq_len);
+  // Not packed here: micro-batches of the budget, or of one sequence of mean
+  // length when none is stated (TrainMicrobatches' count).
+  if (bins <= 0) return MicrobatchesOf(dp, tokens, budget > 0 ? budget : mean_seq_len);
   // NeMo RL packs each global batch whole and deals the bins out to the
   // data-parallel ranks in turn (nemo_rl/distributed/batched_data_dict.py:
   // 376-440 @ v0.3.0, bin_idx % shards): a rank runs ceil(bins / dp).
-  return std::ceil(bins / DataParallelRanks(p, gpus) - 1e-9);
+  return std::ceil(bins / dp - 1e-9);
+}
+
+double PackedMicrobatches(const Scenario& s, int gpus, double tokens, double mean_seq_len) {
+  return PackedMicrobatchesAt(s, s.placement.train_micro_batch_tokens, gpus, tokens, mean_seq_len);
 }
 
 bool PacksToFixedLength(const Scenario& s) {

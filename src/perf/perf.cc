@@ -5,6 +5,7 @@
 #include "perf/fsdp_overlap.h"
 #include "perf/group_link.h"
 #include "perf/megatron_comm.h"
+#include "perf/packing.h"
 #include "perf/pipeline_forward.h"
 #include "perf/prefill_maker.h"
 
@@ -555,9 +556,7 @@ double PassMicrobatches(const Scenario& s, int gpus, double tokens, double mean_
   const PlacementSpec& p = s.placement;
   const double mb_tokens = MicrobatchTokens(s, mean_seq_len, forward_only);
   if (mb_tokens <= 0) return TrainMicrobatches(p, gpus, tokens, mean_seq_len);
-  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
-  const double dp = std::max(1, gpus / model_parallel);
-  return std::max(1.0, std::ceil(tokens / dp / mb_tokens - 1e-9));
+  return MicrobatchesOf(DataParallelRanks(p, gpus), tokens, mb_tokens);
 }
 
 Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) {

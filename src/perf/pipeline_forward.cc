@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "perf/packing.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
@@ -21,16 +22,8 @@ double PipelineForwardPackFactor(const Scenario& s, int gpus, double tokens, dou
   // reference pass is the same call (:1204-1207).
   const int budget = p.logprob_micro_batch_tokens > 0 ? p.logprob_micro_batch_tokens : p.train_micro_batch_tokens;
   if (budget <= 0) return 1.0;
-  const int model_parallel = std::max(1, p.train_tp) * std::max(1, p.train_cp) * std::max(1, p.train_pp);
-  const double per_rank = tokens / std::max(1, gpus / model_parallel);
-  double packs = 0;
-  if (budget == p.train_micro_batch_tokens) {
-    packs = PackedMicrobatches(s, gpus, tokens, mean_seq_len);
-  } else {
-    Scenario forward = s;  // PackedMicrobatches packs into train_micro_batch_tokens
-    forward.placement.train_micro_batch_tokens = budget;
-    packs = PackedMicrobatches(forward, gpus, tokens, mean_seq_len);
-  }
+  const double per_rank = tokens / DataParallelRanks(p, gpus);
+  const double packs = PackedMicrobatchesAt(s, budget, gpus, tokens, mean_seq_len);
   return std::max(1.0, packs * budget / per_rank);
 }
 
