@@ -16,9 +16,9 @@
 #include "econ/resplit.h"
 #include "econ/run.h"
 #include "perf/dp_imbalance.h"
-#include "perf/packing.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
+#include "perf/packing.h"
 #include "perf/refit_gather.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
@@ -249,6 +249,11 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                 "one more forward per update, 4/3 of its time for full fine-tuning; train MFU counts the model's "
                 "FLOPs only");
   }
+  // Whether the update states its micro-batch: the condition perf prices the
+  // FSDP traffic and the DTensor dispatch under (MicrobatchTokens > 0).
+  auto microbatch_stated = [&s] {
+    return perf::MicrobatchTokens(s, perf::MeanTrajectoryTokens(s), /*forward_only=*/false) > 0;
+  };
   if (s.placement.train_backend == TrainBackend::kFsdp) {
     const int tp = std::max(1, s.placement.train_tp);
     const int group = std::max(1, std::min(s.placement.train_gpus, perf::ShardGpus(s)) / tp);
@@ -257,13 +262,12 @@ std::vector<std::string> Assumptions(const Scenario& s) {
         "again for its backward and reduce-scatters fp32 gradients over groups of {} GPUs ({}); a pass takes the "
         "longer of that traffic and its compute{}",
         group, group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
-        s.placement.train_micro_batch_tokens > 0 || s.placement.train_micro_batch_seqs > 0
+        microbatch_stated()
             ? ""
             : "; NOT PRICED here: set placement.train_micro_batch_tokens or train_micro_batch_seqs (the count of "
               "micro-batches sets it)"));
   }
-  if (perf::DtensorLayerForwardCpuTime(s) > 0 &&
-      (s.placement.train_micro_batch_tokens > 0 || s.placement.train_micro_batch_seqs > 0)) {
+  if (perf::DtensorLayerForwardCpuTime(s) > 0 && microbatch_stated()) {
     a.push_back(fmt::format(
         "DTensor tensor parallel: the CPU issues at least {:.0f} DTensor ops per decoder layer each forward, "
         "{:.0f} us each (ASSUMED: PyTorch's own dispatch-overhead check; the run's host and torch version are not "
