@@ -252,7 +252,12 @@ WeightSyncParts WeightSync(const Scenario& s) {
     // What each stage broadcasts to the others, and the ring the routed experts are all-gathered over.
     const double stage_bytes = v03 ? dense + expert / tep : dense / ttp + expert / (ttp * tep);
     const int expert_ring = v03 ? tep : ttp * tep;
-    if (stages > 1) p.gather_s += stage_bytes * (stages - 1.0) / stages / (RingLinkGbPerS(s, train_gpus) * kGB);
+    // One broadcast per parameter from its owning stage, one after another: a
+    // broadcast takes S / B whatever the group size, all of S leaving the root
+    // through its one link (NVIDIA/nccl-tests doc/PERFORMANCE.md, "Broadcast":
+    // t = S/B, bus bandwidth factor 1, where an all-gather's is (n - 1)/n), so
+    // every stage waits for all of stage_bytes (docs/model.md, "Weight sync").
+    if (stages > 1) p.gather_s += stage_bytes / (RingLinkGbPerS(s, train_gpus) * kGB);
     if (ttp > 1) p.gather_s += dense * (ttp - 1.0) / ttp / (RingLinkGbPerS(s, ttp, train_gpus) * kGB);
     if (expert_ring > 1) {
       p.gather_s += expert * (expert_ring - 1.0) / expert_ring / (RingLinkGbPerS(s, expert_ring, train_gpus) * kGB);

@@ -149,10 +149,13 @@ TEST(WeightSync, MegatronExportGathersEveryTensorOnEveryRank) {
   // 1342e9 * 255/256 / (50 GB/s * 0.82) = 32.60 s over the network.
   // With PP 16 and EP 16, Megatron-Bridge's export broadcasts each stage's
   // shard to all 16 pipeline ranks (shard = dense 33.1 GB + experts
-  // 1308.9/16 GB; each rank receives 15/16 of it over the network) and then
+  // 1308.9/16 GB = 114.9 GB; a broadcast takes S/B whatever the group,
+  // nccl-tests PERFORMANCE.md, so 114.9 / 41 = 2.802 s, where 15/16 of it,
+  // the share an all-gather would move, gave 2.627 s) and then
   // all-gathers the experts over the 16 EP ranks (two nodes: network):
-  // every rank ends with every full tensor. The old model let each stage
-  // gather only its own layers: 1342/16 * 15/16 / 41 = 1.918 s.
+  // 1308.9 * 15/16 / 41 = 29.930 s; 32.73 s in all, every rank ending with
+  // every full tensor. The old model let each stage gather only its own
+  // layers: 1342/16 * 15/16 / 41 = 1.918 s.
   const std::string base =
       "model: deepseek-v3\nhardware: {gpu: h100-sxm, gpus: 512, gpus_per_node: 8}\n"
       "placement: {mode: disaggregated, rollout_gpus: 256, train_gpus: 256, rollout_tp: 32";
@@ -161,21 +164,23 @@ TEST(WeightSync, MegatronExportGathersEveryTensorOnEveryRank) {
   const Scenario s = Load(base + ", train_pp: 16, train_ep: 16}\npipeline: {mode: async}\n");
   auto mega = WeightSync(s);
   const double expert = s.model.routed_expert_params_b() * 2e9, dense = mega.bytes - expert;
-  const double want = (dense + expert / 16) * 15.0 / 16 / 41e9 + expert * 15.0 / 16 / 41e9;
+  const double want = (dense + expert / 16) / 41e9 + expert * 15.0 / 16 / 41e9;
   EXPECT_NEAR(mega.gather_s, want, 1e-6);
-  EXPECT_NEAR(mega.gather_s, 32.55, 0.05);
+  EXPECT_NEAR(mega.gather_s, 32.73, 0.05);
   EXPECT_GT(mega.gather_s, 10 * 1.918);
   EXPECT_DOUBLE_EQ(mega.transfer_s, fsdp.transfer_s);  // the broadcast is unchanged
   // A dense model with TP 4 inside a node and PP 2 over two nodes (16 GPUs):
-  // PP broadcast of the B/4 shard over the network, then the TP all-gather
-  // of B * 3/4 over NVLink (450 GB/s * eff).
+  // PP broadcast of the B/4 shard over the network (all of it: 65.6e9 / 4 /
+  // 41e9 = 0.400 s, not half), then the TP all-gather of B * 3/4 over NVLink
+  // (450 GB/s * eff): 0.133 s, 0.533 s in all.
   const Scenario d = Load(
       "model: qwen3-32b\nhardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}\n"
       "placement: {mode: disaggregated, rollout_gpus: 16, train_gpus: 16, rollout_tp: 4, train_tp: 4, "
       "train_pp: 2}\npipeline: {mode: async}\n");
   auto dp = WeightSync(d);
   const double eff = d.hardware.gpu.efficiency.weight_sync_eff;
-  EXPECT_NEAR(dp.gather_s, dp.bytes / 4 * 0.5 / (50e9 * eff) + dp.bytes * 0.75 / (450e9 * eff), 1e-6);
+  EXPECT_NEAR(dp.gather_s, dp.bytes / 4 / (50e9 * eff) + dp.bytes * 0.75 / (450e9 * eff), 1e-6);
+  EXPECT_NEAR(dp.gather_s, 0.5333, 1e-3);
 }
 
 // NeMo RL's refit of a disaggregated engine (nemo_rl/utils/packed_tensor.py
@@ -393,10 +398,12 @@ TEST(WeightSync, ColocatedBucketedRefitRelaysIpcHandlesAndRebuildsThem) {
 // ep consecutive ranks). Worked by hand, 64 H100 (8 a node; NVLink 450 x 0.82
 // = 369 GB/s, network 50 x 0.82 = 41 GB/s):
 //   Llama-3.1-70B tp 4 x pp 4, B = 141.2e9:
-//     PP  141.2e9 x 3/4 / 41e9  = 2.582927 s (the pipeline group spans nodes)
+//     PP  141.2e9 / 41e9        = 3.443902 s (the pipeline group spans nodes; a
+//         broadcast takes S/B for any group size, nccl-tests PERFORMANCE.md,
+//         so every stage waits for all the bytes, not 3/4 of them: 2.582927 s)
 //     TP  141.2e9 x 3/4 / 369e9 = 0.286992 s
-//     v0.3 2.869919 s; Megatron-Bridge's order (the TP shard over PP first)
-//     141.2e9 / 4 x 3/4 / 41e9 + 0.286992 = 0.932724 s
+//     v0.3 3.730894 s; Megatron-Bridge's order (the TP shard over PP first)
+//     141.2e9 / 4 / 41e9 + 0.286992 = 1.147968 s
 //   Qwen3-30B-A3B tp 2 x ep 8 (no PP): experts x 7/8 over the 8 GPUs of a node
 //     (NVLink) instead of x 15/16 over a 16-GPU ring that leaves it.
 TEST(WeightSync, V03IpcRefitBroadcastsWholeTensorsOverThePipeline) {
@@ -407,11 +414,16 @@ TEST(WeightSync, V03IpcRefitBroadcastsWholeTensorsOverThePipeline) {
   EXPECT_TRUE(GatherParamsRefit(v03));
   EXPECT_FALSE(GatherParamsRefit(bridge));
   const double g03 = WeightSync(v03).gather_s, gb = WeightSync(bridge).gather_s;
-  EXPECT_NEAR(g03, 2.869919, 1e-5);
-  EXPECT_NEAR(gb, 0.932724, 1e-5);
+  EXPECT_NEAR(g03, 3.730894, 1e-5);
+  EXPECT_NEAR(gb, 1.147968, 1e-5);
   // Mechanism: the same TP all-gather; the pipeline broadcast carries tp = 4 times the bytes.
   const double tp_part = 141.2e9 * 0.75 / 369e9;
   EXPECT_NEAR((g03 - tp_part) / (gb - tp_part), 4.0, 1e-9);
+  // Mechanism: a broadcast's time is S/B for any group size, so the pipeline part
+  // is the same at pp 2 as at pp 4 for the same bytes per stage (tp 4 both).
+  const Scenario v03_pp2 = Load("model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 32, gpus_per_node: 8}\n" + co +
+                                "bucketed, train_tp: 4, train_pp: 2}\n");
+  EXPECT_NEAR(WeightSync(v03_pp2).gather_s, g03, 1e-9);
   // The export call count is the same code path's (one call per parameter and group).
   EXPECT_DOUBLE_EQ(WeightSync(v03).export_calls, WeightSync(bridge).export_calls);
 
