@@ -23,6 +23,7 @@
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
 #include "signal/learning_model.h"
+#include "sim/analytic_rollout.h"
 
 namespace rlcost {
 namespace {
@@ -117,6 +118,35 @@ void SlowestRankAssumption(const Scenario& s, const StepTiming& t, std::vector<s
                           "passes' (ASSUMED: NeMo RL's shard_by_batch_size, pack i to rank i mod {}; the extra pack at "
                           "the mean pack's work)",
                           dp, update, forward, dp));
+}
+
+// A synchronous single-turn step ends with its longest response, decoded
+// nearly alone: when the response spread's expected longest of the step's
+// draws (sim ExpectedLongestDraw) stays under the declared cap and a longest
+// response at the cap would move generation by a tenth or more, the text says
+// that the figure rests on the spread's tail and what the cap would cost:
+// (R_max - L) iterations at batch 1 (docs/model.md, "Generation on the
+// development logs", item 1).
+inline constexpr double kMaterialTailShare = 0.1;
+void LongestResponseAssumption(const Scenario& s, const StepTiming& t, double draws, std::vector<std::string>& a) {
+  const Distribution& r = s.environment.response_tokens;
+  if (s.pipeline.mode != PipelineMode::kSync || !s.environment.turns.is_fixed() || s.environment.turns.mean() != 1 ||
+      r.is_fixed() || !std::isfinite(r.max()) || !(draws > 1) || !(t.rollout_s > 0)) {
+    return;
+  }
+  const double longest = sim::analytic_internal::ExpectedLongestDraw(r, draws);
+  const double iterations = r.max() - longest;
+  if (!(iterations >= 1)) return;
+  const double context = s.environment.prompt_tokens.mean() + 0.5 * (longest + r.max());
+  const double iteration_s = perf::DecodeIteration(perf::RolloutEngine(s), 1, context).time_s;
+  const double extra_s = iterations * iteration_s;
+  if (extra_s < kMaterialTailShare * t.rollout_s) return;
+  a.push_back(fmt::format(
+      "generation ends with the step's longest response, decoded nearly alone: {:.0f} tokens, the expected longest "
+      "of {:.0f} draws of environment.response_tokens (mean {:.0f}, cv {:.2f}, cap {:.0f}), so the figure rests on "
+      "that spread's tail (ASSUMED as stated); were one response a step to run to the cap, generation would take "
+      "about {:.1f} s more ({:.0f} iterations near batch 1 at {:.1f} ms each)",
+      longest, draws, r.mean(), r.cv(), r.max(), extra_s, iterations, iteration_s * 1e3));
 }
 
 // Whether the policy ships a multi-token-prediction module a speculative
@@ -651,6 +681,7 @@ Estimate BuildEstimate(const Scenario& s, const StepTiming& t, const signal::Sum
     MinibatchAssumption(s, t, e.assumptions);
     MegatronCommAssumption(s, t, e.assumptions);
     SlowestRankAssumption(s, t, e.assumptions);
+    LongestResponseAssumption(s, t, sig.rollouts_per_step, e.assumptions);
     for (auto& a : econ_internal::RunAssumptions(s, e.run)) e.assumptions.push_back(std::move(a));
   }
   if (s.goal.target_pass_rate) {
