@@ -24,14 +24,6 @@ int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
   return (total - rem) / kBlockTokens;
 }
 
-// sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n: most
-// checks are decided by these bounds without the exact sum.
-bool Simulator::RunningFits(const Engine& en, int64_t iter, int64_t room) const {
-  int64_t lower = (en.sum_key + en.n_running * iter) / kBlockTokens;
-  if (lower + en.n_running <= room) return true;
-  if (lower > room) return false;
-  return RunningBlocks(en, iter) <= room;
-}
 
 
 bool Simulator::EvictOneParked(Engine& en) {
@@ -79,7 +71,7 @@ bool Simulator::MakeRoom(Engine& en, int64_t need) {
 }
 
 void Simulator::JoinRunning(Engine& en, int32_t id) {
-  Traj& t = T(id);
+  auto [t, link] = TL(id);
   t.state = TrajState::kRunning;
   // Its prefill blocks now count in the running set.
   en.static_blocks -= t.blocks;
@@ -89,7 +81,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   en.sum_key += t.key;
   ++en.phase_cnt[Mod16(t.key)];
   en.phase_sum += Mod16(t.key);
-  L(id) = Link{en.tail, kNone};
+  link = Link{en.tail, kNone};
   if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
   en.tail = id;
   en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
@@ -97,7 +89,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
 }
 
 void Simulator::LeaveRunning(Engine& en, int32_t id) {
-  Traj& t = T(id);
+  auto [t, l] = TL(id);
   int64_t ctx = t.key + en.iter;
   int64_t decoded = ctx - t.ctx;
   t.gen += decoded;
@@ -107,7 +99,6 @@ void Simulator::LeaveRunning(Engine& en, int32_t id) {
   en.sum_key -= t.key;
   --en.phase_cnt[Mod16(t.key)];
   en.phase_sum -= Mod16(t.key);
-  Link& l = L(id);
   if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
   if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
   l = Link{};
@@ -130,9 +121,14 @@ void Simulator::Admit(Engine& en) {
   // vLLM's scheduler admits no new request while max_num_seqs are running or
   // prefilling (engine.max_num_seqs; docs/model.md, "The engine's cap on
   // running sequences"); 0 = only the KV cache bounds the batch.
+  // (Running and prefilling sequences: only the prefill queue grows in this
+  // loop, by one an admission, so their count is kept, not recomputed; whole
+  // numbers, exact in a double.)
   const double seats = ec_.max_num_seqs;
+  const bool capped = seats > 0;
+  double seated = double(en.n_running) + double(en.prefill_q.size());
   while (!en.waiting.empty()) {
-    if (seats > 0 && double(en.n_running) + double(en.prefill_q.size()) >= seats) break;
+    if (capped && seated >= seats) break;
     int32_t id = en.waiting.front();
     Traj& t = T(id);
     int64_t target = t.pf_ctx + t.pf_left;
@@ -164,6 +160,7 @@ void Simulator::Admit(Engine& en) {
     en.static_blocks += t.blocks - cached;
     t.state = TrajState::kPrefill;
     en.prefill_q.push_back(id);
+    seated += 1.0;
   }
 }
 
@@ -321,7 +318,7 @@ void Simulator::Plan(int e) {
     if (timers_.time(e) != EngineTimers::kNever) timers_.Set(e, EngineTimers::kNever);
     return;
   }
-  CloseIdle(e);
+  if (en.idle) CloseIdle(e);
   timers_.Set(e, en.seg_t1);
 }
 

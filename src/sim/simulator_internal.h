@@ -55,7 +55,12 @@ constexpr int kMaxEngines = 100'000;
 constexpr int32_t kNone = -1;
 
 inline int64_t Blocks(int64_t tokens) { return tokens <= 0 ? 0 : (tokens + kBlockTokens - 1) / kBlockTokens; }
-inline int Mod16(int64_t x) { return static_cast<int>(((x % kBlockTokens) + kBlockTokens) % kBlockTokens); }
+// x mod 16 in [0, 16), negative x included: the low four bits of its two's
+// complement (C++20), one AND instead of two signed remainders.
+inline int Mod16(int64_t x) {
+  static_assert(kBlockTokens == 16);
+  return static_cast<int>(static_cast<uint64_t>(x) & 15u);
+}
 
 inline uint64_t SplitMix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -404,6 +409,17 @@ class Simulator {
     int32_t b = BatchOf(id);
     return batches_[b].links[id - b * g_];
   }
+  // Both at once: one batch lookup (JoinRunning, LeaveRunning).
+  struct TrajLink {
+    Traj& t;
+    Link& l;
+  };
+  TrajLink TL(int32_t id) {
+    const int32_t b = BatchOf(id);
+    Batch& bt = batches_[b];
+    const int32_t i = id - b * g_;
+    return TrajLink{bt.trajs[i], bt.links[i]};
+  }
   // False once the trajectory's batch is finished and its storage recycled
   // (stale finish-heap and LRU entries may still name it).
   bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
@@ -447,7 +463,15 @@ class Simulator {
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
   int64_t RunningBlocks(const Engine& en, int64_t iter) const;
-  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const;
+  // sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n:
+  // most checks are decided by these bounds without the exact sum. Inline:
+  // it runs a few times an event (issue 41, twelfth pass).
+  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const {
+    const int64_t lower = (en.sum_key + en.n_running * iter) / kBlockTokens;
+    if (lower + en.n_running <= room) return true;
+    if (lower > room) return false;
+    return RunningBlocks(en, iter) <= room;
+  }
   void OpenIdle(int e);
   void CloseIdle(int e);
   IdleCause Classify(const Engine& en) const;
@@ -483,15 +507,18 @@ class Simulator {
   bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
   // The decode roofline arms at a batch size, computed once per size: they do
   // not depend on the context (perf::DecodeArmsFor), and batch sizes repeat.
+  // The lookup inline, the first computation at a size out of line.
   const perf::DecodeArms& Arms(int64_t batch) {
+    if (size_t(batch) < arms_ok_.size() && arms_ok_[size_t(batch)]) [[likely]] return arms_[size_t(batch)];
+    return NewArms(batch);
+  }
+  [[gnu::noinline]] const perf::DecodeArms& NewArms(int64_t batch) {
     if (batch >= int64_t(arms_.size())) {
       arms_.resize(size_t(batch) + 1);
       arms_ok_.resize(size_t(batch) + 1, 0);
     }
-    if (!arms_ok_[batch]) {
-      arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
-      arms_ok_[batch] = 1;
-    }
+    arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
+    arms_ok_[batch] = 1;
     return arms_[batch];
   }
   // A prefill chunk of `tokens` onto `context_before` tokens. A prompt's

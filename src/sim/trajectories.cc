@@ -22,7 +22,10 @@ Batch& Simulator::MaterializeBatch(int b) {
     bt.links = std::move(link_pool_.back());
     link_pool_.pop_back();
   }
-  bt.trajs.assign(g_, Traj{});
+  // Each trajectory is written once, whole, in the loop below (not filled
+  // with Traj{} first: issue 41, twelfth pass); a recycled batch's storage
+  // already has g_ of them.
+  bt.trajs.resize(g_);
   bt.links.assign(g_, Link{});
   bt.turns.clear();
   // One random stream per batch, drawn in trajectory order when the batch is
@@ -41,9 +44,10 @@ Batch& Simulator::MaterializeBatch(int b) {
     // here too (the callers return at once when too_long_ is set).
     if ((i & 4095) == 4095 && !too_long_ && CancelRequested()) {
       too_long_ = CancelledError();
+      std::fill(bt.trajs.begin() + i, bt.trajs.end(), Traj{});
       return bt;
     }
-    Traj& t = bt.trajs[i];
+    Traj t{};
     t.prompt = std::max<int64_t>(1, prompt_draws_(rng_));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
@@ -70,6 +74,7 @@ Batch& Simulator::MaterializeBatch(int b) {
                                     "use a larger placement.rollout_tp or lower environment.*.max",
                                     b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
     }
+    bt.trajs[i] = t;
   }
   bt.barrier_need.assign(max_turns, 0);
   bt.barrier_arrived.assign(max_turns, 0);
