@@ -63,13 +63,6 @@ void Simulator::Park(Engine& en, int32_t id, uint32_t epoch) {
   en.parked_compact_at = std::max<size_t>(64, 2 * en.parked_lru.size());
 }
 
-bool Simulator::MakeRoom(Engine& en, int64_t need) {
-  while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
-    if (!EvictOneParked(en)) return false;
-  }
-  return true;
-}
-
 void Simulator::JoinRunning(Engine& en, int32_t id) {
   auto [t, link] = TL(id);
   t.state = TrajState::kRunning;
@@ -289,7 +282,12 @@ void Simulator::Plan(int e) {
     // runs out of blocks, whichever is first.
     while (!en.finish_heap.empty()) {
       const FinishEntry f = en.finish_heap.front();
-      if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
+      const int32_t fb = BatchOf(f.traj);  // (Alive and T with one lookup)
+      const BigVector<Traj>& ft = batches_[fb].trajs;
+      if (!ft.empty()) {
+        const Traj& t = ft[f.traj - fb * g_];
+        if (t.epoch == f.epoch && t.state == TrajState::kRunning) break;
+      }
       en.finish_heap.pop();
     }
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);

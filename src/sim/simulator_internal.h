@@ -409,7 +409,18 @@ class Simulator {
     int32_t b = BatchOf(id);
     return batches_[b].links[id - b * g_];
   }
-  // Both at once: one batch lookup (JoinRunning, LeaveRunning).
+  // A trajectory with its batch and the batch's index: one lookup for all.
+  struct TrajBatch {
+    Traj& t;
+    Batch& bt;
+    int32_t b;
+  };
+  TrajBatch TB(int32_t id) {
+    const int32_t b = BatchOf(id);
+    Batch& bt = batches_[b];
+    return TrajBatch{bt.trajs[id - b * g_], bt, b};
+  }
+  // A trajectory and its link: one batch lookup (JoinRunning, LeaveRunning).
   struct TrajLink {
     Traj& t;
     Link& l;
@@ -456,7 +467,14 @@ class Simulator {
   void EndSegment(int e);
   void TruncateSegment(int e);
   void Admit(Engine& en);
-  bool MakeRoom(Engine& en, int64_t need);
+  // Evicts parked caches (LRU) until the running set's next iteration and
+  // `need` more blocks fit; false when they cannot. Inline: once an admission.
+  bool MakeRoom(Engine& en, int64_t need) {
+    while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
+      if (!EvictOneParked(en)) return false;
+    }
+    return true;
+  }
   bool EvictOneParked(Engine& en);
   void Park(Engine& en, int32_t id, uint32_t epoch);
   void JoinRunning(Engine& en, int32_t id);

@@ -22,10 +22,7 @@ Batch& Simulator::MaterializeBatch(int b) {
     bt.links = std::move(link_pool_.back());
     link_pool_.pop_back();
   }
-  // Each trajectory is written once, whole, in the loop below (not filled
-  // with Traj{} first: issue 41, twelfth pass); a recycled batch's storage
-  // already has g_ of them.
-  bt.trajs.resize(g_);
+  bt.trajs.assign(g_, Traj{});
   bt.links.assign(g_, Link{});
   bt.turns.clear();
   // One random stream per batch, drawn in trajectory order when the batch is
@@ -44,10 +41,9 @@ Batch& Simulator::MaterializeBatch(int b) {
     // here too (the callers return at once when too_long_ is set).
     if ((i & 4095) == 4095 && !too_long_ && CancelRequested()) {
       too_long_ = CancelledError();
-      std::fill(bt.trajs.begin() + i, bt.trajs.end(), Traj{});
       return bt;
     }
-    Traj t{};
+    Traj& t = bt.trajs[i];
     t.prompt = std::max<int64_t>(1, prompt_draws_(rng_));
     t.turn_off = static_cast<int>(bt.turns.size());
     int64_t ctx = t.prompt;  // the trajectory's whole context, summed as its turns are drawn
@@ -74,7 +70,6 @@ Batch& Simulator::MaterializeBatch(int b) {
                                     "use a larger placement.rollout_tp or lower environment.*.max",
                                     b + 1, ctx, t.turns, total_blocks_ * kBlockTokens));
     }
-    bt.trajs[i] = t;
   }
   bt.barrier_need.assign(max_turns, 0);
   bt.barrier_arrived.assign(max_turns, 0);
@@ -122,8 +117,7 @@ void Simulator::FreeBatchIfDone(int b) {
 }
 
 void Simulator::StartTrajectory(int32_t id, int e) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   if (bt.created == 0) bt.t_first_start = now_;
   ++bt.created;
   t.engine = e;
@@ -148,8 +142,7 @@ void Simulator::StartTrajectory(int32_t id, int e) {
 
 // After a turn is decoded: a tool call (all turns but the last) or the reward.
 void Simulator::ToolOrReward(int32_t id) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
     const Turn& tu = bt.turns[t.turn_off + t.turn];
@@ -283,8 +276,7 @@ void Simulator::NextTurn(Traj& r, int32_t rid) {
 }
 
 void Simulator::TrajDone(int32_t id) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   t.state = TrajState::kDone;
   bt.t_last_end = std::max(bt.t_last_end, now_);
   traj_time_.push_back(now_ - t.t_start);
@@ -299,7 +291,7 @@ void Simulator::TrajDone(int32_t id) {
     if (finished_total_ % g_ == 0) {
       finished_tokens_cum_.push_back(cum_tokens_);
     }
-    FreeBatchIfDone(BatchOf(id));
+    FreeBatchIfDone(b);
     if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
   } else {
     cum_tokens_ += trained;
