@@ -172,7 +172,7 @@ void Simulator::Kick(int e) {
 
 // New work arrived while a multi-iteration decode segment runs: end it at the
 // boundary of the iteration in progress so the scheduler can admit the work.
-void Simulator::TruncateSegment(int e) {
+[[gnu::flatten]] void Simulator::TruncateSegment(int e) {
   Engine& en = engines_[e];
   if (en.seg != SegKind::kDecode || en.seg_n <= 1) return;
   double elapsed = now_ - en.seg_t0;

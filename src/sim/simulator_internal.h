@@ -557,7 +557,10 @@ class Simulator {
     }
     return prefill0_[tokens];
   }
-  perf::Work Decode(int64_t batch, double ctx, double n) {
+  // Flattened into its callers (Plan): perf::DecodeIterations inline, so the
+  // parts of its Work a caller does not read are not computed (issue 41,
+  // twelfth pass; the same expressions, so the same bits).
+  [[gnu::flatten]] perf::Work Decode(int64_t batch, double ctx, double n) {
     if (n <= 0 || batch <= 0) return perf::Work{};
     return perf::DecodeIterations(Arms(batch), double(batch), ctx, n);
   }
