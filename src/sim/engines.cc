@@ -26,41 +26,41 @@ int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
 
 
 
+// The parked caches of an engine in LRU order: a list through the
+// trajectories' Links (a parked trajectory is out on a tool call, never in
+// the running list, so its Link is free). A cache joins the back when parked
+// (Park) and leaves when evicted (the front, here) or pinned by its return
+// (Admit, Unpark). Issue 41, twelfth pass: it was a queue of (trajectory,
+// epoch) entries left stale on a pin and dropped by a sweep whenever the
+// queue had doubled, each sweep reading every entry's trajectory; the live
+// entries' order was the order of their latest Park, as here, so the same
+// caches are evicted in the same order.
 bool Simulator::EvictOneParked(Engine& en) {
-  while (!en.parked_lru.empty()) {
-    auto [id, epoch] = en.parked_lru.front();
-    en.parked_lru.pop_front();
-    if (!Alive(id)) continue;
-    Traj& t = T(id);
-    if (!t.parked || t.epoch != epoch) continue;
-    // Evicted from the prefix cache: on its return it prefills its whole context.
-    t.parked = false;
-    en.static_blocks -= t.blocks;
-    t.blocks = 0;
-    ++t.epoch;
-    return true;
-  }
-  return false;
+  if (en.park_head == kNone) return false;
+  const int32_t id = en.park_head;
+  auto [t, l] = TL(id);
+  assert(t.parked);
+  Unpark(en, l);
+  // Evicted from the prefix cache: on its return it prefills its whole context.
+  t.parked = false;
+  en.static_blocks -= t.blocks;
+  t.blocks = 0;
+  ++t.epoch;
+  return true;
 }
 
-// A parked cache joins the back of the LRU order. An entry whose trajectory
-// is no longer parked at that epoch stays stale for good (epochs only grow, a
-// finished batch's storage never comes back) and EvictOneParked skips it; the
-// queue drops such entries whenever it has doubled since it last did, so it
-// stays near the number of caches parked (issue 41: on the 1,024-GPU run it
-// grew by every tool call, ~2,500 entries an engine, each push a cache miss).
-// The live entries keep their order: the same caches are evicted.
-void Simulator::Park(Engine& en, int32_t id, uint32_t epoch) {
-  en.parked_lru.push_back({id, epoch});
-  if (en.parked_lru.size() < en.parked_compact_at) return;
-  for (size_t k = en.parked_lru.size(); k > 0; --k) {
-    const std::pair<int32_t, uint32_t> p = en.parked_lru.front();
-    en.parked_lru.pop_front();
-    if (!Alive(p.first)) continue;
-    const Traj& t = T(p.first);
-    if (t.parked && t.epoch == p.second) en.parked_lru.push_back(p);
-  }
-  en.parked_compact_at = std::max<size_t>(64, 2 * en.parked_lru.size());
+void Simulator::Park(Engine& en, int32_t id, [[maybe_unused]] uint32_t epoch) {
+  auto [t, l] = TL(id);
+  assert(t.parked && t.epoch == epoch);
+  l = Link{en.park_tail, kNone};
+  if (en.park_tail != kNone) L(en.park_tail).next = id; else en.park_head = id;
+  en.park_tail = id;
+}
+
+void Simulator::Unpark(Engine& en, Link& l) {
+  if (l.prev != kNone) L(l.prev).next = l.next; else en.park_head = l.next;
+  if (l.next != kNone) L(l.next).prev = l.prev; else en.park_tail = l.prev;
+  l = Link{};
 }
 
 void Simulator::JoinRunning(Engine& en, int32_t id) {
@@ -131,6 +131,7 @@ void Simulator::Admit(Engine& en) {
     bool alone = en.n_running == 0 && en.prefill_q.empty();
     if (t.parked) {
       // Pin its cache so eviction below cannot take it.
+      Unpark(en, L(id));
       t.parked = false;
       ++t.epoch;
     }

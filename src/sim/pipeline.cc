@@ -188,7 +188,7 @@ Result<void> Simulator::RunSyncColocated() {
         Engine& en = engines_[e];
         en.peak_batch = 0;
         en.finish_heap.clear();  // only stale entries are left from the last round
-        en.parked_lru.clear();
+        en.park_head = en.park_tail = kNone;
         Plan(e);
       }
       while (!sync_done_flag_) {

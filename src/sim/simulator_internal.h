@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -112,8 +113,9 @@ struct Traj {
 static_assert(sizeof(Traj) == 128);
 
 // A running sequence's neighbours in its engine's running list (admission
-// order), beside the trajectories in a dense array: leaving the list writes
-// 8-byte entries, not two other trajectories' cache lines.
+// order), or a parked cache's in its engine's LRU list (Simulator::Park),
+// beside the trajectories in a dense array: leaving a list writes 8-byte
+// entries, not two other trajectories' cache lines.
 struct Link {
   int32_t prev = kNone, next = kNone;
 };
@@ -253,8 +255,7 @@ struct Engine {
   IdRing waiting;
   IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
-  Ring<std::pair<int32_t, uint32_t>> parked_lru;  // (trajectory, its epoch when parked)
-  size_t parked_compact_at = 64;        // parked_lru drops its stale entries at this size (Park)
+  int32_t park_head = kNone, park_tail = kNone;  // parked caches, LRU first (through their Links; Park)
   int64_t static_blocks = 0;            // prefill + parked
   // Current segment.
   SegKind seg = SegKind::kNone;
@@ -477,6 +478,7 @@ class Simulator {
   }
   bool EvictOneParked(Engine& en);
   void Park(Engine& en, int32_t id, uint32_t epoch);
+  void Unpark(Engine& en, Link& l);  // out of the parked list (its trajectory's Link)
   void JoinRunning(Engine& en, int32_t id);
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
