@@ -90,9 +90,13 @@ struct Traj {
   int32_t turn_off = 0;        // first Turn in its batch's pool
   int32_t judge_left = 0;      // judge calls not yet answered (sim/judge.h)
   uint32_t epoch = 0;          // bumps when it leaves the running set or its cache changes
-  // Out on a tool call (set by ToolOrReward from its Turns, read back by
-  // NextTurn, so the return does not touch the batch's Turns): the call's
-  // output tokens and the next turn's response tokens.
+  // The tool call that ends the current turn (all turns but the last), read
+  // from its Turns when the turn starts (StartTrajectory, NextTurn): the
+  // call's output tokens and the next turn's response tokens here, its
+  // latency in call_latency_s. ToolOrReward, at the turn's end, reads no Turn
+  // (issue 41, twelfth pass: that load, a miss on a random line of ~10 MB of
+  // Turns the call's time waited on, was ~9% of the 1,024-GPU run's time;
+  // at the turn's start nothing waits on it).
   int32_t call_out = 0, next_response = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
@@ -105,7 +109,7 @@ struct Traj {
   int64_t pf_ctx = 0;      // context before the remaining prefill
   int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
   int64_t gen = 0;         // tokens decoded so far
-  int64_t tool_tokens = 0;
+  double call_latency_s = 0;  // (its tool output tokens so far: ToolTokens)
   int64_t prompt = 0;
   double verify_s = 0;
   double t_start = 0;
@@ -449,6 +453,21 @@ class Simulator {
   void DrawRounds();
   void ReturnFromTool(int32_t id);
   void NextTurn(Traj& r, int32_t rid);
+  // The tool call ending t's current turn, from its Turns (see Traj::call_out).
+  static void StashCall(Traj& t, const Batch& bt) {
+    if (t.turn + 1 >= t.turns) return;
+    const Turn& tu = bt.turns[t.turn_off + t.turn];
+    t.call_out = tu.tool_out;
+    t.call_latency_s = tu.tool_latency_s;
+    t.next_response = (&tu)[1].response;
+  }
+  // Tool output tokens t's context took in: its calls that returned, turns
+  // [0, t.turn) (at its end, every call).
+  static int64_t ToolTokens(const Traj& t, const Batch& bt) {
+    int64_t sum = 0;
+    for (int k = 0; k < t.turn; ++k) sum += bt.turns[t.turn_off + k].tool_out;
+    return sum;
+  }
   void TrajDone(int32_t id);
   // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
   void Rewarded(int32_t id);
