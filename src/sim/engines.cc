@@ -24,8 +24,6 @@ int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
   return (total - rem) / kBlockTokens;
 }
 
-
-
 // The parked caches of an engine in LRU order: a list through the
 // trajectories' Links (a parked trajectory is out on a tool call, never in
 // the running list, so its Link is free). A cache joins the back when parked

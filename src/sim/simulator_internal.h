@@ -109,7 +109,7 @@ struct Traj {
   int64_t pf_ctx = 0;      // context before the remaining prefill
   int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
   int64_t gen = 0;         // tokens decoded so far
-  double call_latency_s = 0;  // (its tool output tokens so far: ToolTokens)
+  double call_latency_s = 0;  // see call_out (the tool tokens it took in: ToolTokens)
   int64_t prompt = 0;
   double verify_s = 0;
   double t_start = 0;
@@ -437,7 +437,7 @@ class Simulator {
     return TrajLink{bt.trajs[i], bt.links[i]};
   }
   // False once the trajectory's batch is finished and its storage recycled
-  // (stale finish-heap and LRU entries may still name it).
+  // (stale finish-heap entries may still name it).
   bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
   Batch& MaterializeBatch(int b);
   void SetUpDraws();
