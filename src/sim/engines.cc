@@ -24,62 +24,45 @@ int64_t Simulator::RunningBlocks(const Engine& en, int64_t iter) const {
   return (total - rem) / kBlockTokens;
 }
 
-// sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n: most
-// checks are decided by these bounds without the exact sum.
-bool Simulator::RunningFits(const Engine& en, int64_t iter, int64_t room) const {
-  int64_t lower = (en.sum_key + en.n_running * iter) / kBlockTokens;
-  if (lower + en.n_running <= room) return true;
-  if (lower > room) return false;
-  return RunningBlocks(en, iter) <= room;
-}
-
-
+// The parked caches of an engine in LRU order: a list through the
+// trajectories' Links (a parked trajectory is out on a tool call, never in
+// the running list, so its Link is free). A cache joins the back when parked
+// (Park) and leaves when evicted (the front, here) or pinned by its return
+// (Admit, Unpark). Issue 41, twelfth pass: it was a queue of (trajectory,
+// epoch) entries left stale on a pin and dropped by a sweep whenever the
+// queue had doubled, each sweep reading every entry's trajectory; the live
+// entries' order was the order of their latest Park, as here, so the same
+// caches are evicted in the same order.
 bool Simulator::EvictOneParked(Engine& en) {
-  while (!en.parked_lru.empty()) {
-    auto [id, epoch] = en.parked_lru.front();
-    en.parked_lru.pop_front();
-    if (!Alive(id)) continue;
-    Traj& t = T(id);
-    if (!t.parked || t.epoch != epoch) continue;
-    // Evicted from the prefix cache: on its return it prefills its whole context.
-    t.parked = false;
-    en.static_blocks -= t.blocks;
-    t.blocks = 0;
-    ++t.epoch;
-    return true;
-  }
-  return false;
-}
-
-// A parked cache joins the back of the LRU order. An entry whose trajectory
-// is no longer parked at that epoch stays stale for good (epochs only grow, a
-// finished batch's storage never comes back) and EvictOneParked skips it; the
-// queue drops such entries whenever it has doubled since it last did, so it
-// stays near the number of caches parked (issue 41: on the 1,024-GPU run it
-// grew by every tool call, ~2,500 entries an engine, each push a cache miss).
-// The live entries keep their order: the same caches are evicted.
-void Simulator::Park(Engine& en, int32_t id, uint32_t epoch) {
-  en.parked_lru.push_back({id, epoch});
-  if (en.parked_lru.size() < en.parked_compact_at) return;
-  for (size_t k = en.parked_lru.size(); k > 0; --k) {
-    const std::pair<int32_t, uint32_t> p = en.parked_lru.front();
-    en.parked_lru.pop_front();
-    if (!Alive(p.first)) continue;
-    const Traj& t = T(p.first);
-    if (t.parked && t.epoch == p.second) en.parked_lru.push_back(p);
-  }
-  en.parked_compact_at = std::max<size_t>(64, 2 * en.parked_lru.size());
-}
-
-bool Simulator::MakeRoom(Engine& en, int64_t need) {
-  while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
-    if (!EvictOneParked(en)) return false;
-  }
+  if (en.park_head == kNone) return false;
+  const int32_t id = en.park_head;
+  auto [t, l] = TL(id);
+  assert(t.parked);
+  Unpark(en, l);
+  // Evicted from the prefix cache: on its return it prefills its whole context.
+  t.parked = false;
+  en.static_blocks -= t.blocks;
+  t.blocks = 0;
+  ++t.epoch;
   return true;
 }
 
+void Simulator::Park(Engine& en, int32_t id, [[maybe_unused]] uint32_t epoch) {
+  auto [t, l] = TL(id);
+  assert(t.parked && t.epoch == epoch);
+  l = Link{en.park_tail, kNone};
+  if (en.park_tail != kNone) L(en.park_tail).next = id; else en.park_head = id;
+  en.park_tail = id;
+}
+
+void Simulator::Unpark(Engine& en, Link& l) {
+  if (l.prev != kNone) L(l.prev).next = l.next; else en.park_head = l.next;
+  if (l.next != kNone) L(l.next).prev = l.prev; else en.park_tail = l.prev;
+  l = Link{};
+}
+
 void Simulator::JoinRunning(Engine& en, int32_t id) {
-  Traj& t = T(id);
+  auto [t, link] = TL(id);
   t.state = TrajState::kRunning;
   // Its prefill blocks now count in the running set.
   en.static_blocks -= t.blocks;
@@ -89,7 +72,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
   en.sum_key += t.key;
   ++en.phase_cnt[Mod16(t.key)];
   en.phase_sum += Mod16(t.key);
-  L(id) = Link{en.tail, kNone};
+  link = Link{en.tail, kNone};
   if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
   en.tail = id;
   en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
@@ -97,7 +80,7 @@ void Simulator::JoinRunning(Engine& en, int32_t id) {
 }
 
 void Simulator::LeaveRunning(Engine& en, int32_t id) {
-  Traj& t = T(id);
+  auto [t, l] = TL(id);
   int64_t ctx = t.key + en.iter;
   int64_t decoded = ctx - t.ctx;
   t.gen += decoded;
@@ -107,7 +90,6 @@ void Simulator::LeaveRunning(Engine& en, int32_t id) {
   en.sum_key -= t.key;
   --en.phase_cnt[Mod16(t.key)];
   en.phase_sum -= Mod16(t.key);
-  Link& l = L(id);
   if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
   if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
   l = Link{};
@@ -130,9 +112,14 @@ void Simulator::Admit(Engine& en) {
   // vLLM's scheduler admits no new request while max_num_seqs are running or
   // prefilling (engine.max_num_seqs; docs/model.md, "The engine's cap on
   // running sequences"); 0 = only the KV cache bounds the batch.
+  // (Running and prefilling sequences: only the prefill queue grows in this
+  // loop, by one an admission, so their count is kept, not recomputed; whole
+  // numbers, exact in a double.)
   const double seats = ec_.max_num_seqs;
+  const bool capped = seats > 0;
+  double seated = double(en.n_running) + double(en.prefill_q.size());
   while (!en.waiting.empty()) {
-    if (seats > 0 && double(en.n_running) + double(en.prefill_q.size()) >= seats) break;
+    if (capped && seated >= seats) break;
     int32_t id = en.waiting.front();
     Traj& t = T(id);
     int64_t target = t.pf_ctx + t.pf_left;
@@ -142,6 +129,7 @@ void Simulator::Admit(Engine& en) {
     bool alone = en.n_running == 0 && en.prefill_q.empty();
     if (t.parked) {
       // Pin its cache so eviction below cannot take it.
+      Unpark(en, L(id));
       t.parked = false;
       ++t.epoch;
     }
@@ -164,6 +152,7 @@ void Simulator::Admit(Engine& en) {
     en.static_blocks += t.blocks - cached;
     t.state = TrajState::kPrefill;
     en.prefill_q.push_back(id);
+    seated += 1.0;
   }
 }
 
@@ -182,7 +171,7 @@ void Simulator::Kick(int e) {
 
 // New work arrived while a multi-iteration decode segment runs: end it at the
 // boundary of the iteration in progress so the scheduler can admit the work.
-void Simulator::TruncateSegment(int e) {
+[[gnu::flatten]] void Simulator::TruncateSegment(int e) {
   Engine& en = engines_[e];
   if (en.seg != SegKind::kDecode || en.seg_n <= 1) return;
   double elapsed = now_ - en.seg_t0;
@@ -292,7 +281,12 @@ void Simulator::Plan(int e) {
     // runs out of blocks, whichever is first.
     while (!en.finish_heap.empty()) {
       const FinishEntry f = en.finish_heap.front();
-      if (Alive(f.traj) && T(f.traj).epoch == f.epoch && T(f.traj).state == TrajState::kRunning) break;
+      const int32_t fb = BatchOf(f.traj);  // (Alive and T with one lookup)
+      const BigVector<Traj>& ft = batches_[fb].trajs;
+      if (!ft.empty()) {
+        const Traj& t = ft[f.traj - fb * g_];
+        if (t.epoch == f.epoch && t.state == TrajState::kRunning) break;
+      }
       en.finish_heap.pop();
     }
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
@@ -321,7 +315,7 @@ void Simulator::Plan(int e) {
     if (timers_.time(e) != EngineTimers::kNever) timers_.Set(e, EngineTimers::kNever);
     return;
   }
-  CloseIdle(e);
+  if (en.idle) CloseIdle(e);
   timers_.Set(e, en.seg_t1);
 }
 

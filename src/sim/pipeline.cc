@@ -188,7 +188,10 @@ Result<void> Simulator::RunSyncColocated() {
         Engine& en = engines_[e];
         en.peak_batch = 0;
         en.finish_heap.clear();  // only stale entries are left from the last round
-        en.parked_lru.clear();
+        // No cache is parked between rounds (a parked trajectory is out on a
+        // tool call; the last round's all finished): the list is empty.
+        assert(en.park_head == kNone);
+        en.park_head = en.park_tail = kNone;
         Plan(e);
       }
       while (!sync_done_flag_) {

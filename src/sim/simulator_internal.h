@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -55,7 +56,12 @@ constexpr int kMaxEngines = 100'000;
 constexpr int32_t kNone = -1;
 
 inline int64_t Blocks(int64_t tokens) { return tokens <= 0 ? 0 : (tokens + kBlockTokens - 1) / kBlockTokens; }
-inline int Mod16(int64_t x) { return static_cast<int>(((x % kBlockTokens) + kBlockTokens) % kBlockTokens); }
+// x mod 16 in [0, 16), negative x included: the low four bits of its two's
+// complement (C++20), one AND instead of two signed remainders.
+inline int Mod16(int64_t x) {
+  static_assert(kBlockTokens == 16);
+  return static_cast<int>(static_cast<uint64_t>(x) & 15u);
+}
 
 inline uint64_t SplitMix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -84,9 +90,13 @@ struct Traj {
   int32_t turn_off = 0;        // first Turn in its batch's pool
   int32_t judge_left = 0;      // judge calls not yet answered (sim/judge.h)
   uint32_t epoch = 0;          // bumps when it leaves the running set or its cache changes
-  // Out on a tool call (set by ToolOrReward from its Turns, read back by
-  // NextTurn, so the return does not touch the batch's Turns): the call's
-  // output tokens and the next turn's response tokens.
+  // The tool call that ends the current turn (all turns but the last), read
+  // from its Turns when the turn starts (StartTrajectory, NextTurn): the
+  // call's output tokens and the next turn's response tokens here, its
+  // latency in call_latency_s. ToolOrReward, at the turn's end, reads no Turn
+  // (issue 41, twelfth pass: that load, a miss on a random line of ~10 MB of
+  // Turns the call's time waited on, was ~9% of the 1,024-GPU run's time;
+  // at the turn's start nothing waits on it).
   int32_t call_out = 0, next_response = 0;
   bool startup_paid = false;
   bool parked = false;     // its KV stays cached (evictable) while it is out on a tool call
@@ -99,7 +109,7 @@ struct Traj {
   int64_t pf_ctx = 0;      // context before the remaining prefill
   int64_t blocks = 0;      // blocks held outside the running set (prefill, parked cache)
   int64_t gen = 0;         // tokens decoded so far
-  int64_t tool_tokens = 0;
+  double call_latency_s = 0;  // see call_out (the tool tokens it took in: ToolTokens)
   int64_t prompt = 0;
   double verify_s = 0;
   double t_start = 0;
@@ -107,8 +117,9 @@ struct Traj {
 static_assert(sizeof(Traj) == 128);
 
 // A running sequence's neighbours in its engine's running list (admission
-// order), beside the trajectories in a dense array: leaving the list writes
-// 8-byte entries, not two other trajectories' cache lines.
+// order), or a parked cache's in its engine's LRU list (Simulator::Park),
+// beside the trajectories in a dense array: leaving a list writes 8-byte
+// entries, not two other trajectories' cache lines.
 struct Link {
   int32_t prev = kNone, next = kNone;
 };
@@ -248,8 +259,7 @@ struct Engine {
   IdRing waiting;
   IdRing prefill_q;
   std::vector<int32_t> prefill_done;    // completed by the iteration in flight
-  Ring<std::pair<int32_t, uint32_t>> parked_lru;  // (trajectory, its epoch when parked)
-  size_t parked_compact_at = 64;        // parked_lru drops its stale entries at this size (Park)
+  int32_t park_head = kNone, park_tail = kNone;  // parked caches, LRU first (through their Links; Park)
   int64_t static_blocks = 0;            // prefill + parked
   // Current segment.
   SegKind seg = SegKind::kNone;
@@ -404,8 +414,30 @@ class Simulator {
     int32_t b = BatchOf(id);
     return batches_[b].links[id - b * g_];
   }
+  // A trajectory with its batch and the batch's index: one lookup for all.
+  struct TrajBatch {
+    Traj& t;
+    Batch& bt;
+    int32_t b;
+  };
+  TrajBatch TB(int32_t id) {
+    const int32_t b = BatchOf(id);
+    Batch& bt = batches_[b];
+    return TrajBatch{bt.trajs[id - b * g_], bt, b};
+  }
+  // A trajectory and its link: one batch lookup (JoinRunning, LeaveRunning).
+  struct TrajLink {
+    Traj& t;
+    Link& l;
+  };
+  TrajLink TL(int32_t id) {
+    const int32_t b = BatchOf(id);
+    Batch& bt = batches_[b];
+    const int32_t i = id - b * g_;
+    return TrajLink{bt.trajs[i], bt.links[i]};
+  }
   // False once the trajectory's batch is finished and its storage recycled
-  // (stale finish-heap and LRU entries may still name it).
+  // (stale finish-heap entries may still name it).
   bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
   Batch& MaterializeBatch(int b);
   void SetUpDraws();
@@ -421,6 +453,21 @@ class Simulator {
   void DrawRounds();
   void ReturnFromTool(int32_t id);
   void NextTurn(Traj& r, int32_t rid);
+  // The tool call ending t's current turn, from its Turns (see Traj::call_out).
+  static void StashCall(Traj& t, const Batch& bt) {
+    if (t.turn + 1 >= t.turns) return;
+    const Turn& tu = bt.turns[t.turn_off + t.turn];
+    t.call_out = tu.tool_out;
+    t.call_latency_s = tu.tool_latency_s;
+    t.next_response = (&tu)[1].response;
+  }
+  // Tool output tokens t's context took in: its calls that returned, turns
+  // [0, t.turn) (at its end, every call).
+  static int64_t ToolTokens(const Traj& t, const Batch& bt) {
+    int64_t sum = 0;
+    for (int k = 0; k < t.turn; ++k) sum += bt.turns[t.turn_off + k].tool_out;
+    return sum;
+  }
   void TrajDone(int32_t id);
   // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
   void Rewarded(int32_t id);
@@ -440,14 +487,30 @@ class Simulator {
   void EndSegment(int e);
   void TruncateSegment(int e);
   void Admit(Engine& en);
-  bool MakeRoom(Engine& en, int64_t need);
+  // Evicts parked caches (LRU) until the running set's next iteration and
+  // `need` more blocks fit; false when they cannot. Inline: once an admission.
+  bool MakeRoom(Engine& en, int64_t need) {
+    while (!RunningFits(en, en.iter, total_blocks_ - en.static_blocks - need)) {
+      if (!EvictOneParked(en)) return false;
+    }
+    return true;
+  }
   bool EvictOneParked(Engine& en);
   void Park(Engine& en, int32_t id, uint32_t epoch);
+  void Unpark(Engine& en, Link& l);  // out of the parked list (its trajectory's Link)
   void JoinRunning(Engine& en, int32_t id);
   void LeaveRunning(Engine& en, int32_t id);
   void Preempt(Engine& en, int32_t id);
   int64_t RunningBlocks(const Engine& en, int64_t iter) const;
-  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const;
+  // sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n:
+  // most checks are decided by these bounds without the exact sum. Inline:
+  // it runs a few times an event (issue 41, twelfth pass).
+  bool RunningFits(const Engine& en, int64_t iter, int64_t room) const {
+    const int64_t lower = (en.sum_key + en.n_running * iter) / kBlockTokens;
+    if (lower + en.n_running <= room) return true;
+    if (lower > room) return false;
+    return RunningBlocks(en, iter) <= room;
+  }
   void OpenIdle(int e);
   void CloseIdle(int e);
   IdleCause Classify(const Engine& en) const;
@@ -483,15 +546,18 @@ class Simulator {
   bool Tracing() const { return trace_.on() && trace_step_ < kTraceSteps; }
   // The decode roofline arms at a batch size, computed once per size: they do
   // not depend on the context (perf::DecodeArmsFor), and batch sizes repeat.
+  // The lookup inline, the first computation at a size out of line.
   const perf::DecodeArms& Arms(int64_t batch) {
+    if (size_t(batch) < arms_ok_.size() && arms_ok_[size_t(batch)]) [[likely]] return arms_[size_t(batch)];
+    return NewArms(batch);
+  }
+  [[gnu::noinline]] const perf::DecodeArms& NewArms(int64_t batch) {
     if (batch >= int64_t(arms_.size())) {
       arms_.resize(size_t(batch) + 1);
       arms_ok_.resize(size_t(batch) + 1, 0);
     }
-    if (!arms_ok_[batch]) {
-      arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
-      arms_ok_[batch] = 1;
-    }
+    arms_[batch] = perf::DecodeArmsFor(ec_, double(batch));
+    arms_ok_[batch] = 1;
     return arms_[batch];
   }
   // A prefill chunk of `tokens` onto `context_before` tokens. A prompt's
@@ -512,7 +578,10 @@ class Simulator {
     }
     return prefill0_[tokens];
   }
-  perf::Work Decode(int64_t batch, double ctx, double n) {
+  // Flattened into its callers (Plan): perf::DecodeIterations inline, so the
+  // parts of its Work a caller does not read are not computed (issue 41,
+  // twelfth pass; the same expressions, so the same bits).
+  [[gnu::flatten]] perf::Work Decode(int64_t batch, double ctx, double n) {
     if (n <= 0 || batch <= 0) return perf::Work{};
     return perf::DecodeIterations(Arms(batch), double(batch), ctx, n);
   }

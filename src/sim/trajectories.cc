@@ -117,8 +117,7 @@ void Simulator::FreeBatchIfDone(int b) {
 }
 
 void Simulator::StartTrajectory(int32_t id, int e) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   if (bt.created == 0) bt.t_first_start = now_;
   ++bt.created;
   t.engine = e;
@@ -127,6 +126,7 @@ void Simulator::StartTrajectory(int32_t id, int e) {
   t.pf_ctx = 0;
   t.pf_left = t.prompt;
   t.resp_left = bt.turns[t.turn_off].response;
+  StashCall(t, bt);
   t.state = TrajState::kWaiting;
   Engine& en = engines_[e];
   AddInflight(en, +1);
@@ -143,22 +143,20 @@ void Simulator::StartTrajectory(int32_t id, int e) {
 
 // After a turn is decoded: a tool call (all turns but the last) or the reward.
 void Simulator::ToolOrReward(int32_t id) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
-    const Turn& tu = bt.turns[t.turn_off + t.turn];
-    t.call_out = tu.tool_out;
-    t.next_response = (&tu)[1].response;
+    // (Its call's output, latency and the next response: stashed when the turn started.)
+    const double latency_s = t.call_latency_s;
     ++en.out;
     if (has_sandbox_ && !hold_sandbox_) {
-      RequestSandbox(id, tu.tool_latency_s, EventType::kToolDone);
-    } else if (tu.tool_latency_s > 0) {
+      RequestSandbox(id, latency_s, EventType::kToolDone);
+    } else if (latency_s > 0) {
       t.state = TrajState::kTool;
       if (tool_workers_.slots() > 0) {
-        RequestToolSlot(id, tu.tool_latency_s);
+        RequestToolSlot(id, latency_s);
       } else {
-        q_.Push(now_ + tu.tool_latency_s, EventType::kToolDone, id);
+        q_.Push(now_ + latency_s, EventType::kToolDone, id);
       }
     } else {
       t.state = TrajState::kTool;
@@ -265,11 +263,11 @@ void Simulator::ReturnFromTool(int32_t id) {
 
 // Its tool output joins the context; its next turn waits on its engine.
 void Simulator::NextTurn(Traj& r, int32_t rid) {
-  r.tool_tokens += r.call_out;
   ++r.turn;
   r.resp_left = r.next_response;
   r.pf_ctx = r.ctx;
   r.pf_left = r.call_out;
+  StashCall(r, batches_[BatchOf(rid)]);
   r.state = TrajState::kWaiting;
   Engine& en = engines_[r.engine];
   --en.out;
@@ -278,14 +276,13 @@ void Simulator::NextTurn(Traj& r, int32_t rid) {
 }
 
 void Simulator::TrajDone(int32_t id) {
-  Traj& t = T(id);
-  Batch& bt = batches_[BatchOf(id)];
+  auto [t, bt, b] = TB(id);
   t.state = TrajState::kDone;
   bt.t_last_end = std::max(bt.t_last_end, now_);
   traj_time_.push_back(now_ - t.t_start);
   traj_tokens_.push_back(double(t.gen));
   // Under tail handling the step's books count what is trained (TailStepEnd).
-  double trained = tail_ ? 0.0 : double(t.prompt + t.gen + t.tool_tokens);
+  double trained = tail_ ? 0.0 : double(t.prompt + t.gen + ToolTokens(t, bt));
   ++bt.finished;
   if (pipelined_) {
     // The trainer takes trajectories in the order they finish.
@@ -294,7 +291,7 @@ void Simulator::TrajDone(int32_t id) {
     if (finished_total_ % g_ == 0) {
       finished_tokens_cum_.push_back(cum_tokens_);
     }
-    FreeBatchIfDone(BatchOf(id));
+    FreeBatchIfDone(b);
     if (trainer_ == TrainerPhase::kWaitBatch) TrainerTry();
   } else {
     cum_tokens_ += trained;
@@ -311,8 +308,8 @@ void Simulator::Rewarded(int32_t id) {
     judge_carry_ += 1.0 - s_.environment.failures.rate;
     if (judge_carry_ >= 1.0 - 1e-9) {
       judge_carry_ -= 1.0;
-      Traj& t = T(id);
-      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + t.tool_tokens), q_);
+      auto [t, bt, b] = TB(id);
+      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + ToolTokens(t, bt)), q_);
       if (calls > 0) {
         t.judge_left = calls;
         t.state = TrajState::kJudge;
