@@ -51,4 +51,29 @@ inline void HeapRefillRoot(Key* h, size_t n, const Key& last, Before before) {
   HeapSiftUp(h, i, last, before);
 }
 
+// HeapRefillRoot for a heap with kHeapArity - 1 entries past its n whose
+// keys are later than any entry's (never before one), ordered by an integer
+// key(entry): every group of children below n is read whole, each level
+// picks the earliest of four with three compares and selects (the lower
+// index on ties, so never a pad), and the walk's only branch is the depth.
+template <class Entry, class KeyOf>
+inline void HeapRefillRootPadded(Entry* h, size_t n, const Entry& last, KeyOf key) {
+  if (n == 0) return;
+  size_t i = 0;
+  for (size_t c = 1; c < n; c = kHeapArity * i + 1) {
+    const Entry* g = h + c;
+    const auto k0 = key(g[0]), k1 = key(g[1]), k2 = key(g[2]), k3 = key(g[3]);
+    const bool t01 = k1 < k0, t23 = k3 < k2;
+    const auto m01 = t01 ? k1 : k0;
+    const auto m23 = t23 ? k3 : k2;
+    // j = m23 < m01 ? 2 + t23 : t01, as masks: g++ makes the ?: a branch,
+    // mispredicted on about half the levels.
+    const size_t take = 0 - size_t(m23 < m01);
+    const size_t j = size_t(t01) ^ ((size_t(t01) ^ (2 + size_t(t23))) & take);
+    h[i] = g[j];
+    i = c + j;
+  }
+  HeapSiftUp(h, i, last, [&](const Entry& x, const Entry& y) { return key(x) < key(y); });
+}
+
 }  // namespace rlcost::sim
