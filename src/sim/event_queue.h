@@ -60,7 +60,7 @@ struct LineAlloc {
 //     type and a bits never decide. b travels beside, in a slot array, only
 //     for the one type that has it (a judge segment's version).
 //   - a 4-ary heap ordered by the time's bits alone, one 64-bit compare
-//     (issue 41, twelfth pass: the 128-bit key cost ~51 instructions a level
+//     (issue 41, twelfth pass: the 128-bit key cost ~47 instructions a level
 //     of a pop). Entries of one time, the root's ties, form a subtree at the
 //     root (an entry's ancestors are no later than it and no earlier than
 //     the root): when a child of the root has the root's time, Pop first
