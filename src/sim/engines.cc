@@ -346,18 +346,15 @@ void Simulator::EndSegment(int e) {
   en.prefill_done.clear();
   // Sequences whose turn is decoded.
   scratch_.clear();
-  while (!en.finish_heap.empty() && en.finish_heap.front().iter <= en.iter) {
-    FinishEntry f = en.finish_heap.front();
-    en.finish_heap.pop();
-    if (!Alive(f.traj)) continue;
-    Traj& t = T(f.traj);
-    if (t.epoch != f.epoch || t.state != TrajState::kRunning) continue;
-    scratch_.push_back(f.traj);
-  }
+  en.finish_heap.TakeDue(en.iter, [&](const FinishEntry& f) {
+    if (!Alive(f.traj)) return false;
+    const Traj& t = T(f.traj);
+    return t.epoch == f.epoch && t.state == TrajState::kRunning;
+  }, scratch_);
   // (Nothing below reaches EndSegment again, for any engine, so scratch_
   // stays this call's: StopTail skips the engine in its handler.)
   for (size_t k = 0; k < scratch_.size(); ++k) {
-    const int32_t id = scratch_[k];
+    const int32_t id = scratch_[k].traj;
     LeaveRunning(en, id);
     Traj& t = T(id);
     if (t.turn + 1 < t.turns) {

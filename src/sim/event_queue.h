@@ -56,12 +56,21 @@ struct LineAlloc {
 // ~30,000 pending tool returns on a 1,024-GPU agentic run):
 //   - an entry is 16 bytes: the time's bits (times are >= +0, whose bit
 //     patterns order as the numbers do) and a tag = insertion order (high
-//     kOrderBits) | type (4 bits) | a (32 bits); compared as one 128-bit
-//     integer, without branches. The order is unique, so the type and a
-//     bits never decide. b travels beside, in a slot array, only for the
-//     one type that has it (a judge segment's version).
-//   - a 4-ary heap whose four children share one 64-byte line (the array is
-//     offset so that each sibling group starts on a line);
+//     kOrderBits) | type (4 bits) | a (32 bits). The order is unique, so the
+//     type and a bits never decide. b travels beside, in a slot array, only
+//     for the one type that has it (a judge segment's version).
+//   - a 4-ary heap ordered by the time's bits alone, one 64-bit compare
+//     (issue 41, twelfth pass: the 128-bit key cost ~47 instructions a level
+//     of a pop). Entries of one time, the root's ties, form a subtree at the
+//     root (an entry's ancestors are no later than it and no earlier than
+//     the root): when a child of the root has the root's time, Pop first
+//     swaps the earliest inserted of them into the root (two entries of one
+//     time swapped keep the heap's order). So events come out by (time,
+//     insertion) as before; top_type() and top_a() may name another of the
+//     root's ties (a prefetch hint).
+//   - its four children share one 64-byte line (the array is offset so that
+//     each sibling group starts on a line), and kTail entries later than any
+//     event stay past the last, so every group is read whole;
 //   - pop moves the hole down to a leaf along the earliest children and
 //     sifts the last entry up from there (it belongs near the bottom), one
 //     comparison fewer per level than the textbook sift-down.
@@ -70,26 +79,32 @@ struct LineAlloc {
 // which keeps every comparison's answer.
 class EventQueue {
  public:
-  EventQueue() { heap_.resize(kPad); }
+  EventQueue() { heap_.assign(kPad + kTail, kLater); }
   void Push(double t, EventType type, int32_t a, uint32_t b = 0) {
     assert(t >= 0);
     if (next_order_ == order_limit_) Renumber();
     uint64_t low = uint32_t(a);
     if (b != 0 || type == EventType::kJudgeSegmentEnd) low = Slot(a, b);  // b beside, in a slot
     const Entry ev{std::bit_cast<uint64_t>(t + 0.0), (next_order_++ << kLowBits) | (uint64_t(type) << 32) | low};
+    assert(ev.t < kLater.t);
     // Sift up: move parents down into the hole until the new event's place.
-    const size_t i = heap_.size() - kPad;
-    heap_.push_back(ev);
+    const size_t i = size();
+    heap_.push_back(kLater);  // the tail moves up one
     HeapSiftUp(heap_.data() + kPad, i, ev, Before);
   }
   Event Pop() {
     Entry* h = heap_.data() + kPad;
+    const size_t n = size() - 1;  // entries left
+    const uint64_t t0 = h[0].t;
+    // (h[1..4] exist: kTail >= 4.)
+    if ((h[1].t == t0) | (h[2].t == t0) | (h[3].t == t0) | (h[4].t == t0)) EarliestTieToRoot(h, n + 1);
     const Entry top = h[0];
-    const Entry last = heap_.back();
+    const Entry last = h[n];
+    h[n] = kLater;
     heap_.pop_back();
     // The hole goes down to a leaf along the earliest children, and the last
     // entry rises from there to its place.
-    HeapRefillRoot(h, heap_.size() - kPad, last, Before);
+    HeapRefillRootPadded(h, n, last, [](const Entry& e) { return e.t; });
     Event ev;
     ev.t = std::bit_cast<double>(top.t);
     ev.order = top.tag >> kLowBits;
@@ -104,14 +119,14 @@ class EventQueue {
     }
     return ev;
   }
-  bool empty() const { return heap_.size() == kPad; }
-  size_t size() const { return heap_.size() - kPad; }
+  bool empty() const { return heap_.size() == kPad + kTail; }
+  size_t size() const { return heap_.size() - kPad - kTail; }
   // The next event's type and `a` (valid when not empty): what the caller
   // may prefetch while it handles the current one.
   EventType top_type() const { return EventType((heap_[kPad].tag >> 32) & 0xF); }
   int32_t top_a() const { return int32_t(uint32_t(heap_[kPad].tag)); }
   double top_time() const { return std::bit_cast<double>(heap_[kPad].t); }
-  void Reserve(size_t n) { heap_.reserve(n + kPad); }
+  void Reserve(size_t n) { heap_.reserve(n + kPad + kTail); }
   // Tests: wrap the insertion order sooner (at `limit` < 2^kOrderBits pushes).
   void SetOrderLimitForTest(uint64_t limit) { order_limit_ = limit; }
 
@@ -121,13 +136,33 @@ class EventQueue {
   // Entry k lives at heap_[kPad + k]: the children of k, kPad + 4k + 1 ..
   // kPad + 4k + 4, start at a multiple of 4 entries (64 bytes).
   static constexpr size_t kPad = 3;
+  static constexpr size_t kTail = 4;  // >= kHeapArity - 1 (the refill), and h[4] for a one-entry Pop
   struct Entry {
     uint64_t t;    // the time's bits
     uint64_t tag;  // order | type | a
   };
-  static bool Before(const Entry& x, const Entry& y) {
+  static constexpr Entry kLater{~uint64_t(0), ~uint64_t(0)};  // later than any time's bits (a NaN's)
+  static bool Before(const Entry& x, const Entry& y) { return x.t < y.t; }
+  // The (time, insertion) order: Pop's ties, Renumber.
+  static bool BeforeWithTies(const Entry& x, const Entry& y) {
     using U = unsigned __int128;
     return ((U(x.t) << 64) | x.tag) < ((U(y.t) << 64) | y.tag);
+  }
+  // The root's ties (entries of its time, a subtree at the root): the one
+  // inserted first goes to the root, in the place of the root's entry.
+  void EarliestTieToRoot(Entry* h, size_t n) {
+    const uint64_t t0 = h[0].t;
+    size_t best = 0;
+    tie_stack_.clear();
+    tie_stack_.push_back(0);
+    while (!tie_stack_.empty()) {
+      const size_t k = tie_stack_.back();
+      tie_stack_.pop_back();
+      if (h[k].tag < h[best].tag) best = k;
+      for (size_t c = kHeapArity * k + 1; c <= kHeapArity * k + kHeapArity && c < n; ++c)
+        if (h[c].t == t0) tie_stack_.push_back(c);
+    }
+    std::swap(h[0], h[best]);
   }
   struct SlotPayload {
     int32_t a;
@@ -147,13 +182,15 @@ class EventQueue {
   }
   // The pending entries renumbered 0..n-1 in the order they will come out.
   void Renumber() {
-    std::sort(heap_.begin() + kPad, heap_.end(), Before);
+    const auto b = heap_.begin() + kPad, e = b + ptrdiff_t(size());
+    std::sort(b, e, BeforeWithTies);
     uint64_t k = 0;
     const uint64_t low_mask = (uint64_t(1) << kLowBits) - 1;
-    for (auto it = heap_.begin() + kPad; it != heap_.end(); ++it) it->tag = (k++ << kLowBits) | (it->tag & low_mask);
+    for (auto it = b; it != e; ++it) it->tag = (k++ << kLowBits) | (it->tag & low_mask);
     next_order_ = k;
   }
-  std::vector<Entry, LineAlloc<Entry>> heap_;
+  std::vector<Entry, LineAlloc<Entry>> heap_;  // kPad unused, size() entries, kTail of kLater
+  std::vector<size_t> tie_stack_;
   std::vector<SlotPayload> slots_;
   std::vector<uint32_t> free_;
   uint64_t next_order_ = 0;

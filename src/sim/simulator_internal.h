@@ -146,45 +146,69 @@ struct FinishEntry {
 };
 
 // An engine's running sequences by the iteration at which their turn is
-// decoded, then by trajectory id (then epoch: a trajectory's stale entries
-// may share its iteration; at most one entry of a trajectory is current, so
-// that last key never changes what the engine does). A 4-ary min-heap of
-// 16-byte entries compared as one 128-bit key without branches; pop moves
-// the hole to a leaf along the earliest children and sifts the last entry up
-// from there. Issue 41: std::pop_heap's data-dependent branches were ~8% of
-// default.yaml. Any heap under a total order pops the same sequence.
+// decoded: a 4-ary min-heap of 16-byte entries ordered by the iteration
+// alone, so a comparison is one 64-bit integer compare (issue 41, twelfth
+// pass: the 128-bit (iteration, trajectory, epoch) key cost ~47 instructions
+// a level of a pop on default.yaml, 34 now). Entries of one iteration come out in the
+// order the heap's history leaves them; TakeDue hands the due trajectories to
+// the engine by (iteration, trajectory), the order a heap under that total
+// key popped them in, so a run's events are the same. What else reads the
+// heap reads front().iter after dropping stale entries: the earliest current
+// entry's iteration, whichever of the entries tied with it comes first. Stale
+// entries (an epoch the trajectory has left) stay until they come to the
+// front. kHeapArity - 1 entries later than any real one stay past the last
+// (HeapRefillRootPadded), so an empty heap's front is never due.
 class FinishHeap {
  public:
-  bool empty() const { return h_.empty(); }
-  size_t size() const { return h_.size(); }
-  void clear() { h_.clear(); }
-  FinishEntry front() const { return Decode(h_.front()); }
+  FinishHeap() : h_(kPad, kLater) {}
+  bool empty() const { return h_.size() == kPad; }
+  size_t size() const { return h_.size() - kPad; }
+  void clear() { h_.assign(kPad, kLater); }
+  const FinishEntry& front() const { return h_.front(); }
   void push(const FinishEntry& f) {
-    const Key x{uint64_t(f.iter) ^ kBias, (uint64_t(uint32_t(f.traj)) << 32) | f.epoch};
-    const size_t i = h_.size();
-    h_.push_back(x);
-    HeapSiftUp(h_.data(), i, x, Before);
+    assert(f.iter < kLater.iter);
+    const size_t i = size();
+    h_.push_back(kLater);  // the padding moves up one
+    HeapSiftUp(h_.data(), i, f, Before);
   }
-  void pop() {
-    const Key last = h_.back();
-    h_.pop_back();
-    HeapRefillRoot(h_.data(), h_.size(), last, Before);
+  // Out of line: the engines' planning pops only stale entries, rarely;
+  // TakeDue's loop has its own copy.
+  [[gnu::noinline]] void pop() { PopInline(); }
+  // Pops every entry due by iteration `iter` and appends those that
+  // `current(entry)` keeps to `out`, by iteration, then by trajectory id (the
+  // heap pops iterations in order; a tie out of order is sorted, rare: two
+  // turns ending at one iteration). `current` must not touch the heap.
+  template <class Current>
+  void TakeDue(int64_t iter, Current current, std::vector<FinishEntry>& out) {
+    assert(iter < kLater.iter);
+    const size_t first = out.size();
+    while (h_.front().iter <= iter) {  // an empty heap's front is kLater
+      const FinishEntry f = h_.front();
+      PopInline();
+      if (current(f)) out.push_back(f);
+    }
+    if (out.size() - first > 1) {
+      auto by = [](const FinishEntry& x, const FinishEntry& y) {
+        return x.iter != y.iter ? x.iter < y.iter : x.traj < y.traj;
+      };
+      const auto b = out.begin() + ptrdiff_t(first);
+      if (!std::is_sorted(b, out.end(), by)) std::sort(b, out.end(), by);
+    }
   }
 
  private:
-  static constexpr uint64_t kBias = uint64_t(1) << 63;  // signed iterations order as unsigned
-  struct Key {
-    uint64_t hi;  // iteration, biased
-    uint64_t lo;  // trajectory | epoch
-  };
-  static bool Before(const Key& x, const Key& y) {
-    using U = unsigned __int128;
-    return ((U(x.hi) << 64) | x.lo) < ((U(y.hi) << 64) | y.lo);
+  void PopInline() {
+    FinishEntry* h = h_.data();
+    const size_t n = size() - 1;  // entries left
+    const FinishEntry last = h[n];
+    h[n] = kLater;
+    h_.pop_back();
+    HeapRefillRootPadded(h, n, last, [](const FinishEntry& f) { return f.iter; });
   }
-  static FinishEntry Decode(const Key& k) {
-    return FinishEntry{int64_t(k.hi ^ kBias), int32_t(uint32_t(k.lo >> 32)), uint32_t(k.lo)};
-  }
-  std::vector<Key> h_;
+  static constexpr size_t kPad = kHeapArity - 1;
+  static constexpr FinishEntry kLater{std::numeric_limits<int64_t>::max(), 0, 0};
+  static bool Before(const FinishEntry& x, const FinishEntry& y) { return x.iter < y.iter; }
+  std::vector<FinishEntry> h_;  // size() entries, then kPad of kLater
 };
 
 enum class SegKind : uint8_t { kNone, kDecode, kMixed };
@@ -645,7 +669,7 @@ class Simulator {
   // Distribution::Sample, the integer ones from exact tables.
   RoundedDraws prompt_draws_, turns_draws_, response_draws_, tool_out_draws_;
   RealDraws latency_draws_, verify_draws_;
-  std::vector<int32_t> scratch_;
+  std::vector<FinishEntry> scratch_;  // EndSegment: the turns it ends
   SlotPool sandboxes_;     // environment.sandbox.max_concurrent
   SlotPool tool_workers_;  // environment.tool_concurrency (no slots: no pool)
   long long events_ = 0;

@@ -5,6 +5,7 @@
 // as a scan of every engine, the same least-loaded engine as TryStart's old
 // scan, the same order as std::deque. Determinism of the simulator rests on
 // these answering exactly as the structures they replaced.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -114,7 +115,7 @@ TEST(EventQueue, SameSequenceAsAScanUnderRandomPushesAndPops) {
   }
 }
 
-TEST(FinishHeap, SameSequenceAsAScanUnderRandomPushesAndPops) {
+TEST(FinishHeap, FrontIsAnEarliestEntryUnderRandomPushesAndPops) {
   std::mt19937_64 rng(77);
   internal::FinishHeap heap;
   std::vector<internal::FinishEntry> ref;
@@ -128,16 +129,64 @@ TEST(FinishHeap, SameSequenceAsAScanUnderRandomPushesAndPops) {
       heap.push(f);
       ref.push_back(f);
     } else {
-      size_t best = 0;
-      for (size_t k = 1; k < ref.size(); ++k)
-        if (key(ref[k]) < key(ref[best])) best = k;
+      int64_t earliest = ref[0].iter;
+      for (const internal::FinishEntry& r : ref) earliest = std::min(earliest, r.iter);
       const internal::FinishEntry f = heap.front();
-      ASSERT_EQ(key(f), key(ref[best])) << "step " << step;
+      ASSERT_EQ(f.iter, earliest) << "step " << step;
+      auto it = std::find_if(ref.begin(), ref.end(), [&](const internal::FinishEntry& r) { return key(r) == key(f); });
+      ASSERT_NE(it, ref.end()) << "step " << step;  // an entry that was pushed
       heap.pop();
-      ref.erase(ref.begin() + long(best));
+      ref.erase(it);
     }
     ASSERT_EQ(heap.size(), ref.size());
   }
+}
+
+// The engine's order of finishing sequences: by iteration, then trajectory,
+// whatever order the heap keeps entries of one iteration in; entries that
+// `current` refuses are dropped, those not yet due stay.
+TEST(FinishHeap, TakeDueGivesTheDueCurrentTrajectoriesByIterationThenTrajectory) {
+  std::mt19937_64 rng(5);
+  internal::FinishHeap heap;
+  std::vector<internal::FinishEntry> ref;
+  auto current = [](const internal::FinishEntry& f) { return f.epoch % 3 != 0; };
+  int64_t now = 0;
+  size_t taken_total = 0, ties = 0;
+  for (int round = 0; round < 3000; ++round) {
+    // Runs of equal iterations (up to 200 entries, in a random order of
+    // trajectories) and scattered ones, some already due.
+    const int n = int(rng() % (round % 50 == 0 ? 200 : 12));
+    const bool tied = rng() % 4 == 0;
+    const int64_t base = now + int64_t(rng() % 8) - 2;
+    for (int k = 0; k < n; ++k) {
+      const internal::FinishEntry f{tied ? base : now + int64_t(rng() % 30) - 2, int32_t(rng() % 500),
+                                    uint32_t(rng() % 6)};
+      heap.push(f);
+      ref.push_back(f);
+    }
+    now += int64_t(rng() % 6);
+    std::vector<internal::FinishEntry> out{{-1, -7, 0}};  // appended to, not cleared
+    heap.TakeDue(now, current, out);
+    std::vector<std::pair<int64_t, int32_t>> want;
+    std::vector<internal::FinishEntry> left;
+    for (const internal::FinishEntry& f : ref) {
+      if (f.iter > now) left.push_back(f);
+      else if (current(f)) want.push_back({f.iter, f.traj});
+    }
+    std::sort(want.begin(), want.end());
+    for (size_t k = 1; k < want.size(); ++k) ties += want[k].first == want[k - 1].first;
+    ASSERT_EQ(out.size(), want.size() + 1) << "round " << round;
+    ASSERT_EQ(out[0].traj, -7);
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_EQ(out[k + 1].iter, want[k].first) << "round " << round << " k " << k;
+      ASSERT_EQ(out[k + 1].traj, want[k].second) << "round " << round << " k " << k;
+    }
+    taken_total += want.size();
+    ref.swap(left);
+    ASSERT_EQ(heap.size(), ref.size()) << "round " << round;
+  }
+  EXPECT_GT(taken_total, 5000u);
+  EXPECT_GT(ties, 1000u);  // equal iterations were ordered, many times
 }
 
 TEST(IdRing, SameOrderAsADeque) {
