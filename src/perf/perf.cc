@@ -107,31 +107,44 @@ double KvShards(const ModelSpec& m, int tp, bool dp_attention) {
   return std::min(tp, std::max(m.kv_heads, 1));
 }
 
-namespace {
-
-// AllReduceTime, or (line_rate) the same with the custom kernel's share of
-// the link taken as 1: a floor of it that is affine in the bytes.
-double AllReduceTimeAt(const EngineConfig& e, double bytes, double count, bool line_rate) {
-  if (e.tp <= 1) return 0;
+// AllReducer (src/perf/prefill_maker.h): AllReduceTime, or (line_rate) the
+// same with the custom kernel's share of the link taken as 1 (a floor of it
+// that is affine in the bytes), with what depends on the engine only computed
+// at construction.
+AllReducer::AllReducer(const EngineConfig& e, bool line_rate) {
+  if (e.tp <= 1) return;
+  none_ = false;
   const GpuSpec& g = *e.gpu;
-  const double ring_bytes = 2.0 * (e.tp - 1) / e.tp * bytes;
+  ring_share_ = 2.0 * (e.tp - 1) / e.tp;
   const int domain = std::max(e.nvlink_domain > 0 ? e.nvlink_domain : g.nvlink_domain, 1);
   if (e.tp <= domain) {
-    double link = std::max(g.intra_node_gb_per_s, 1.0) * kGB;
     // vLLM's custom all-reduce (tp 2, 4, 6, 8; under 8 MiB) at its measured
     // share of the link; NCCL at line rate otherwise.
-    const bool custom = (e.tp == 2 || e.tp == 4 || e.tp == 6 || e.tp == 8) && bytes < kCustomAllReduceMaxBytes;
-    if (custom && !line_rate) link *= kCustomAllReduceLinkShare;
-    return count * (kAllReduceLatencyS + ring_bytes / link);
+    link_ = std::max(g.intra_node_gb_per_s, 1.0) * kGB;
+    custom_tp_ = (e.tp == 2 || e.tp == 4 || e.tp == 6 || e.tp == 8) && !line_rate;
+    custom_link_ = link_ * kCustomAllReduceLinkShare;
+    latency_s_ = kAllReduceLatencyS;
+    return;
   }
   // The ring crosses ceil(tp / domain) domains; its slowest link is the network.
   const double domains = std::ceil(double(e.tp) / domain);
   const double steps = 2.0 * (e.tp - 1);
   const double net_steps = 2.0 * (domains - 1);
-  const double latency_s =
-      kNcclRingLlBaseLatencyS + (steps - net_steps) * kNcclRingLlNvlinkHopS + net_steps * kNcclRingLlNetHopS;
-  double link = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
-  return count * (latency_s + ring_bytes / link);
+  latency_s_ = kNcclRingLlBaseLatencyS + (steps - net_steps) * kNcclRingLlNvlinkHopS + net_steps * kNcclRingLlNetHopS;
+  link_ = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
+}
+
+double AllReducer::operator()(double bytes, double count) const {
+  if (none_) return 0;
+  const double ring_bytes = ring_share_ * bytes;
+  const double link = custom_tp_ && bytes < kCustomAllReduceMaxBytes ? custom_link_ : link_;
+  return count * (latency_s_ + ring_bytes / link);
+}
+
+namespace {
+
+double AllReduceTimeAt(const EngineConfig& e, double bytes, double count, bool line_rate) {
+  return AllReducer(e, line_rate)(bytes, count);
 }
 
 }  // namespace
@@ -287,7 +300,7 @@ Work Prefill(const EngineConfig& e, double tokens, double context_before, double
 // engine-only factors computed once. Token j of a sequence's chunk attends to
 // context_before + j tokens: per sequence t*C0 + t^2/2 with t = tokens /
 // sequences.
-PrefillMaker::PrefillMaker(const EngineConfig& e) : e_(&e) {
+PrefillMaker::PrefillMaker(const EngineConfig& e) : e_(&e), all_reduce_(e, false) {
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
   linear_flops_per_token_ = 2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e);
@@ -298,6 +311,7 @@ PrefillMaker::PrefillMaker(const EngineConfig& e) : e_(&e) {
   kv_shards_ = KvShards(m, e.tp, e.dp_attention);
   peak_ = g.PeakFlops(e.weights) * e.eff.prefill_mfu;
   bw_ = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
+  all_reduces_ = 2.0 * m.layers;
 }
 
 Work PrefillMaker::operator()(double tokens, double context_before, double sequences) const {
@@ -314,7 +328,7 @@ Work PrefillMaker::operator()(double tokens, double context_before, double seque
   double t_compute = w.flops / peak_;
   double t_mem = w.bytes / bw_;
   w.compute_bound = t_compute >= t_mem;
-  w.time_s = std::max(t_compute, t_mem) + AllReduceTime(e, tokens * m.hidden * 2.0, 2.0 * m.layers);
+  w.time_s = std::max(t_compute, t_mem) + all_reduce_(tokens * m.hidden * 2.0, all_reduces_);
   return w;
 }
 

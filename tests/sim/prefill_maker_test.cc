@@ -88,5 +88,49 @@ TEST(PrefillMaker, SameBitsAsTheRooflineByHand) {
   EXPECT_GE(q.time_s, p.time_s);
 }
 
+// AllReducer: the all-reduce's engine-only parts kept (the prefill maker holds
+// one). A kept one gives AllReduceTime's and AllReduceLineRateTime's bits on
+// each path (tp 1: none; inside the NVLink domain: vLLM's custom kernel under
+// 8 MiB, NCCL at line rate from 8 MiB; across domains: NCCL's ring), and the
+// mechanisms hold: tp 1 costs nothing, the line rate is never slower, and at
+// the custom kernel's 8 MiB limit the message goes faster per byte.
+TEST(AllReducer, KeptGivesAllReduceTimeBits) {
+  std::deque<Scenario> kept;
+  auto engine = [&kept](const std::string& head) {
+    auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", test::Cat(),
+                              "allreduce.yaml");
+    EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
+    kept.push_back(*s);
+    return RolloutEngine(kept.back());
+  };
+  const double mib8 = 8192.0 * 1024.0;
+  for (const char* head : {"model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n",
+                           "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nplacement: {rollout_tp: 4}\n",
+                           "model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 16}\nplacement: {rollout_tp: 16}\n"}) {
+    const EngineConfig e = engine(head);
+    const AllReducer timed(e, false), line(e, true);
+    for (double bytes : {0.0, 1.0, 8192.0, mib8 - 1, mib8, mib8 + 1, 1e9}) {
+      for (double count : {1.0, 64.0, 160.0}) {
+        EXPECT_EQ(Bits(timed(bytes, count)), Bits(AllReduceTime(e, bytes, count))) << head << bytes;
+        EXPECT_EQ(Bits(line(bytes, count)), Bits(AllReduceLineRateTime(e, bytes, count))) << head << bytes;
+        EXPECT_LE(line(bytes, count), timed(bytes, count));
+        if (e.tp <= 1) {
+          EXPECT_EQ(timed(bytes, count), 0.0);
+        }
+      }
+    }
+    if (e.tp == 4) {
+      EXPECT_LT(timed(mib8, 1), timed(mib8 - 1, 1));  // the custom kernel stops at 8 MiB
+    }
+  }
+  // Across NVLink domains NCCL's ring pays its network hops: more latency
+  // than the same model inside one domain.
+  const EngineConfig inside = engine("model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 16}\nplacement: {rollout_tp: 8}\n");
+  const EngineConfig across = engine("model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 16}\nplacement: {rollout_tp: 16}\n");
+  ASSERT_EQ(inside.tp, 8);
+  ASSERT_EQ(across.tp, 16);
+  EXPECT_GT(AllReducer(across, false)(0, 1), AllReducer(inside, false)(0, 1));
+}
+
 }  // namespace
 }  // namespace rlcost::perf
