@@ -151,7 +151,8 @@ struct PlacementSpec {
   // least that traffic's time. docs/model.md, "FSDP traffic per micro-batch".
   // A file that does not state it gets the loader's resolution
   // (stated.train_backend false): megatron where the placement states
-  // train_pp or train_ep (dimensions only Megatron has), fsdp otherwise, the
+  // train_pp or train_ep (dimensions only Megatron has) or the model has
+  // routed experts (FSDP has no expert parallel), fsdp otherwise, the
   // frameworks' own default (docs/model.md, "Which trainer backend"). A
   // Scenario built in code is read literally: megatron.
   TrainBackend train_backend = TrainBackend::kMegatron;
