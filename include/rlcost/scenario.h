@@ -144,12 +144,17 @@ struct PlacementSpec {
   // trajectories' own tokens (packed, the default). docs/model.md, "Training
   // on padded sequences".
   TrainPadding train_padding = TrainPadding::kPacked;
-  // megatron (default): data-parallel traffic is inside the measured train
-  // MFU. fsdp (PyTorch FSDP/FSDP2: NeMo RL's DTensor policy, veRL's FSDP
-  // actor): every micro-batch all-gathers the parameters (forward and
-  // backward) and reduce-scatters fp32 gradients over the sharding group; a
-  // pass takes at least that traffic's time. docs/model.md, "FSDP traffic per
-  // micro-batch".
+  // megatron: data-parallel traffic is inside the measured train MFU. fsdp
+  // (PyTorch FSDP/FSDP2: NeMo RL's DTensor policy, veRL's FSDP actor): every
+  // micro-batch all-gathers the parameters (forward and backward) and
+  // reduce-scatters fp32 gradients over the sharding group; a pass takes at
+  // least that traffic's time. docs/model.md, "FSDP traffic per micro-batch".
+  // A file that does not state it gets the loader's resolution
+  // (stated.train_backend false): megatron where the placement states
+  // train_pp or train_ep (dimensions only Megatron has) or the model has
+  // routed experts (FSDP has no expert parallel), fsdp otherwise, the
+  // frameworks' own default (docs/model.md, "Which trainer backend"). A
+  // Scenario built in code is read literally: megatron.
   TrainBackend train_backend = TrainBackend::kMegatron;
   // balanced (default, rlcost's behaviour before the field): the pipeline
   // stages take equal work. even: Megatron-Core's default split, num_layers /
@@ -173,6 +178,7 @@ struct PlacementSpec {
     bool rollout_tp = false;
     bool dp_attention = false;
     bool train_layout = false;  // any of train_tp, train_cp, train_pp, train_ep
+    bool train_backend = false;
   } stated;
 };
 

@@ -284,18 +284,41 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   auto microbatch_stated = [&s] {
     return perf::MicrobatchTokens(s, perf::MeanTrajectoryTokens(s), /*forward_only=*/false) > 0;
   };
+  // A backend the scenario does not state is the loader's resolution
+  // (docs/model.md, "Which trainer backend"): said with its reason, on the
+  // FSDP trainer's own line when it is fsdp (one line in the brief).
+  std::string backend_assumed;
+  if (!s.placement.stated.train_backend) {
+    std::string why;
+    if (s.placement.train_backend == TrainBackend::kFsdp) {
+      why = "no train_pp or train_ep, which only Megatron has, and a dense model; FSDP is the frameworks' default: "
+            "veRL actor.strategy fsdp, NeMo RL policy.dtensor_cfg.enabled true";
+    } else if (s.model.is_moe()) {
+      why = fmt::format("{} has routed experts: an FSDP trainer has no expert parallel and gathers all {} experts of "
+                        "a layer every micro-batch, and the frameworks run their MoE configs on Megatron",
+                        s.model_id.empty() ? std::string("the model") : s.model_id, s.model.experts);
+    } else {
+      why = "the placement states train_pp or train_ep, dimensions only Megatron has";
+    }
+    backend_assumed = fmt::format("ASSUMED: placement.train_backend not stated; {}; state placement.train_backend: "
+                                  "megatron or fsdp to choose",
+                                  why);
+  }
   if (s.placement.train_backend == TrainBackend::kFsdp) {
     const int tp = std::max(1, s.placement.train_tp);
     const int group = std::max(1, std::min(s.placement.train_gpus, perf::ShardGpus(s)) / tp);
     a.push_back(fmt::format(
-        "FSDP trainer (placement.train_backend): every micro-batch all-gathers the parameters for its forward and "
+        "FSDP trainer (placement.train_backend{}): every micro-batch all-gathers the parameters for its forward and "
         "again for its backward and reduce-scatters fp32 gradients over groups of {} GPUs ({}); a pass takes the "
         "longer of that traffic and its compute{}",
-        group, group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
+        backend_assumed.empty() ? "" : " fsdp, " + backend_assumed, group,
+        group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
         microbatch_stated()
             ? ""
             : "; NOT PRICED here: set placement.train_micro_batch_tokens or train_micro_batch_seqs (the count of "
               "micro-batches sets it)"));
+  } else if (!backend_assumed.empty()) {
+    a.push_back("Megatron trainer (placement.train_backend megatron, " + backend_assumed + ")");
   }
   if (perf::DtensorLayerForwardCpuTime(s) > 0 && microbatch_stated()) {
     a.push_back(fmt::format(

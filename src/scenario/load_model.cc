@@ -152,6 +152,18 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
           AcceptedNames<TrainPadding>());  // docs/model.md, "Training on padded sequences"
   r_.Enum(n, "train_backend", "placement", p.train_backend, &TrainBackendFromString,
           AcceptedNames<TrainBackend>());  // docs/model.md, "FSDP traffic per micro-batch"
+  // Not stated (after --set, facts and a framework's defaults, which all
+  // reach this node): a placement that states a pipeline or expert dimension
+  // is a Megatron layout (FSDP/DTensor has neither), and so is a model with
+  // routed experts (FSDP, without expert parallel, gathers every expert each
+  // micro-batch; the frameworks' MoE configs are Megatron's); any other is
+  // FSDP, the frameworks' default trainer (veRL actor.strategy: fsdp, NeMo RL
+  // dtensor_cfg.enabled: true). docs/model.md, "Which trainer backend".
+  p.stated.train_backend = Reader::Child(n, "train_backend").IsDefined();
+  if (!p.stated.train_backend) {
+    const bool megatron_only = Reader::Child(n, "train_pp").IsDefined() || Reader::Child(n, "train_ep").IsDefined();
+    p.train_backend = megatron_only || s.model.is_moe() ? TrainBackend::kMegatron : TrainBackend::kFsdp;
+  }
   r_.Enum(n, "train_pp_split", "placement", p.train_pp_split, &PipelineSplitFromString,
           AcceptedNames<PipelineSplit>());  // docs/model.md, "Pipeline stages split evenly"
   if (YAML::Node off = Reader::Child(n, "offload"); off.IsDefined()) {

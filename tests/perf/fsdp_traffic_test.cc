@@ -55,8 +55,8 @@ TEST(FsdpTraffic, A70bDTensorRunIsHeldToItsPerMicroBatchGathersOverTheNetwork) {
   Scenario unstated = s;
   unstated.placement.train_micro_batch_tokens = 0;
   EXPECT_EQ(perf::FsdpTrafficTime(unstated, tokens, 512, 64, false), 0.0);
-  // Megatron (the default): no such term, the compute alone.
-  Scenario m = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8"));
+  // Megatron (stated): no such term, the compute alone.
+  Scenario m = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: megatron"));
   EXPECT_EQ(perf::FsdpTrafficTime(m, tokens, 512, 64, false), 0.0);
   // (less the wait for the rank dealt the most packs, SlowestRankFactor)
   EXPECT_LT(perf::TrainStep(m, tokens, 512, 64).time_s / perf::SlowestRankFactor(m, tokens, 512, 64, false), 20.0);
@@ -68,7 +68,7 @@ TEST(FsdpTraffic, A70bDTensorRunIsHeldToItsPerMicroBatchGathersOverTheNetwork) {
 // (989e12 x 0.425) = 0.47 s): the update is unchanged.
 TEST(FsdpTraffic, OnNvlinkAnEightBUpdateStaysComputeBound) {
   Scenario s = test::Load(Text("llama-3.1-8b", 8, ", train_backend: fsdp", 1));
-  Scenario m = test::Load(Text("llama-3.1-8b", 8, "", 1));
+  Scenario m = test::Load(Text("llama-3.1-8b", 8, ", train_backend: megatron", 1));
   const double tokens = 2048.0 * 512.0;
   // 4 x ceil(262,144 / 8 / 4,096) = 32 micro-batches.
   EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 8, false), 32 * 56.21e9 / 369e9, 1e-9);

@@ -85,7 +85,7 @@ TEST(Packing, APipelineRunsEveryPackedMicroBatchAtItsBudget) {
   EXPECT_NEAR(perf::FixedLengthPackFactor(pp, 32, tokens, 3100.0), 2097152.0 / 1587200.0, 1e-12);
   // The update's linear layers run on the padding: the update is slower
   // than the same layout's without a budget-length pack.
-  Scenario no_pp = test::Load(Text("qwen3-32b", 32, ", train_tp: 4", kLong));
+  Scenario no_pp = test::Load(Text("qwen3-32b", 32, ", train_tp: 4, train_backend: megatron", kLong));
   EXPECT_FALSE(perf::PacksToFixedLength(no_pp));
   EXPECT_DOUBLE_EQ(perf::FixedLengthPackFactor(no_pp, 32, tokens, 3100.0), 1.0);
   // DTensor (fsdp) pads every pack too, without a pipeline: dp = 32 / 4 = 8,
@@ -121,7 +121,7 @@ TEST(DtensorTp, SevenActivationCollectivesALayerEachWay) {
   EXPECT_NEAR(perf::DtensorTpCollectiveTime(s, tokens, 64, false), 5.7033, 1e-4);
   EXPECT_NEAR(perf::DtensorTpCollectiveTime(s, tokens, 64, true), 2.8517, 1e-4);
   // Megatron's TP reductions are MegatronTpCollectiveTime's; no TP, none.
-  Scenario m = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8", lengths));
+  Scenario m = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: megatron", lengths));
   EXPECT_EQ(perf::DtensorTpCollectiveTime(m, tokens, 64, false), 0.0);
   Scenario fsdp_tp1 = test::Load(Text("llama-3.1-8b", 8, ", train_backend: fsdp", lengths));
   EXPECT_EQ(perf::DtensorTpCollectiveTime(fsdp_tp1, tokens, 8, false), 0.0);
@@ -141,7 +141,7 @@ TEST(DtensorTp, SevenActivationCollectivesALayerEachWay) {
 TEST(DtensorTp, ForwardPassesCarryTheirCollectivesOneWay) {
   const std::string lengths = "  prompt_tokens: 112\n  response_tokens: 400\n";
   Scenario dt = test::Load(Text("llama-3.1-70b", 8, ", train_tp: 8, train_backend: fsdp", lengths));
-  Scenario mg = test::Load(Text("llama-3.1-70b", 8, ", train_tp: 8", lengths));
+  Scenario mg = test::Load(Text("llama-3.1-70b", 8, ", train_tp: 8, train_backend: megatron", lengths));
   const double tokens = 2048.0 * 512.0;
   const double bytes = 7.0 / 8.0 * tokens * 8192.0 * 2.0;
   EXPECT_NEAR(perf::DtensorTpCollectiveTime(dt, tokens, 8, /*forward_only=*/true), 560.0 * bytes / 369e9, 1e-6);
@@ -153,7 +153,7 @@ TEST(DtensorTp, ForwardPassesCarryTheirCollectivesOneWay) {
   EXPECT_GT(cpu, compute);
   // Without tensor parallel nothing is added.
   Scenario dt1 = test::Load(Text("llama-3.1-8b", 8, ", train_backend: fsdp", lengths));
-  Scenario mg1 = test::Load(Text("llama-3.1-8b", 8, "", lengths));
+  Scenario mg1 = test::Load(Text("llama-3.1-8b", 8, ", train_backend: megatron", lengths));
   EXPECT_NEAR(perf::ForwardPass(dt1, tokens, 512.0, 8).time_s, perf::ForwardPass(mg1, tokens, 512.0, 8).time_s,
               1e-12);
 }

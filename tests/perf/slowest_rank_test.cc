@@ -29,7 +29,9 @@ constexpr double kTokens = 2048.0 * 300.0;  // 2,048 sequences of 300 tokens
 // Qwen3-32B, NeMo RL-style packs of 4,096 tokens, a 100-token prompt.
 std::string PacksText(int gpus, const std::string& response, const std::string& extra) {
   return "name: packs\nmodel: qwen3-32b\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
-         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 4, train_micro_batch_tokens: 4096" + extra +
+         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 4, train_micro_batch_tokens: 4096, "
+         "train_backend: megatron" +
+         extra +
          "}\nenvironment:\n  prompt_tokens: 100\n  response_tokens: " + response +
          "\n  reward: {type: outcome}\n"
          "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";

@@ -91,12 +91,16 @@ TEST(WeightSync, BucketedIsTheCheckpointEngine) {
 TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
   // The veRL colocated case of validation/ (Qwen2.5-Math-7B, 16 x H20, rollout_tp 2,
   // hybrid engine). veRL PR #116 measured 0.55-0.8 s for 7-8B models on 8 GPUs.
-  //   bytes 7.61e9 x 2 = 15.22e9
-  //   gather   15.22e9 x 15/16 / 41e9 (16 GPUs span 2 nodes) = 0.3480 s
-  //   load     2 x 15.22e9 / 2 / 2.9e12                      = 0.0052 s
-  //   calls    4 buckets x 0.906 ms                          = 0.0036 s
-  //   engine   wake/sleep                                    = 0.25 s
-  //   total                                                  = 0.607 s
+  // The file states no train_backend and no pipeline or experts: an FSDP
+  // trainer (docs/model.md, "Which trainer backend"; its recipe is veRL's
+  // fsdp2), whose refit gathers each tensor's fp32 master weights with
+  // full_tensor(), one collective call per tensor.
+  //   bytes 7.61e9 x 2 = 15.22e9 (bf16, as the engine takes them)
+  //   gather   2 x 15.22e9 x 15/16 / 41e9 (fp32; 16 GPUs span 2 nodes) = 0.6960 s
+  //   load     2 x 15.22e9 / 2 / 2.9e12                               = 0.0052 s
+  //   calls    (4 buckets + 28 x 9 + 3 = 255 gathers) x 0.906 ms      = 0.2347 s
+  //   engine   wake/sleep                                             = 0.25 s
+  //   total                                                           = 1.186 s
   // The old model: 15.22e9 / 2 / (450e9 x 0.82) = 0.021 s.
   auto s = LoadScenarioFile(std::string(RLCOST_SOURCE_DIR) +
                                 "/../shared/validation/verl-onestepoff-qwen25math7b-16xh20-colocate.yaml",
@@ -109,10 +113,13 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
   // refit offload inside the sync (docs/model.md, "Refit offload").
   s->placement.refit_offload = RefitOffload::kNone;
   auto p = WeightSync(*s);
-  EXPECT_NEAR(p.gather_s, 0.3480, 1e-3);
+  ASSERT_EQ(s->placement.train_backend, TrainBackend::kFsdp);
+  EXPECT_NEAR(p.gather_s, 0.6960, 1e-3);
+  EXPECT_DOUBLE_EQ(p.export_calls, 255.0);
+  EXPECT_NEAR(p.calls_s, 259.0 * 0.906e-3, 1e-9);
   EXPECT_EQ(p.transfer_s, 0.0);
   EXPECT_NEAR(p.engine_s, 0.25, 1e-12);
-  EXPECT_NEAR(p.total_s, 0.607, 0.002);
+  EXPECT_NEAR(p.total_s, 1.186, 0.002);
   EXPECT_GE(p.total_s, 0.3);
   EXPECT_LE(p.total_s, 2.0);
   // The estimate carries the parts, in JSON and as a note.
@@ -122,7 +129,7 @@ TEST(WeightSync, ColocatedVerl7BIsWakeGatherAndLoad) {
   EXPECT_NEAR(e->step.sync_parts.gather_s + e->step.sync_parts.load_s + e->step.sync_parts.calls_s + e->step.sync_parts.engine_s,
               e->step.weight_sync_s, 1e-9);
   bool noted = false;
-  for (const auto& n : e->step.notes) noted |= n.rfind("weight sync 0.61 s (pipelined", 0) == 0 && n.find("sleep level 2: weights discarded") != std::string::npos;
+  for (const auto& n : e->step.notes) noted |= n.rfind("weight sync 1.19 s (pipelined", 0) == 0 && n.find("sleep level 2: weights discarded") != std::string::npos;
   EXPECT_TRUE(noted);
   ASSERT_NE(FindMetric("weight_sync.engine_s"), nullptr);
   EXPECT_NEAR(*FindMetric("weight_sync.engine_s")->get(*e), 0.25, 1e-12);
@@ -315,7 +322,8 @@ TEST(WeightSync, ColocatedExportGathersEachParameterWithItsOwnCalls) {
   EXPECT_DOUBLE_EQ(ExportCalls(Load("model: llama-3.1-8b\n" + h8 +
                                     "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n")),
                    291.0);
-  EXPECT_DOUBLE_EQ(ExportCalls(Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1}\n")),
+  EXPECT_DOUBLE_EQ(ExportCalls(Load("model: llama-3.1-8b\n" + h8 +
+                                    "placement: {mode: colocated, rollout_tp: 1, train_backend: megatron}\n")),
                    0.0);
   // Disaggregated syncs keep their own count (per tensor or per bucket): not added there.
   auto dis = WeightSync(Load("model: qwen3-30b-a3b\n" + h +
@@ -346,8 +354,9 @@ TEST(WeightSync, DtensorGathersItsFp32WeightsTpFirstThenOverTheShards) {
   const Scenario small = Load("model: llama-3.1-8b\n" + h8 + "placement: {mode: colocated, rollout_tp: 1, train_backend: fsdp}\n");
   EXPECT_NEAR(WeightSync(small).gather_s, 0.076165, 1e-5);
   EXPECT_DOUBLE_EQ(ExportCalls(small), 291.0);
-  // The same layout priced as Megatron (no backend named) keeps its TP-only bf16 gather.
-  const Scenario mg = Load("model: llama-3.1-70b\n" + h + "placement: {mode: colocated, rollout_tp: 4, train_tp: 8}\n");
+  // The same layout priced as Megatron keeps its TP-only bf16 gather.
+  const Scenario mg = Load("model: llama-3.1-70b\n" + h +
+                           "placement: {mode: colocated, rollout_tp: 4, train_tp: 8, train_backend: megatron}\n");
   EXPECT_NEAR(WeightSync(mg).gather_s, 141.2e9 * 7 / 8 / 369e9, 1e-5);
 }
 
@@ -524,11 +533,11 @@ TEST(Offload, DataParallelMegatronMovesItsWholeBf16CopyAfterTheRefit) {
     EXPECT_NEAR(TrainerWeightBytesPerGpu(fs), RefitWeightsGb(fs, *mf) * 1e9, 1e-3) << gpus;
   }
   // The freed memory is what sizes the groups: a trainer holding more leaves
-  // smaller buffers. Llama-3.1-70B on 8 GPUs, Megatron TP 8 (17.65 GB resident)
+  // smaller buffers. Llama-3.1-70B on 8 GPUs, Megatron (stated) TP 8 (17.65 GB resident)
   // against DP 8 (141.2 GB, more than the GPU: the 5% floor, 0.2 x 4 GB =
   // 0.8 GB buffers, 141.2 / 0.8 = 176.5 -> 177 groups).
   const std::string h = "model: llama-3.1-70b\nhardware: {gpu: h100-sxm, gpus: 8, gpus_per_node: 8}\n"
-                        "placement: {mode: colocated, rollout_tp: 8, weight_sync: bucketed, ";
+                        "placement: {mode: colocated, rollout_tp: 8, weight_sync: bucketed, train_backend: megatron, ";
   const Scenario tp8 = Load(h + "train_tp: 8}\n");
   const Scenario dp8 = Load(h + "train_tp: 1}\n");
   EXPECT_NEAR(TrainerWeightBytesPerGpu(tp8), 141.2e9 / 8, 1e-3);
