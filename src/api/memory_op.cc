@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "plan/memory.h"
 #include "plan/plan.h"
 
@@ -50,8 +51,8 @@ std::string ToTable(const Scenario& s, const plan::MemoryReport& r, std::optiona
   out += fmt::format("\n  verdict: {}\n", r.verdict);
   out += smallest ? fmt::format("  fewest GPUs that fit: {}\n", *smallest)
                   : std::string("  fewest GPUs that fit: none up to 8192\n");
-  out += largest ? fmt::format("  largest catalog model that fits on {} GPUs: {}\n", largest_at, *largest)
-                 : fmt::format("  no catalog model fits on {} GPUs\n", largest_at);
+  out += largest ? fmt::format("  largest catalog model that fits on {}: {}\n", GpuCount(largest_at), *largest)
+                 : fmt::format("  no catalog model fits on {}\n", GpuCount(largest_at));
   return out;
 }
 

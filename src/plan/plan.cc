@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "econ/run.h"
 #include "plan/memory.h"
 #include "rlcost/perf.h"
@@ -123,7 +124,7 @@ Scenario WithLayout(const Scenario& s, const Layout& l) {
 std::string Describe(const Layout& l) {
   const int engines = l.rollout_tp > 0 ? l.rollout_gpus / l.rollout_tp : 0;
   std::string out = l.mode == PlacementMode::kColocated
-                        ? fmt::format("colocated on {} GPUs", l.rollout_gpus)
+                        ? "colocated on " + GpuCount(l.rollout_gpus)
                         : fmt::format("disaggregated, {} rollout + {} training GPUs", l.rollout_gpus, l.train_gpus);
   out += fmt::format(", rollout_tp {} ({} engine{})", l.rollout_tp, engines, engines == 1 ? "" : "s");
   if (l.dp_attention) out += ", data-parallel attention";

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "report/html_parts.h"
 
 namespace rlcost::report::html {
@@ -66,7 +67,7 @@ std::string LayoutWords(const Scenario& s) {
   return s.placement.mode == PlacementMode::kDisaggregated
              ? fmt::format("disaggregated: {} rollout + {} train GPUs, rollout TP {}", s.placement.rollout_gpus,
                            s.placement.train_gpus, s.placement.rollout_tp)
-             : fmt::format("colocated on {} GPUs, rollout TP {}", s.hardware.gpus, s.placement.rollout_tp);
+             : fmt::format("colocated on {}, rollout TP {}", GpuCount(s.hardware.gpus), s.placement.rollout_tp);
 }
 
 // A figure of the user's run with its JSON key and its value, so a browser

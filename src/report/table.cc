@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "report/report.h"
 #include "report/price.h"
 #include "fit/interval.h"
@@ -123,7 +124,7 @@ std::string LayoutLines(const Estimate& e) {
     for (const auto& w : e.plan->why) out += "  plan: " + w + "\n";
   } else if (e.layout.rollout_gpus > 0) {
     out += fmt::format("  layout (as written): {}, rollout_tp {} ({} engines)\n",
-                       e.layout.colocated ? fmt::format("colocated on {} GPUs", e.layout.rollout_gpus)
+                       e.layout.colocated ? "colocated on " + GpuCount(e.layout.rollout_gpus)
                                           : fmt::format("disaggregated, {} rollout + {} training GPUs",
                                                         e.layout.rollout_gpus, e.layout.train_gpus),
                        e.layout.rollout_tp, e.layout.engines);
@@ -152,8 +153,8 @@ std::string EstimateToTable(const Scenario& s, const Estimate& e) {
                      100 * e.step.train_s / std::max(e.step.time_s, 1e-12),
                      100 * e.step.other_s / std::max(e.step.time_s, 1e-12),
                      FormatValue(e.usd_per_useful_sample, "USD"));
-  out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); MFU rollout {:.1f}%, train {:.1f}%\n",
-                     FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours, 100 * e.mfu_rollout,
+  out += fmt::format("  run: {} over {:.1f} h on {} ({:.0f} GPU-h); MFU rollout {:.1f}%, train {:.1f}%\n",
+                     FormatValue(e.usd, "USD"), e.wall_time_h, GpuCount(s.hardware.gpus), e.gpu_hours, 100 * e.mfu_rollout,
                      100 * e.mfu_train);
   out += "  GPU price: " + PriceSource(s) + "\n";
   out += fmt::format("  run time: steps {:.2f} h + start-up {:.2f} h + checkpoints {:.2f} h + evaluation {:.2f} h + "
@@ -236,8 +237,8 @@ std::string EstimateBrief(const Scenario& s, const Estimate& e) {
   std::string out;
   out += RunHeader(s, e, "\n");
   // The answer.
-  out += fmt::format("  run: {} over {:.1f} h on {} GPUs ({:.0f} GPU-h); {} per useful sample\n",
-                     FormatValue(e.usd, "USD"), e.wall_time_h, s.hardware.gpus, e.gpu_hours,
+  out += fmt::format("  run: {} over {:.1f} h on {} ({:.0f} GPU-h); {} per useful sample\n",
+                     FormatValue(e.usd, "USD"), e.wall_time_h, GpuCount(s.hardware.gpus), e.gpu_hours,
                      FormatValue(e.usd_per_useful_sample, "USD"));
   {
     std::string ranges;
