@@ -11,6 +11,7 @@
 
 #include "catalog/efficiency_origin.h"
 #include "core/cancel.h"
+#include "core/strings.h"
 #include "econ/energy.h"
 #include "econ/goal_steps.h"
 #include "econ/resplit.h"
@@ -309,9 +310,9 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     const int group = std::max(1, std::min(s.placement.train_gpus, perf::ShardGpus(s)) / tp);
     a.push_back(fmt::format(
         "FSDP trainer (placement.train_backend{}): every micro-batch all-gathers the parameters for its forward and "
-        "again for its backward and reduce-scatters fp32 gradients over groups of {} GPUs ({}); a pass takes the "
+        "again for its backward and reduce-scatters fp32 gradients over groups of {} ({}); a pass takes the "
         "longer of that traffic and its compute{}",
-        backend_assumed.empty() ? "" : " fsdp, " + backend_assumed, group,
+        backend_assumed.empty() ? "" : " fsdp, " + backend_assumed, GpuCount(group),
         group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
         microbatch_stated()
             ? ""

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/cancel.h"
+#include "core/strings.h"
 #include "econ/run.h"
 
 namespace rlcost::explore {
@@ -127,8 +128,8 @@ void NeighbourNotes::Apply(PointRow& row) {
       // The same 1% as plan::ScalingNotes.
       if (n.index == at && n.step_s > 0 && n.step_s < row.step_s * 0.99) {
         const std::string note =
-            fmt::format("more GPUs, slower: {:.1f} s per step here, {:.1f} s on {} GPUs (${:.2f} vs ${:.2f} per step)",
-                        row.step_s, n.step_s, n.gpus, row.usd_per_step, n.usd_per_step);
+            fmt::format("more GPUs, slower: {:.1f} s per step here, {:.1f} s on {} (${:.2f} vs ${:.2f} per step)",
+                        row.step_s, n.step_s, GpuCount(n.gpus), row.usd_per_step, n.usd_per_step);
         row.note = row.note.empty() ? note : note + "; " + row.note;
       }
     }

@@ -1,4 +1,5 @@
 #include "core/numbers.h"
+#include "core/strings.h"
 #include "plan/memory.h"
 
 #include <algorithm>
@@ -109,8 +110,8 @@ MemoryReport MemoryOf(const Scenario& s) {
   tr.capacity_gb = g.memory_gb;
   const int shard = perf::ShardGpus(s);
   const double per = 1.0 / shard / kGB;
-  const std::string over = shard == train_gpus ? fmt::format("sharded over {} GPUs", shard)
-                                               : fmt::format("sharded over groups of {} GPUs, {} copies", shard,
+  const std::string over = shard == train_gpus ? "sharded over " + GpuCount(shard)
+                                               : fmt::format("sharded over groups of {}, {} copies", GpuCount(shard),
                                                              train_gpus / shard);
   if (lora) {
     tr.parts.push_back({"frozen base weights", perf::WeightBytes(s.model, Precision::kBf16) * per,

@@ -591,8 +591,8 @@ std::vector<std::string> ScalingNotes(const Scenario& s, const Estimate& e, bool
   for (const Part& q : parts) {
     if (q.here - q.there > grew->here - grew->there) grew = &q;
   }
-  std::string why = fmt::format("{} takes {:.1f} s here against {:.1f} s on {} GPUs", grew->name, grew->here,
-                                grew->there, fewer);
+  std::string why = fmt::format("{} takes {:.1f} s here against {:.1f} s on {}", grew->name, grew->here,
+                                grew->there, GpuCount(fewer));
   const double wanted = WantedPerEngine(s, e);
   const double cap = e.step.kv_capacity_sequences;
   if (grew == &parts[0] && cap > 0 && cap < wanted) {
@@ -614,8 +614,8 @@ std::vector<std::string> ScalingNotes(const Scenario& s, const Estimate& e, bool
       }
     }
   }
-  if (fix.empty()) fix = fmt::format("; {} GPUs run the step faster and cheaper", fewer);
-  notes.push_back(fmt::format("more GPUs, slower step: on {} GPUs ({}) this run takes {} (here {}); {}{}", fewer,
+  if (fix.empty()) fix = fmt::format("; {} run the step faster and cheaper", GpuCount(fewer));
+  notes.push_back(fmt::format("more GPUs, slower step: on {} ({}) this run takes {} (here {}); {}{}", GpuCount(fewer),
                               Describe(LayoutOf(c)), Figures(*small), Figures(e), why, fix));
   return notes;
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "report/html_parts.h"
 
 namespace rlcost::report::html {
@@ -102,11 +103,11 @@ std::string GpuCountChart(const std::vector<GpuCountPoint>& pts, int current) {
     double x = L + slot * i + slot * 0.2, w = slot * 0.6;
     s += Text(x + w / 2, H - B + 18, fmt::format("{}{}", p.gpus, p.gpus == current ? " (this scenario)" : ""), "middle");
     if (!p.usd) {
-      s += Rect(x, H - B - 4, w, 4, kColIdle, fmt::format("{} GPUs: {}", p.gpus, p.error));
+      s += Rect(x, H - B - 4, w, 4, kColIdle, fmt::format("{}: {}", GpuCount(p.gpus), p.error));
       s += Text(x + w / 2, H - B - 10, "does not run", "middle");
       continue;
     }
-    std::string tip = fmt::format("{} GPUs: {} for the run, {} wall time, {} per useful sample", p.gpus, Usd(*p.usd),
+    std::string tip = fmt::format("{}: {} for the run, {} wall time, {} per useful sample", GpuCount(p.gpus), Usd(*p.usd),
                                   FormatValue(p.wall_time_h.value_or(0), "h") + " h", Usd(p.usd_per_useful_sample.value_or(0)));
     s += Rect(x, Y(*p.usd), w, H - B - Y(*p.usd), p.gpus == current ? kColRollout : "#8fb3ea", tip);
     s += Text(x + w / 2, Y(*p.usd) - 6, Usd(*p.usd), "middle");

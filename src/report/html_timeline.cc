@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "report/html_parts.h"
 
 namespace rlcost::report::html {
@@ -57,7 +58,7 @@ std::string TimelineChart(const Scenario& sc, const Estimate& e, bool simulated)
   };
   const auto& P = StepParts();
   if (!async) {
-    lane(0, fmt::format("all {} GPUs", sc.hardware.gpus),
+    lane(0, "all " + GpuCount(sc.hardware.gpus),
          {{&P[0], t.rollout_s}, {&P[5], t.reward_s}, {&P[2], t.logprob_s}, {&P[3], t.reference_s}, {&P[1], t.train_s},
           {&P[4], t.weight_sync_s}, {&P[7], t.offload_s}, {&P[6], t.overhead_s}},
          t.time_s, true);

@@ -6,6 +6,7 @@
 #include "rlcost/tail.h"
 
 #include "core/cancel.h"
+#include "core/strings.h"
 
 namespace rlcost::sim {
 namespace internal {
@@ -75,8 +76,8 @@ Result<void> Simulator::Setup() {
   }
   if (train_gpus_ < 1) return Fail(ErrorCode::kDoesNotFit, "placement.train_gpus", "no GPUs to train on");
   if (rollout_gpus_ % tp_ != 0) {
-    notes_.push_back(fmt::format("{} rollout GPUs are not a multiple of rollout_tp {}: {} GPUs stay idle",
-                                 rollout_gpus_, tp_, rollout_gpus_ % tp_));
+    notes_.push_back(fmt::format("{} rollout GPUs are not a multiple of rollout_tp {}: {} stay idle",
+                                 rollout_gpus_, tp_, GpuCount(rollout_gpus_ % tp_)));
   }
   const auto& pp = s_.pipeline;
   if (pp.mode == PipelineMode::kAsync && !pipelined_) {
