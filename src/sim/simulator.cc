@@ -230,9 +230,10 @@ bool Simulator::NextEvent() {
     const EventType nt = q_.top_type();
     if (nt == EventType::kToolDone || nt == EventType::kVerifyDone || nt == EventType::kSandboxReady) {
       const int32_t id = q_.top_a();
-      const Batch& nb = batches_[BatchOf(id)];
+      const int32_t nbi = BatchOf(id);
+      const Batch& nb = batches_[nbi];
       if (!nb.trajs.empty()) {
-        const Traj& nt_traj = nb.trajs[id - BatchOf(id) * g_];
+        const Traj& nt_traj = nb.trajs[IndexIn(id, nbi)];
         __builtin_prefetch(&nt_traj);
         __builtin_prefetch(reinterpret_cast<const char*>(&nt_traj) + 64);
       }

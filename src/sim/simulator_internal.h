@@ -430,14 +430,10 @@ class Simulator {
     if (g_ == 1) return id;
     return static_cast<int32_t>((static_cast<unsigned __int128>(g_magic_) * uint32_t(id)) >> 64);
   }
-  Traj& T(int32_t id) {
-    int32_t b = BatchOf(id);
-    return batches_[b].trajs[id - b * g_];
-  }
-  Link& L(int32_t id) {
-    int32_t b = BatchOf(id);
-    return batches_[b].links[id - b * g_];
-  }
+  // Its index inside batch b = BatchOf(id).
+  int32_t IndexIn(int32_t id, int32_t b) const { return id - b * g_; }
+  Traj& T(int32_t id) { return TB(id).t; }
+  Link& L(int32_t id) { return TL(id).l; }
   // A trajectory with its batch and the batch's index: one lookup for all.
   struct TrajBatch {
     Traj& t;
@@ -447,7 +443,7 @@ class Simulator {
   TrajBatch TB(int32_t id) {
     const int32_t b = BatchOf(id);
     Batch& bt = batches_[b];
-    return TrajBatch{bt.trajs[id - b * g_], bt, b};
+    return TrajBatch{bt.trajs[IndexIn(id, b)], bt, b};
   }
   // A trajectory and its link: one batch lookup (JoinRunning, LeaveRunning).
   struct TrajLink {
@@ -457,7 +453,7 @@ class Simulator {
   TrajLink TL(int32_t id) {
     const int32_t b = BatchOf(id);
     Batch& bt = batches_[b];
-    const int32_t i = id - b * g_;
+    const int32_t i = IndexIn(id, b);
     return TrajLink{bt.trajs[i], bt.links[i]};
   }
   // False once the trajectory's batch is finished and its storage recycled
