@@ -31,12 +31,12 @@ double SlowestOfSumsFactor(double ranks, double draws, double cv);
 //   sequence of length L being c1 L + c2 L^2 (linear layers and causal
 //   attention);
 // - train_backend megatron without a pipeline, with a token budget: the packs
-//   are dealt to the ranks in turn (NeMo RL's shard_by_batch_size) and the
-//   optimizer step (a log-prob pass: the driver) waits for the rank with
-//   ceil(B / dp) packs: E[ceil(B / dp)] / (B / dp), B the packs of a
-//   mini-batch (of the whole batch for a forward-only pass), about normal
-//   from step to step with sd B cv(L) / sqrt(n) over its n sequences (the
-//   exact ceiling for fixed lengths).
+//   (NeMo RL's packer order, longest first) are dealt to the ranks in turn
+//   (shard_by_batch_size) and the optimizer step (a log-prob pass: the
+//   driver) waits for rank 0, which takes the longest pack of every round
+//   and the extra pack of a partial round: its expected work (the packs at
+//   Blom's plotting positions of the length distribution, the pack count b
+//   varying from step to step, OverPackCounts) over the mean rank's.
 // 1 otherwise: max-length padding (every sequence alike), one rank, packs
 // held to one length (FixedLengthPackFactor, PipelineForwardPackFactor
 // charge those), token-budget micro-batches under FSDP.

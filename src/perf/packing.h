@@ -5,6 +5,8 @@
 //
 //   double packs = perf::PackedMicrobatchesAt(s, budget, gpus, tokens, mean_seq_len);
 
+#include <functional>
+
 #include "rlcost/scenario.h"
 
 namespace rlcost::perf {
@@ -18,6 +20,28 @@ int DataParallelRanks(const PlacementSpec& p, int gpus);
 // mb_tokens <= 0.
 double MicrobatchesOf(int dp, double tokens, double mb_tokens);
 
+// How NeMo RL's packer splits `tokens` tokens of single-turn sequences
+// into packs of `budget` tokens (docs/model.md, "Packed micro-batches"):
+// the sequences longer than half the budget open a pack each, the shorter
+// ones fill the room they leave and then packs of their own. All 0 when
+// nothing is packed here (see PackedBins).
+struct PackLayout {
+  double sequences = 0;    // n
+  double shift = 0;        // the prompt's mean: a sequence is shift + a response
+  double small_share = 0;  // P(sequence <= budget / 2)
+  double n_long = 0;       // packs opened by a long sequence
+  double room = 0;         // tokens the long packs leave free
+  double short_tokens = 0; // tokens of the short sequences
+  double bins = 0;         // B, the packs (PackedBins)
+  double bins_sd = 0;      // B's spread from step to step: B cv(L) / sqrt(n)
+};
+PackLayout PackedLayout(const Scenario& s, double budget, double tokens, double mean_seq_len);
+
+// E[f(b)] over the step's pack count b, about normal N(bins, sd) on the
+// integers (f(bins) when sd is 0): the one reading of a pack count that
+// varies from step to step, used by every count of packs a rank runs.
+double OverPackCounts(double bins, double sd, const std::function<double(double)>& f);
+
 // Packs (bins of at most the budget) that NeMo RL's packer fills from
 // `tokens` tokens of single-turn sequences into `budget` tokens
 // (PackedMicrobatchesAt's count before it is dealt to the ranks); 0 when
@@ -26,7 +50,8 @@ double MicrobatchesOf(int dp, double tokens, double mb_tokens);
 double PackedBins(const Scenario& s, double budget, double tokens, double mean_seq_len);
 
 // The packs a data-parallel rank runs when `tokens` tokens are packed into
-// micro-batches of `budget` tokens: ceil(PackedBins / dp), or, where nothing
+// micro-batches of `budget` tokens: E[ceil(b / dp)] over the step's pack
+// count b (OverPackCounts), or, where nothing
 // is packed, MicrobatchesOf the budget (one sequence of mean length when no
 // budget). PackedMicrobatches (include/rlcost/perf.h) is this at
 // train_micro_batch_tokens; a forward-only pass may pack into its own budget.

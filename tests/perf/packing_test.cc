@@ -53,13 +53,19 @@ TEST(Packing, SequencesLongerThanHalfTheBudgetTakeAMicroBatchEach) {
 // rises as the responses lengthen. NeMo RL v0.3's 70B Megatron run (prompt
 // 120, response 398 cv 0.7): 0.25% of the responses pass 2,048 - 120, so a
 // mini-batch of 512 x 518 = 265,216 tokens fills ceil(64.75) = 65
-// micro-batches, 17 for each of the dp = 4 ranks.
+// micro-batches, 16.25 for each of the dp = 4 ranks: the slowest runs
+// ceil(b / 4) of the step's b, about normal around 65 (sd 65 cv(L) /
+// sqrt(512), about 1.6): 17 on the steps b passes 64, 16 on the others, in
+// expectation between 16.25 and 17 (the hard ceiling read 17 on every step).
 TEST(Packing, ASpreadOfLengthsPacksNoBetterThanPerfectly) {
   const std::string lengths =
       "  prompt_tokens: {mean: 120, cv: 0.5, max: 1024}\n  response_tokens: {mean: 398, cv: 0.7, max: 3976}\n";
   Scenario s = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 4, train_pp: 4", lengths));
   const double mean = 120.0 + 398.0;
-  EXPECT_DOUBLE_EQ(perf::PackedMicrobatches(s, 64, 512.0 * mean, mean), 17.0);
+  const double packs = perf::PackedMicrobatches(s, 64, 512.0 * mean, mean);
+  EXPECT_GT(packs, 16.25);
+  EXPECT_LT(packs, 17.0);
+  EXPECT_NEAR(packs, 16.6, 0.1);
   // Longer responses (mean 3,000, cv 0.3, at most 3,976): about 95% pass
   // 1,928 and cannot pair, and the few short ones cannot fill the room they
   // leave; the count lies above perfect packing's ceil(512 x 3,120 / 4,096 /

@@ -4,6 +4,10 @@
 // docs/model.md, "The slowest data-parallel rank".
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "perf/dp_imbalance.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
@@ -119,17 +123,168 @@ TEST(SlowestRank, MegatronPacksDealtInTurnByHand) {
   EXPECT_EQ(perf::SlowestRankFactor(pp, tokens, 3100.0, 24, false), 1.0);
 }
 
-// With a spread of lengths B varies from step to step, and the slowest
-// rank's count is E[ceil(B / dp)]. 16 GPUs: B = 512 packs (every sequence
-// still over 2,048 tokens) is exactly 32 a rank; about normal around 32
-// (sd 512 cv(L) / sqrt(512), a small fraction of a pack a rank), ceil(B / 16)
-// is 32 or 33 with even odds: 32.5 / 32 = 1.015625, where fixed lengths give 1.
+// With a spread of lengths B varies from step to step: the slowest rank's
+// count is E[ceil(b / dp)] over the step's b. 16 GPUs: B = 512 packs (every
+// sequence still over 2,048 tokens) is exactly 32 a rank with fixed lengths
+// (factor 1); with a spread, b passes 512 on about half the steps and rank 0
+// then runs 33, and rank 0 takes the longest pack of each round: above 1,
+// below 33 / 32 plus the packs' own 5% spread.
 TEST(SlowestRank, ASpreadOfLengthsSpreadsThePackCount) {
   const double tokens = 2048.0 * 3100.0;
   Scenario fixed = test::Load(PacksText(16, "3000", ""));
   EXPECT_EQ(perf::SlowestRankFactor(fixed, tokens, 3100.0, 16, false), 1.0);
   Scenario spread = test::Load(PacksText(16, "{mean: 3000, cv: 0.05}", ""));
-  EXPECT_NEAR(perf::SlowestRankFactor(spread, tokens, 3100.0, 16, false), 32.5 / 32.0, 1e-9);
+  const double f = perf::SlowestRankFactor(spread, tokens, 3100.0, 16, false);
+  EXPECT_GT(f, 1.005);
+  EXPECT_LT(f, 33.0 / 32.0 + 0.05);
+}
+
+// NeMo RL v0.3.0's modified first-fit-decreasing packer, ported from
+// nemo_rl/data/packing/algorithms.py:426-524 @ b1c86a816c5e: the packs in
+// the order it returns them, each a list of sequence lengths.
+std::vector<std::vector<double>> PackMffd(const std::vector<double>& lens, double cap) {
+  using Item = double;
+  std::vector<Item> large, medium, small, tiny;
+  for (double l : lens) {
+    if (l > cap / 2) large.push_back(l);
+    else if (l > cap / 3) medium.push_back(l);
+    else if (l > cap / 6) small.push_back(l);
+    else tiny.push_back(l);
+  }
+  std::sort(large.rbegin(), large.rend());
+  std::sort(medium.rbegin(), medium.rend());
+  std::sort(small.begin(), small.end());
+  std::sort(tiny.begin(), tiny.end());
+  auto used = [](const std::vector<double>& b) {
+    double u = 0;
+    for (double x : b) u += x;
+    return u;
+  };
+  std::vector<std::vector<double>> bins;
+  for (double l : large) bins.push_back({l});
+  for (auto& b : bins) {  // phase 2: one medium each, the first that fits
+    const double rem = cap - used(b);
+    for (size_t i = 0; i < medium.size(); ++i) {
+      if (medium[i] <= rem) {
+        b.push_back(medium[i]);
+        medium.erase(medium.begin() + i);
+        break;
+      }
+    }
+  }
+  for (auto it = bins.rbegin(); it != bins.rend(); ++it) {  // phase 3: two smalls
+    auto& b = *it;
+    bool has_medium = false;
+    for (double x : b) has_medium |= (x > cap / 3 && x <= cap / 2);
+    if (has_medium || small.size() < 2) continue;
+    const double rem = cap - used(b);
+    if (small[0] + small[1] > rem) continue;
+    const double first = small.front();
+    small.erase(small.begin());
+    for (size_t j = small.size(); j-- > 0;) {
+      if (small[j] <= rem - first) {
+        b.push_back(first);
+        b.push_back(small[j]);
+        small.erase(small.begin() + j);
+        break;
+      }
+    }
+  }
+  std::vector<double> rest = medium;  // phase 4: largest that fits, in order
+  rest.insert(rest.end(), small.begin(), small.end());
+  rest.insert(rest.end(), tiny.begin(), tiny.end());
+  std::sort(rest.rbegin(), rest.rend());
+  for (auto& b : bins) {
+    while (!rest.empty()) {
+      const double rem = cap - used(b);
+      if (rem < rest.back()) break;
+      size_t i = 0;
+      while (i < rest.size() && rest[i] > rem) ++i;
+      if (i == rest.size()) break;
+      b.push_back(rest[i]);
+      rest.erase(rest.begin() + i);
+    }
+  }
+  std::vector<std::vector<double>> ffd;  // phase 5: first-fit decreasing
+  for (double l : rest) {
+    bool placed = false;
+    for (auto& b : ffd) {
+      if (l <= cap - used(b)) {
+        b.push_back(l);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) ffd.push_back({l});
+  }
+  bins.insert(bins.end(), ffd.begin(), ffd.end());
+  return bins;
+}
+
+// A Monte Carlo of NeMo RL's packer and deal: mini-batches of n sequences
+// (prompt and response drawn from the scenario's distributions), packed by
+// PackMffd into `cap`, dealt in turn to dp ranks (batched_data_dict.py:430
+// bin_idx % shards); a sequence of length L costs c1 L + c2 L^2. The
+// slowest rank's work over the mean rank's, summed over the mini-batches.
+double DealMonteCarlo(const Scenario& s, int n, double cap, int dp, int trials) {
+  const double c1 = perf::TrainLinearFlopsPerToken(s, false);
+  const double c2 = perf::AttentionFlopsPerContextToken(s.model) / 2.0 * 3.0;
+  std::mt19937_64 rng(20261207);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  double slowest = 0, mean = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> lens(n);
+    for (double& l : lens) {
+      l = std::round(s.environment.prompt_tokens.Quantile(unit(rng)) + s.environment.response_tokens.Quantile(unit(rng)));
+      l = std::clamp(l, 1.0, cap);
+    }
+    const auto bins = PackMffd(lens, cap);
+    std::vector<double> ranks(dp, 0.0);
+    double all = 0;
+    for (size_t i = 0; i < bins.size(); ++i) {
+      for (double l : bins[i]) {
+        ranks[i % dp] += c1 * l + c2 * l * l;
+        all += c1 * l + c2 * l * l;
+      }
+    }
+    slowest += *std::max_element(ranks.begin(), ranks.end());
+    mean += all / dp;
+  }
+  return slowest / mean;
+}
+
+// NeMo RL v0.3's runs (../shared/validation/logs): mini-batches of 512
+// sequences, 4,096-token packs, prompts of mean 120 (cv 0.5). The formula
+// against the Monte Carlo of the packer and the deal: the excess over 1
+// within a fifth of the Monte Carlo's. Before this was priced (each rank's
+// extra pack at the mean pack's work), Qwen3-30B-A3B read 1.030 against
+// the Monte Carlo's 1.08: that would fail here.
+std::string NemoText(const std::string& model, int gpus, const std::string& response) {
+  return "name: deal\nmodel: " + model + "\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
+         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 1, train_micro_batch_tokens: 4096}\n"
+         "environment:\n  prompt_tokens: {mean: 120, cv: 0.5, max: 1024}\n  response_tokens: " +
+         response +
+         "\n  reward: {type: outcome}\n"
+         "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";
+}
+
+void ExpectDealMatchesMonteCarlo(const std::string& model, int dp, const std::string& response) {
+  Scenario s = test::Load(NemoText(model, dp, response));
+  const double mean_len = perf::MeanTrajectoryTokens(s);
+  const double tokens = 2048.0 * mean_len;
+  const double formula = perf::SlowestRankFactor(s, tokens, mean_len, dp, /*forward_only=*/false);
+  const double mc = DealMonteCarlo(s, 512, 4096.0, dp, 200);
+  std::printf("%s dp %d: formula %.4f, Monte Carlo %.4f\n", model.c_str(), dp, formula, mc);
+  EXPECT_GT(mc, 1.0);
+  EXPECT_NEAR(formula - 1.0, mc - 1.0, 0.2 * (mc - 1.0));
+}
+
+TEST(SlowestRank, NemoDealMatchesAMonteCarloOfItsPackerQwen3MoE) {
+  ExpectDealMatchesMonteCarlo("qwen3-30b-a3b", 32, "{mean: 3251, cv: 0.4, max: 3976}");
+}
+
+TEST(SlowestRank, NemoDealMatchesAMonteCarloOfItsPackerLlama8B) {
+  ExpectDealMatchesMonteCarlo("llama-3.1-8b", 8, "{mean: 795, cv: 0.7, max: 3976}");
 }
 
 }  // namespace
