@@ -66,6 +66,12 @@ double DtensorLayerForwardCpuTime(const Scenario& s);
 double FsdpForwardTrafficShare(const Scenario& s, bool forward_only);
 
 // Micro-batches a rank runs in a pass: what FsdpTrafficTime multiplies by.
+// `tokens` are the pass's own (max-length padding included, not the padding
+// of packs to their budget). Packed to a token budget (PassPackBudget):
+// E[ceil(b / dp)] a mini-batch, the step's b packs dealt in turn and every
+// rank run up to the most any rank holds (PackedMicrobatchesAt); else the
+// rank's share over the micro-batch (PassMicrobatches). docs/model.md, "FSDP
+// traffic per micro-batch".
 double FsdpPassMicrobatches(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only);
 
 }  // namespace rlcost::perf

@@ -43,6 +43,16 @@ double MicrobatchesOf(int dp, double tokens, double mb_tokens) {
   return std::max(1.0, std::ceil(tokens / dp / mb_tokens - 1e-9));
 }
 
+double PassPackBudget(const Scenario& s, bool forward_only) {
+  const PlacementSpec& p = s.placement;
+  if (p.train_padding == TrainPadding::kMaxLength) return 0;
+  if (forward_only) {
+    if (p.logprob_micro_batch_tokens > 0) return p.logprob_micro_batch_tokens;
+    if (p.logprob_micro_batch_seqs > 0) return 0;
+  }
+  return std::max(0, p.train_micro_batch_tokens);
+}
+
 PackLayout PackedLayout(const Scenario& s, double budget, double tokens, double mean_seq_len) {
   PackLayout l;
   const auto& env = s.environment;

@@ -42,6 +42,14 @@ PackLayout PackedLayout(const Scenario& s, double budget, double tokens, double 
 // varies from step to step, used by every count of packs a rank runs.
 double OverPackCounts(double bins, double sd, const std::function<double(double)>& f);
 
+// The token budget a pass packs its sequences into (NeMo RL's
+// sequence_packing train_mb_tokens, logprob_mb_tokens for a forward-only
+// pass): placement.logprob_micro_batch_tokens, else
+// train_micro_batch_tokens; 0 where the pass is not packed to a budget
+// (max-length padding, logprob_micro_batch_seqs stated for a forward-only
+// pass, no budget).
+double PassPackBudget(const Scenario& s, bool forward_only);
+
 // Packs (bins of at most the budget) that NeMo RL's packer fills from
 // `tokens` tokens of single-turn sequences into `budget` tokens
 // (PackedMicrobatchesAt's count before it is dealt to the ranks); 0 when

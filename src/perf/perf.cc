@@ -522,7 +522,17 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
 double FsdpPassMicrobatches(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
   // Micro-batches per rank: the update's mini-batches each run their own.
   const int minibatches = forward_only ? 1 : std::max(1, s.algorithm.minibatches);
-  return minibatches * PassMicrobatches(s, gpus, tokens / minibatches, mean_seq_len, forward_only);
+  const double per_minibatch = tokens / minibatches;
+  // Packed to a token budget, every rank runs the most packs any rank was
+  // dealt: NeMo RL's DTensor worker all-reduces the rank's pack count with
+  // MAX and runs dummy packs up to it (dtensor_policy_worker.py:571-591,
+  // 853-869 @ v0.3.0 b1c86a81), of a deal that gives rank 0 ceil(b / dp)
+  // of the step's b packs. In expectation over b: E[ceil(b / dp)]
+  // (PackedMicrobatchesAt), not rounded up again (docs/model.md, "FSDP
+  // traffic per micro-batch").
+  const double budget = PassPackBudget(s, forward_only);
+  if (budget > 0) return minibatches * PackedMicrobatchesAt(s, budget, gpus, per_minibatch, mean_seq_len);
+  return minibatches * PassMicrobatches(s, gpus, per_minibatch, mean_seq_len, forward_only);
 }
 
 double FsdpForwardTrafficShare(const Scenario& s, bool forward_only) {
@@ -610,12 +620,19 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // the backward) and one of the two ways of the TP collectives.
   const double forward_flops = TrainLinearFlopsPerToken(s, /*forward_only=*/true) * pad + attention;
   parts.compute_forward_s = engine * forward_flops / ((linear * pad + 3.0 * attention) * recompute) + tp / 2.0;
-  parts.traffic_s = FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false);
+  // The traffic follows the count of micro-batches, which the pass's own
+  // tokens set (FsdpPassMicrobatches: the packs dealt, each padded to the
+  // budget; max-length padding widens each sequence).
+  const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
+  parts.traffic_s = FsdpTrafficTime(s, handed, mean_seq_len, gpus, /*forward_only=*/false);
   parts.traffic_forward_s = parts.traffic_s * FsdpForwardTrafficShare(s, /*forward_only=*/false);
-  parts.units = FsdpPassMicrobatches(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/false) * m.layers;
-  // Priced, as the traffic, only where a micro-batch is stated.
-  if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0) {
-    parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
+  // Priced, as the traffic, only where a micro-batch is stated (and counted
+  // only where the CPU's dispatch is priced: FsdpPassTime reads the units
+  // with it alone).
+  const double cpu_layer_s = DtensorLayerForwardCpuTime(s);
+  if (cpu_layer_s > 0 && MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0) {
+    parts.units = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/false) * m.layers;
+    parts.cpu_forward_s = parts.units * cpu_layer_s;
   }
   // A pipeline's stages wait for their point-to-point sends in every slot of
   // the schedule, the bubble's included; recomputation sends nothing.
@@ -688,11 +705,13 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
                      DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true)) *
                     SlowestRankFactor(s, tokens, mean_seq_len, gpus, /*forward_only=*/true);
   parts.compute_forward_s = parts.compute_s;
-  parts.traffic_s = FsdpTrafficTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
+  const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
+  parts.traffic_s = FsdpTrafficTime(s, handed, mean_seq_len, gpus, /*forward_only=*/true);
   parts.traffic_forward_s = parts.traffic_s;
-  parts.units = FsdpPassMicrobatches(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true) * m.layers;
-  if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0) {
-    parts.cpu_forward_s = parts.units * DtensorLayerForwardCpuTime(s);
+  const double cpu_layer_s = DtensorLayerForwardCpuTime(s);
+  if (cpu_layer_s > 0 && MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0) {
+    parts.units = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/true) * m.layers;
+    parts.cpu_forward_s = parts.units * cpu_layer_s;
   }
   w.time_s = FsdpPassTime(parts) + MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);
   w.compute_bound = true;

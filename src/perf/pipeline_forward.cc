@@ -20,7 +20,7 @@ double PipelineForwardPackFactor(const Scenario& s, int gpus, double tokens, dou
   // data to get_microbatch_iterator_for_packable_sequences_len()'s longest
   // "to maintain a static PP buffer" (pad_packed_seq_to, :1035); the
   // reference pass is the same call (:1204-1207).
-  const int budget = p.logprob_micro_batch_tokens > 0 ? p.logprob_micro_batch_tokens : p.train_micro_batch_tokens;
+  const double budget = PassPackBudget(s, /*forward_only=*/true);
   if (budget <= 0) return 1.0;
   const double per_rank = tokens / DataParallelRanks(p, gpus);
   const double packs = PackedMicrobatchesAt(s, budget, gpus, tokens, mean_seq_len);

@@ -88,7 +88,9 @@ TEST(FsdpOverlap, LlamaSeventyBAtTpEightPaysItsForwardGathersInFull) {
   const Scenario s = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: fsdp"));
   const double tokens = 2048.0 * 512.0;
   const double mbs = perf::FsdpPassMicrobatches(s, tokens, 512.0, 64, /*forward_only=*/true);
-  EXPECT_DOUBLE_EQ(mbs, 32.0);  // 1,048,576 / 8 ranks / 4,096 tokens (logprob budget: the update's)
+  // 1,048,576 tokens of fixed-length sequences in 256 packs of 4,096 (logprob
+  // budget: the update's), dealt to 8 ranks: ceil(256 / 8) = 32 every step.
+  EXPECT_DOUBLE_EQ(mbs, 32.0);
   const double gather = perf::FsdpTrafficTime(s, tokens, 512.0, 64, /*forward_only=*/true);
   const double units = mbs * 80.0;
   EXPECT_NEAR(perf::ForwardPass(s, tokens, 512.0, 64).time_s, units * 3.96e-3 + gather, 1e-9);

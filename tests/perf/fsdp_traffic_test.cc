@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "perf/dp_imbalance.h"
+#include "perf/fsdp_overlap.h"
+#include "perf/packing.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
 #include "support.h"
@@ -24,6 +26,65 @@ std::string Text(const std::string& model, int gpus, const std::string& placemen
          "algorithm: {name: grpo, group_size: 32, prompts_per_step: 64, steps: 10, minibatches: 4}\n";
 }
 
+// The micro-batches an FSDP rank runs when its sequences are packed into a
+// token budget. NeMo RL packs each mini-batch (the whole batch for a
+// forward-only pass) and deals the packs to the ranks in turn
+// (batched_data_dict.py:376-440 @ v0.3.0 b1c86a81, bin_idx % shards), so
+// rank 0 gets ceil(b / dp) of the step's b packs; the DTensor worker
+// all-reduces the rank's count with MAX and runs dummy packs up to it
+// (dtensor_policy_worker.py:571-591 update, 853-869 log-probs): every rank
+// runs ceil(b / dp), an integer each step. b moves with the lengths, about
+// normal N(B, B cv(L) / sqrt(n)), so a step runs E[ceil(b / dp)] on average:
+// the expectation, not its ceiling (veRL's dynamic batches run max over
+// ranks of ceil(T_r / budget), seqlen_balancing.py:348-392, an integer each
+// step too).
+//
+// Llama-3.1-70B's scenario below: prompts 120 (cv 0.5), responses 392
+// (cv 0.7); a sequence 512 tokens, cv(L)^2 = (60^2 + 274.4^2) / 512^2 =
+// 0.3010 (the responses' clipping at 3,976 aside). A mini-batch: 512
+// sequences, 262,144 tokens = 64 budgets of 4,096; a sequence over 2,048
+// tokens (a response over 1,928, 0.2% of them) is rare, so B = 64 packs.
+// sd = 64 x sqrt(0.3010) / sqrt(512) = 1.552. Over dp = 8: ceil(b / 8) = 8
+// for b in 57..64, 9 for 65..72, 7 below 57 (P(b <= 56.5) = Phi(-4.8),
+// nil): E = 8 + P(b >= 65) = 8 + 1 - Phi(0.5 / 1.552) = 8 + 1 - 0.6263 =
+// 8.374 a mini-batch; 4 x 8.374 = 33.50 in the update, where rounding the
+// expectation up again would run 9 each, 36.
+// The forward pass packs the whole batch: 2,048 sequences, B = 256,
+// sd = 256 x 0.5486 / sqrt(2048) = 3.103; ceil(b / 8) = 32 for 249..256, 33
+// above, 31 for 241..248: E = 32 + (1 - Phi(0.5 / 3.103)) - Phi(-7.5 / 3.103)
+// = 32 + 0.4360 - 0.0078 = 32.428.
+constexpr double kUpdateMicrobatches = 4 * 8.374;
+constexpr double kForwardMicrobatches = 32.428;
+
+TEST(FsdpTraffic, PackedRanksRunTheExpectedCountOfTheDealNotItsCeiling) {
+  Scenario s = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: fsdp"));
+  const double tokens = 2048.0 * 512.0;
+  ASSERT_DOUBLE_EQ(perf::PackedBins(s, 4096, tokens / 4, 512), 64.0);
+  ASSERT_DOUBLE_EQ(perf::PackedBins(s, 4096, tokens, 512), 256.0);
+  const double update = perf::FsdpPassMicrobatches(s, tokens, 512, 64, /*forward_only=*/false);
+  const double forward = perf::FsdpPassMicrobatches(s, tokens, 512, 64, /*forward_only=*/true);
+  EXPECT_NEAR(update, kUpdateMicrobatches, 0.01);
+  EXPECT_NEAR(forward, kForwardMicrobatches, 0.01);
+  // Between the even deal and a ceiling of the expectation.
+  EXPECT_GT(update, 32.0);
+  EXPECT_LT(update, 36.0);
+  // The count the update's packs are padded by (FixedLengthPackFactor): one
+  // reading of the pack count.
+  EXPECT_NEAR(update * 4096 / (tokens / 8), perf::FixedLengthPackFactor(s, 64, tokens, 512), 1e-12);
+  // Lengths that do not vary: b = B every step, 4 x ceil(64 / 8) = 32 and
+  // ceil(256 / 8) = 32, integers.
+  Scenario fixed = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: fsdp"));
+  fixed.environment.prompt_tokens = Distribution::Fixed(120);
+  fixed.environment.response_tokens = Distribution::Fixed(392);
+  EXPECT_DOUBLE_EQ(perf::FsdpPassMicrobatches(fixed, tokens, 512, 64, false), 32.0);
+  EXPECT_DOUBLE_EQ(perf::FsdpPassMicrobatches(fixed, tokens, 512, 64, true), 32.0);
+  // Stated as sequences a micro-batch, nothing is packed: the rank's share
+  // over the micro-batch, 4 x 64 / 8 = 32.
+  Scenario seqs = test::Load(Text("llama-3.1-70b", 64, ", train_tp: 8, train_backend: fsdp, train_micro_batch_seqs: 8"));
+  seqs.placement.train_micro_batch_tokens = 0;
+  EXPECT_DOUBLE_EQ(perf::FsdpPassMicrobatches(seqs, tokens, 512, 64, false), 32.0);
+}
+
 // Llama-3.1-70B (70.6B) on 64 H100, DTensor TP 8 with FSDP2 over the other
 // 8 ranks of each TP shard, one per node: NeMo RL v0.3's 70B DTensor recipe.
 TEST(FsdpTraffic, A70bDTensorRunIsHeldToItsPerMicroBatchGathersOverTheNetwork) {
@@ -31,26 +92,35 @@ TEST(FsdpTraffic, A70bDTensorRunIsHeldToItsPerMicroBatchGathersOverTheNetwork) {
   ASSERT_EQ(s.placement.train_backend, TrainBackend::kFsdp);
   ASSERT_DOUBLE_EQ(s.hardware.gpu.efficiency.weight_sync_eff, 0.82);
   // 2048 sequences of 512 tokens; 4 mini-batches of 262,144 tokens over
-  // dp = 64 / 8 = 8 ranks: 32,768 tokens = 8 micro-batches of 4,096 each,
-  // 32 in the update; the forward passes 1,048,576 / 8 / 4,096 = 32.
+  // dp = 64 / 8 = 8 ranks: 33.50 micro-batches in the update, 32.428 in a
+  // forward pass (above; 32 each were the lengths fixed).
   const double tokens = 2048.0 * 512.0;
+  const double mu = perf::FsdpPassMicrobatches(s, tokens, 512, 64, false);
+  const double mf = perf::FsdpPassMicrobatches(s, tokens, 512, 64, true);
+  ASSERT_NEAR(mu, kUpdateMicrobatches, 0.01);
+  ASSERT_NEAR(mf, kForwardMicrobatches, 0.01);
   // A rank's TP shard: 70.6e9 / 8 = 8.825e9 parameters. The group of 8 spans
   // 8 nodes: the NIC, 50 GB/s x 0.82 = 41 GB/s.
   // Update, per micro-batch: (2 + 2 + 4) x 8.825e9 x 7/8 = 61.775e9 bytes
-  // -> 32 x 61.775e9 / 41e9 = 48.2146 s.
-  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, /*forward_only=*/false), 32 * 61.775e9 / 41e9, 1e-9);
-  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, false), 48.2146, 1e-4);
-  // Forward only: 2 x 8.825e9 x 7/8 = 15.44375e9 bytes -> 32 x ... = 12.0537 s.
-  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, /*forward_only=*/true), 12.0537, 1e-4);
+  // -> 33.50 x 61.775e9 / 41e9 = 50.47 s.
+  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, /*forward_only=*/false), mu * 61.775e9 / 41e9, 1e-9);
+  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, false), 50.47, 0.02);
+  // Forward only: 2 x 8.825e9 x 7/8 = 15.44375e9 bytes -> 32.428 x ... = 12.215 s.
+  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 64, /*forward_only=*/true), 12.215, 0.005);
   // The compute of the update (~7.9 s at train_mfu) hides under the
-  // backward's traffic (36.1609 s). The forward is paced by the CPU's DTensor
-  // dispatch (44 x 90 us = 3.96 ms a layer, more than the layer's compute):
-  // each layer's gather waits for the CPU to reach the layer, so 32 x 80 x
-  // 3.96 ms = 10.1376 s and the forward's gathers (12.0537 s) add up
-  // ("DTensor dispatch paces the forward"). Plus 3 more Adam steps.
+  // backward's traffic (33.50 x 46.33125e9 / 41e9 = 37.855 s). The forward
+  // is paced by the CPU's DTensor dispatch (44 x 90 us = 3.96 ms a layer,
+  // more than the layer's compute): each layer's gather waits for the CPU
+  // to reach the layer, so 33.50 x 80 x 3.96 ms = 10.612 s and the
+  // forward's gathers (33.50 x 15.44375e9 / 41e9 = 12.618 s) add up ("DTensor
+  // dispatch paces the forward"). Plus 3 more Adam steps.
   EXPECT_NEAR(perf::TrainStep(s, tokens, 512, 64).time_s,
-              12.0537 + 10.1376 + 36.1609 + 3 * perf::OptimizerStepTime(s), 1e-3);
-  EXPECT_NEAR(perf::ForwardPass(s, tokens, 512, 64).time_s, 12.0537 + 10.1376, 1e-4);
+              mu * (15.44375e9 / 41e9 + 80 * 3.96e-3 + 46.33125e9 / 41e9) + 3 * perf::OptimizerStepTime(s), 1e-3);
+  EXPECT_NEAR(perf::TrainStep(s, tokens, 512, 64).time_s, 12.618 + 10.612 + 37.855 + 3 * perf::OptimizerStepTime(s),
+              0.05);
+  // A forward pass: 32.428 x (15.44375e9 / 41e9 + 80 x 3.96 ms) = 12.215 + 10.273 s.
+  EXPECT_NEAR(perf::ForwardPass(s, tokens, 512, 64).time_s, mf * (15.44375e9 / 41e9 + 80 * 3.96e-3), 1e-4);
+  EXPECT_NEAR(perf::ForwardPass(s, tokens, 512, 64).time_s, 12.215 + 10.273, 0.01);
   // Without a stated micro-batch the traffic is not priced.
   Scenario unstated = s;
   unstated.placement.train_micro_batch_tokens = 0;
@@ -70,14 +140,23 @@ TEST(FsdpTraffic, OnNvlinkAnEightBUpdateStaysComputeBound) {
   Scenario s = test::Load(Text("llama-3.1-8b", 8, ", train_backend: fsdp", 1));
   Scenario m = test::Load(Text("llama-3.1-8b", 8, ", train_backend: megatron", 1));
   const double tokens = 2048.0 * 512.0;
-  // 4 x ceil(262,144 / 8 / 4,096) = 32 micro-batches.
-  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 8, false), 32 * 56.21e9 / 369e9, 1e-9);
-  // The same update with no micro-batch stated (no traffic priced): the
-  // traffic hides. (Megatron's time differs by its packs' deal,
-  // SlowestRankFactor; FSDP's are padded and equal in count.)
+  // The same mini-batches of 64 packs over dp = 8: 33.50 micro-batches
+  // (PackedRanksRunTheExpectedCountOfTheDealNotItsCeiling).
+  EXPECT_NEAR(perf::FsdpPassMicrobatches(s, tokens, 512, 8, false), kUpdateMicrobatches, 0.01);
+  EXPECT_NEAR(perf::FsdpTrafficTime(s, tokens, 512, 8, false),
+              perf::FsdpPassMicrobatches(s, tokens, 512, 8, false) * 56.21e9 / 369e9, 1e-9);
+  // The traffic hides: a link a thousand times faster leaves the update as
+  // it is. (It is longer than the same update with no micro-batch stated by
+  // the padding of its 33.50 packs to the budget, FixedLengthPackFactor,
+  // 33.50 x 4,096 / 131,072 = 1.047 of the linear layers' work; Megatron's
+  // differs by its packs' deal, SlowestRankFactor.)
+  Scenario fast = s;
+  fast.hardware.gpu.intra_node_gb_per_s *= 1000.0;
+  EXPECT_DOUBLE_EQ(perf::TrainStep(s, tokens, 512, 8).time_s, perf::TrainStep(fast, tokens, 512, 8).time_s);
   Scenario untimed = s;
   untimed.placement.train_micro_batch_tokens = 0;
-  EXPECT_DOUBLE_EQ(perf::TrainStep(s, tokens, 512, 8).time_s, perf::TrainStep(untimed, tokens, 512, 8).time_s);
+  EXPECT_GT(perf::TrainStep(s, tokens, 512, 8).time_s, perf::TrainStep(untimed, tokens, 512, 8).time_s);
+  EXPECT_NEAR(perf::FixedLengthPackFactor(s, 8, tokens, 512), 33.50 * 4096 / 131072.0, 0.001);
   EXPECT_GT(perf::TrainStep(m, tokens, 512, 8).time_s, perf::TrainStep(s, tokens, 512, 8).time_s);
 }
 

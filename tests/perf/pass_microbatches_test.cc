@@ -5,6 +5,7 @@
 // them. docs/model.md, "Micro-batches of each pass".
 #include <gtest/gtest.h>
 
+#include "perf/fsdp_overlap.h"
 #include "perf/megatron_comm.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
@@ -57,14 +58,20 @@ TEST(PassMicrobatches, SequencesPerMicroBatchCountPerDataParallelRank) {
 }
 
 // veRL's GPG FSDP recipe: 8 GPUs, one sharding group of 8, micro-batches of
-// 16 sequences. Stated in sequences the FSDP traffic is priced as the same
-// micro-batch stated in tokens: 16 x 250 = 4,000.
+// 16 sequences. Stated in sequences the FSDP traffic is priced from them;
+// the same micro-batch stated as a budget of 16 x 250 = 4,000 tokens packs
+// the sequences and deals the packs (FsdpPassMicrobatches: E[ceil(b / dp)],
+// tests/perf/fsdp_traffic_test.cc), at least as many: the packer leaves
+// room in its packs and the ranks run the most packs any rank was dealt.
 TEST(PassMicrobatches, FsdpTrafficIsPricedFromSequencesPerMicroBatch) {
   Scenario seqs = test::Load(Text(", train_backend: fsdp, train_micro_batch_seqs: 16, logprob_micro_batch_seqs: 16"));
   Scenario toks = test::Load(Text(", train_backend: fsdp, train_micro_batch_tokens: 4000"));
   const double tokens = 5120.0 * 250.0;
   for (bool fwd : {false, true}) {
-    EXPECT_DOUBLE_EQ(perf::FsdpTrafficTime(seqs, tokens, 250, 8, fwd), perf::FsdpTrafficTime(toks, tokens, 250, 8, fwd));
+    const double per_mb = perf::FsdpTrafficTime(seqs, tokens, 250, 8, fwd) / 40.0;  // 40 micro-batches either way (below)
+    const double packs = perf::FsdpPassMicrobatches(toks, tokens, 250, 8, fwd);
+    EXPECT_GE(packs, 40.0);
+    EXPECT_NEAR(perf::FsdpTrafficTime(toks, tokens, 250, 8, fwd), packs * per_mb, 1e-9);
   }
   // By hand, forward only: 640 sequences a GPU / 16 = 40 micro-batches, each
   // gathering 2 B x 7.61e9 x 7/8 = 13.3175e9 bytes over NVLink at

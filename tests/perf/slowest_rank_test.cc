@@ -259,9 +259,12 @@ double DealMonteCarlo(const Scenario& s, int n, double cap, int dp, int trials) 
 // within a fifth of the Monte Carlo's. Before this was priced (each rank's
 // extra pack at the mean pack's work), Qwen3-30B-A3B read 1.030 against
 // the Monte Carlo's 1.08: that would fail here.
+// Their Megatron trainer (stated: a dense model without train_pp reads as
+// fsdp, "Which trainer backend").
 std::string NemoText(const std::string& model, int gpus, const std::string& response) {
   return "name: deal\nmodel: " + model + "\nhardware: {gpu: h100-sxm, gpus: " + std::to_string(gpus) +
-         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 1, train_micro_batch_tokens: 4096}\n"
+         ", gpus_per_node: 8}\nplacement: {mode: colocated, rollout_tp: 1, train_micro_batch_tokens: 4096, "
+         "train_backend: megatron}\n"
          "environment:\n  prompt_tokens: {mean: 120, cv: 0.5, max: 1024}\n  response_tokens: " +
          response +
          "\n  reward: {type: outcome}\n"
