@@ -307,7 +307,7 @@ std::vector<std::string> Assumptions(const Scenario& s) {
   }
   if (s.placement.train_backend == TrainBackend::kFsdp) {
     const int tp = std::max(1, s.placement.train_tp);
-    const int group = std::max(1, std::min(s.placement.train_gpus, perf::ShardGpus(s)) / tp);
+    const int group = perf::FsdpShardRanks(s, s.placement.train_gpus);
     a.push_back(fmt::format(
         "FSDP trainer (placement.train_backend{}): every micro-batch all-gathers the parameters for its forward and "
         "again for its backward and reduce-scatters fp32 gradients over groups of {} ({}); a pass takes the "
@@ -315,7 +315,9 @@ std::vector<std::string> Assumptions(const Scenario& s) {
         backend_assumed.empty() ? "" : " fsdp, " + backend_assumed, GpuCount(group),
         group * tp <= NvlinkDomainGpus(s.hardware) ? "NVLink" : "over the network",
         microbatch_stated()
-            ? ""
+            ? "; the trainer reads its loss to the host after every micro-batch, so each micro-batch's first "
+              "gathers and last reduce-scatters (the root unit, embedding and output layer taken as untied "
+              "(ASSUMED), and the first decoder layer) overlap no compute"
             : "; NOT PRICED here: set placement.train_micro_batch_tokens or train_micro_batch_seqs (the count of "
               "micro-batches sets it)"));
   } else if (!backend_assumed.empty()) {

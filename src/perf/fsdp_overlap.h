@@ -45,10 +45,32 @@ struct FsdpPassParts {
   double cpu_forward_s = 0;      // CPU time issuing the forward; 0 = the CPU runs ahead
   double units = 0;              // micro-batches x decoder layers (one forward gather each)
   bool backward = true;          // false for a forward-only pass
+  // A host sync after every micro-batch (FsdpSyncEdges): per micro-batch, the
+  // gathers before its first kernel and the reduce-scatters after its last,
+  // which then overlap nothing; 0 = micro-batches run back to back.
+  double microbatches = 0;
+  double sync_head_s = 0;
+  double sync_tail_s = 0;
 };
 
+// FSDP traffic at the two ends of one micro-batch on one GPU: the root
+// unit's (embedding and output layer) and the first decoder layer's bf16
+// gathers before its first kernel, the same two units' fp32 gradient
+// reduce-scatters after its last. docs/model.md, "A host sync after every
+// micro-batch".
+struct FsdpMicrobatchEdges {
+  double head_s = 0;
+  double tail_s = 0;
+};
+FsdpMicrobatchEdges FsdpSyncEdges(const Scenario& s, int gpus);
+
+// Ranks of one FSDP sharding group: the data- and context-parallel ranks of
+// one tensor-parallel shard, within train_shard_gpus.
+int FsdpShardRanks(const Scenario& s, int gpus);
+
 // Wall time of the pass. Without CPU time (the CPU runs ahead of the GPU) the
-// longer of compute and traffic, rlcost's rule before; with it, the forward
+// longer of compute and traffic, rlcost's rule before, the compute stretched
+// by each micro-batch's exposed ends under a host sync; with it, the forward
 // runs layer by layer, max(g, c) + max(0, a - max(0, g - c)) per unit (g the
 // layer's compute, c its CPU time, a its gather), and the backward, whose
 // gathers FSDP2 prefetches explicitly, the longest of its compute, its
