@@ -23,8 +23,9 @@
 #include "perf/refit_gather.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
+#include "rlcost/sim.h"
+#include "scenario/longest_draw.h"
 #include "signal/learning_model.h"
-#include "sim/analytic_rollout.h"
 
 namespace rlcost {
 namespace {
@@ -123,7 +124,7 @@ void SlowestRankAssumption(const Scenario& s, const StepTiming& t, std::vector<s
 
 // A synchronous single-turn step ends with its longest response, decoded
 // nearly alone: when the response spread's expected longest of the step's
-// draws (sim ExpectedLongestDraw) stays under the declared cap and a longest
+// draws (ExpectedLongestDraw) stays under the declared cap and a longest
 // response at the cap would move generation by a tenth or more, the text says
 // that the figure rests on the spread's tail and what the cap would cost:
 // (R_max - L) iterations at batch 1 (docs/model.md, "Generation on the
@@ -135,7 +136,7 @@ void LongestResponseAssumption(const Scenario& s, const StepTiming& t, double dr
       r.is_fixed() || !std::isfinite(r.max()) || !(draws > 1) || !(t.rollout_s > 0)) {
     return;
   }
-  const double longest = sim::analytic_internal::ExpectedLongestDraw(r, draws);
+  const double longest = scenario_internal::ExpectedLongestDraw(r, draws);
   const double iterations = r.max() - longest;
   if (!(iterations >= 1)) return;
   const double context = s.environment.prompt_tokens.mean() + 0.5 * (longest + r.max());
