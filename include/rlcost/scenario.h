@@ -56,6 +56,17 @@ inline int NvlinkDomainGpus(const HardwareSpec& h) {
 // coverage".
 inline constexpr int kVllmCudaGraphMaxBatch = 512;
 
+// Which of the loader's rules chose placement.train_backend for a file that
+// does not state it (docs/model.md, "Which trainer backend"), kept so that the
+// estimate says why without deriving it again. kNone: stated, or a Scenario
+// built in code (read literally).
+enum class TrainBackendRule {
+  kNone,
+  kRoutedExperts,   // megatron: the model has routed experts (checked first)
+  kMegatronLayout,  // megatron: the placement states train_pp or train_ep
+  kFsdpDefault,     // fsdp: neither; the frameworks' default trainer
+};
+
 struct PlacementSpec {
   PlacementMode mode = PlacementMode::kColocated;
   std::optional<ResplitSpec> resplit;  // `placement.resplit` (rlcost/lever_spec.h); none by default
@@ -150,7 +161,8 @@ struct PlacementSpec {
   // reduce-scatters fp32 gradients over the sharding group; a pass takes at
   // least that traffic's time. docs/model.md, "FSDP traffic per micro-batch".
   // A file that does not state it gets the loader's resolution
-  // (stated.train_backend false): megatron where the placement states
+  // (stated.train_backend false, the rule it took in
+  // stated.train_backend_rule): megatron where the placement states
   // train_pp or train_ep (dimensions only Megatron has) or the model has
   // routed experts (FSDP has no expert parallel), fsdp otherwise, the
   // frameworks' own default (docs/model.md, "Which trainer backend"). A
@@ -179,6 +191,9 @@ struct PlacementSpec {
     bool dp_attention = false;
     bool train_layout = false;  // any of train_tp, train_cp, train_pp, train_ep
     bool train_backend = false;
+    // Not stated: the loader's rule that chose train_backend, the reason the
+    // estimate's assumption gives.
+    TrainBackendRule train_backend_rule = TrainBackendRule::kNone;
   } stated;
 };
 

@@ -23,8 +23,9 @@
 #include "perf/refit_gather.h"
 #include "rlcost/estimate.h"
 #include "rlcost/perf.h"
+#include "rlcost/sim.h"
+#include "scenario/longest_draw.h"
 #include "signal/learning_model.h"
-#include "sim/analytic_rollout.h"
 
 namespace rlcost {
 namespace {
@@ -123,7 +124,7 @@ void SlowestRankAssumption(const Scenario& s, const StepTiming& t, std::vector<s
 
 // A synchronous single-turn step ends with its longest response, decoded
 // nearly alone: when the response spread's expected longest of the step's
-// draws (sim ExpectedLongestDraw) stays under the declared cap and a longest
+// draws (ExpectedLongestDraw) stays under the declared cap and a longest
 // response at the cap would move generation by a tenth or more, the text says
 // that the figure rests on the spread's tail and what the cap would cost:
 // (R_max - L) iterations at batch 1 (docs/model.md, "Generation on the
@@ -135,7 +136,7 @@ void LongestResponseAssumption(const Scenario& s, const StepTiming& t, double dr
       r.is_fixed() || !std::isfinite(r.max()) || !(draws > 1) || !(t.rollout_s > 0)) {
     return;
   }
-  const double longest = sim::analytic_internal::ExpectedLongestDraw(r, draws);
+  const double longest = scenario_internal::ExpectedLongestDraw(r, draws);
   const double iterations = r.max() - longest;
   if (!(iterations >= 1)) return;
   const double context = s.environment.prompt_tokens.mean() + 0.5 * (longest + r.max());
@@ -286,25 +287,31 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     return perf::MicrobatchTokens(s, perf::MeanTrajectoryTokens(s), /*forward_only=*/false) > 0;
   };
   // A backend the scenario does not state is the loader's resolution
-  // (docs/model.md, "Which trainer backend"): said with its reason, on the
-  // FSDP trainer's own line when it is fsdp (one line in the brief).
-  std::string backend_assumed;
-  if (!s.placement.stated.train_backend) {
-    std::string why;
-    if (s.placement.train_backend == TrainBackend::kFsdp) {
+  // (docs/model.md, "Which trainer backend"): said with the rule it took
+  // (stated.train_backend_rule), on the FSDP trainer's own line when it is
+  // fsdp (one line in the brief).
+  std::string why;
+  switch (s.placement.stated.train_backend_rule) {
+    case TrainBackendRule::kNone:  // stated, or built in code and read literally: nothing assumed
+      break;
+    case TrainBackendRule::kFsdpDefault:
       why = "no train_pp or train_ep, which only Megatron has, and a dense model; FSDP is the frameworks' default: "
             "veRL actor.strategy fsdp, NeMo RL policy.dtensor_cfg.enabled true";
-    } else if (s.model.is_moe()) {
+      break;
+    case TrainBackendRule::kRoutedExperts:
       why = fmt::format("{} has routed experts: an FSDP trainer has no expert parallel and gathers all {} experts of "
                         "a layer every micro-batch, and the frameworks run their MoE configs on Megatron",
                         s.model_id.empty() ? std::string("the model") : s.model_id, s.model.experts);
-    } else {
+      break;
+    case TrainBackendRule::kMegatronLayout:
       why = "the placement states train_pp or train_ep, dimensions only Megatron has";
-    }
-    backend_assumed = fmt::format("ASSUMED: placement.train_backend not stated; {}; state placement.train_backend: "
-                                  "megatron or fsdp to choose",
-                                  why);
+      break;
   }
+  const std::string backend_assumed =
+      why.empty() ? std::string()
+                  : fmt::format("ASSUMED: placement.train_backend not stated; {}; state placement.train_backend: "
+                                "megatron or fsdp to choose",
+                                why);
   if (s.placement.train_backend == TrainBackend::kFsdp) {
     const int tp = std::max(1, s.placement.train_tp);
     const int group = perf::FsdpShardRanks(s, s.placement.train_gpus);

@@ -1,6 +1,7 @@
 // The roofline time of one unit of work. Derivations: docs/model.md, "perf".
 #include "core/numbers.h"
 #include "rlcost/perf.h"
+#include "perf/all_reducer.h"
 #include "perf/dp_imbalance.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/group_link.h"
@@ -107,7 +108,7 @@ double KvShards(const ModelSpec& m, int tp, bool dp_attention) {
   return std::min(tp, std::max(m.kv_heads, 1));
 }
 
-// AllReducer (src/perf/prefill_maker.h): AllReduceTime, or (line_rate) the
+// AllReducer (src/perf/all_reducer.h): AllReduceTime, or (line_rate) the
 // same with the custom kernel's share of the link taken as 1 (a floor of it
 // that is affine in the bytes), with what depends on the engine only computed
 // at construction.

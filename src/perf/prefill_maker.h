@@ -5,28 +5,10 @@
 // operations in the same order as perf::Prefill, so the same bits
 // (test PrefillMaker.SameBitsAsPrefill).
 
+#include "perf/all_reducer.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
-
-// perf::AllReduceTime (or, line_rate, AllReduceLineRateTime) with its
-// engine-only parts computed once: the ring's share 2(tp-1)/tp, the path
-// (inside the NVLink domain or across it), its latency and link rates. The
-// one definition of the formula: AllReduceTime makes one and uses it once,
-// so a kept one gives the same bits (issue 41, thirteenth pass).
-class AllReducer {
- public:
-  AllReducer(const EngineConfig& e, bool line_rate);
-  double operator()(double bytes, double count) const;  // src/perf/perf.cc
-
- private:
-  bool none_ = true;         // tp <= 1: no all-reduce
-  bool custom_tp_ = false;   // vLLM's custom kernel serves this tp (message size checked per call)
-  double ring_share_ = 0;    // 2 (tp - 1) / tp
-  double latency_s_ = 0;     // per all-reduce
-  double link_ = 1;          // bytes/s at line rate (the slowest link of the ring)
-  double custom_link_ = 1;   // bytes/s through the custom kernel
-};
 
 class PrefillMaker {
  public:

@@ -159,10 +159,17 @@ void Loader::ReadPlacement(const YAML::Node& root, Scenario& s) {
   // micro-batch; the frameworks' MoE configs are Megatron's); any other is
   // FSDP, the frameworks' default trainer (veRL actor.strategy: fsdp, NeMo RL
   // dtensor_cfg.enabled: true). docs/model.md, "Which trainer backend".
+  // The rule taken is kept (stated.train_backend_rule) for the estimate's
+  // assumption; routed experts are named first when both hold.
   p.stated.train_backend = Reader::Child(n, "train_backend").IsDefined();
+  p.stated.train_backend_rule = TrainBackendRule::kNone;
   if (!p.stated.train_backend) {
     const bool megatron_only = Reader::Child(n, "train_pp").IsDefined() || Reader::Child(n, "train_ep").IsDefined();
-    p.train_backend = megatron_only || s.model.is_moe() ? TrainBackend::kMegatron : TrainBackend::kFsdp;
+    p.stated.train_backend_rule = s.model.is_moe() ? TrainBackendRule::kRoutedExperts
+                                  : megatron_only  ? TrainBackendRule::kMegatronLayout
+                                                   : TrainBackendRule::kFsdpDefault;
+    p.train_backend =
+        p.stated.train_backend_rule == TrainBackendRule::kFsdpDefault ? TrainBackend::kFsdp : TrainBackend::kMegatron;
   }
   r_.Enum(n, "train_pp_split", "placement", p.train_pp_split, &PipelineSplitFromString,
           AcceptedNames<PipelineSplit>());  // docs/model.md, "Pipeline stages split evenly"

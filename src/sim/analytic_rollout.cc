@@ -19,6 +19,7 @@
 #include "rlcost/tail.h"
 #include "core/count.h"
 #include "core/slices.h"
+#include "scenario/longest_draw.h"
 #include "sim/kv_cache.h"
 
 #include "sim/analytic_rollout.h"
@@ -65,6 +66,8 @@ double NormalQuantile(double p) {
 // above the simulator, which draws each length). docs/model.md, "Length
 // slices".
 namespace {
+double KeptLongestDraw(const Distribution& d, double n);  // below, with its memo
+
 int ComputeLengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& out,
                         std::array<double, kMaxSlices>& alive, bool single_top) {
   if (d.is_fixed()) {
@@ -74,7 +77,7 @@ int ComputeLengthSlices(const Distribution& d, double n, double n_total, std::ar
   }
   int m = CeilCount(n, 1, kMaxSlices);
   double top = n_total / (n_total + 1.0);
-  const double longest = ExpectedLongestDraw(d, n_total);
+  const double longest = KeptLongestDraw(d, n_total);
   if (n <= double(kMaxSlices) || !single_top) {
     for (int j = 0; j + 1 < m; ++j) out[j] = d.Quantile(top * (j + 1.0) / m);
     out[m - 1] = longest;
@@ -133,11 +136,11 @@ std::array<double, 6> FiguresOf(const Distribution& d) {
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 }  // namespace
 
-// ExpectedLongestDraw's 16 quantiles, asked twice per single-turn engine model
-// (SliceSingleTurn's KV check and LengthSlices), are kept while a
-// StepTimeOnly lives, as LengthSlices' answers are: the last answer, reused
-// for the same distribution object with the same figures and the same n
-// (samples, whose figures do not name them, are not kept).
+// ExpectedLongestDraw's (scenario/longest_draw.h) 16 quantiles, asked twice
+// per single-turn engine model (SliceSingleTurn's KV check and LengthSlices),
+// are kept while a StepTimeOnly lives, as LengthSlices' answers are: the last
+// answer, reused for the same distribution object with the same figures and
+// the same n (samples, whose figures do not name them, are not kept).
 namespace {
 struct LongestMemo {
   const Distribution* d = nullptr;
@@ -148,65 +151,20 @@ struct LongestMemo {
 };
 thread_local LongestMemo longest_memo;
 
-// Gauss-Legendre nodes and weights on [0, 1], kLongestDrawPoints of them:
-// the roots of the Legendre polynomial P_k by Newton's method from
-// cos(pi (i - 1/4) / (k + 1/2)), weights 2 / ((1 - x^2) P_k'(x)^2)
-// (Abramowitz and Stegun 25.4.29), halved for [0, 1]. Computed once.
-struct GaussLegendre {
-  std::array<double, kLongestDrawPoints> t{}, w{};
-};
-const GaussLegendre& LongestDrawRule() {
-  static const GaussLegendre rule = [] {
-    GaussLegendre g;
-    constexpr int k = kLongestDrawPoints;
-    for (int i = 0; i < k; ++i) {
-      double x = std::cos(M_PI * (i + 0.75) / (k + 0.5)), dp = 1;
-      for (int it = 0; it < 100; ++it) {
-        double p0 = 1, p1 = x;
-        for (int j = 2; j <= k; ++j) {
-          const double p2 = ((2.0 * j - 1) * x * p1 - (j - 1.0) * p0) / j;
-          p0 = p1;
-          p1 = p2;
-        }
-        dp = k * (x * p1 - p0) / (x * x - 1);
-        const double dx = p1 / dp;
-        x -= dx;
-        if (std::fabs(dx) < 1e-15) break;
-      }
-      g.t[i] = (x + 1) / 2;
-      g.w[i] = 1.0 / ((1 - x * x) * dp * dp);
-    }
-    return g;
-  }();
-  return rule;
-}
-
-// E[X_(n)] = integral_0^1 Q(v^(1/n)) dv with v = 1 - (1 - t)^2 (dv = 2 (1 - t)
-// dt), which flattens the tail's growth as v -> 1 for the rule.
-double ComputeExpectedLongestDraw(const Distribution& d, double n) {
-  const double inv_n = 1.0 / std::max(n, 1.0);
-  const GaussLegendre& g = LongestDrawRule();
-  double sum = 0;
-  for (int k = 0; k < kLongestDrawPoints; ++k) {
-    const double r = 1 - g.t[k];
-    sum += g.w[k] * 2 * r * d.Quantile(std::pow(1 - r * r, inv_n));
+double KeptLongestDraw(const Distribution& d, double n) {
+  if (d.is_fixed() || !StepTimeOnly::Active() || d.kind() == DistKind::kEmpirical) {
+    return scenario_internal::ExpectedLongestDraw(d, n);
   }
-  return sum;
-}
-}  // namespace
-
-double ExpectedLongestDraw(const Distribution& d, double n) {
-  if (d.is_fixed()) return d.mean();
-  if (!StepTimeOnly::Active() || d.kind() == DistKind::kEmpirical) return ComputeExpectedLongestDraw(d, n);
   LongestMemo& k = longest_memo;
   const std::array<double, 6> figures = FiguresOf(d);
   if (k.valid && k.d == &d && k.kind == d.kind() && SameBits(k.n, n) &&
       std::equal(figures.begin(), figures.end(), k.figures.begin(), SameBits)) {
     return k.value;
   }
-  k = {&d, d.kind(), figures, n, ComputeExpectedLongestDraw(d, n), true};
+  k = {&d, d.kind(), figures, n, scenario_internal::ExpectedLongestDraw(d, n), true};
   return k.value;
 }
+}  // namespace
 
 // The flag is on (ThreadFlagScope) before the memo is cleared and back off
 // after it is cleared again: the memo lives only inside the scope.
@@ -810,7 +768,7 @@ TurnSlices SliceSingleTurn(const Scenario& s, double n, double n_total, double k
   const auto& resp = s.environment.response_tokens;
   TurnSlices t;
   t.prompt = s.environment.prompt_tokens.mean();
-  const double top_kv = n / kMaxSlices * (t.prompt + ExpectedLongestDraw(resp, n_total) + kFragTokens);
+  const double top_kv = n / kMaxSlices * (t.prompt + KeptLongestDraw(resp, n_total) + kFragTokens);
   t.single_top = top_kv > kv_tokens && n > kMaxSlices;
   t.m = LengthSlices(resp, n, n_total, t.len, t.alive, t.single_top);
   return t;

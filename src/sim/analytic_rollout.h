@@ -29,20 +29,9 @@ struct MultiTurnResult {
   double sandbox_life_s = 0;
 };
 
-// The expected longest of n independent draws of d, E[X_(n)]. The largest
-// of n uniforms U_(n) has P(U_(n) <= u) = u^n, so V = U_(n)^n is uniform and
-// E[X_(n)] = integral_0^1 Q(v^(1/n)) dv, taken by a kLongestDrawPoints-point
-// Gauss-Legendre rule in t, v = 1 - (1 - t)^2 (Q the distribution's
-// quantile, clipped at its max). Not Q(n / (n + 1)), the quantile at E[U_(n)]: Q is convex in
-// the tail, so that one falls short of the mean longest (Jensen), which is
-// what a synchronous step, ending with its longest response, waits for on
-// average. docs/model.md, "The analytic step".
-inline constexpr int kLongestDrawPoints = 16;
-double ExpectedLongestDraw(const Distribution& d, double n);
-
 // Response lengths of an engine's n sequences (n_total in the step) as m
 // quantile points `len`, ascending, the last at the expected maximum of the
-// n_total draws (ExpectedLongestDraw), and `alive[j]`, the share of the n still decoding between
+// n_total draws (scenario_internal::ExpectedLongestDraw), and `alive[j]`, the share of the n still decoding between
 // len[j - 1] and len[j]; with `single_top` that maximum is one sequence's
 // (weight 1/n) rather than a slice's. Returns m. docs/model.md, "Length slices".
 int LengthSlices(const Distribution& d, double n, double n_total, std::array<double, kMaxSlices>& len,

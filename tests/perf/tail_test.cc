@@ -7,16 +7,13 @@
 #include "rlcost/estimate.h"
 #include "rlcost/tail.h"
 #include "support.h"
+#include "uniform_lengths.h"
 
 namespace rlcost::perf {
 namespace {
 
 using test::Cat;
-
-Distribution Uniform0To2000() {
-  // Uniform on [0, 2000]: mean 1000, cv 1 / sqrt(3).
-  return Distribution::Make(DistKind::kUniform, 1000, 1.0 / std::sqrt(3.0), std::nullopt, std::nullopt).value();
-}
+using test::Uniform0To2000;
 
 TEST(Tail, OverProvisionCutsAtTheQuantileOfTheGroupMaximum) {
   const Distribution d = Uniform0To2000();

@@ -93,6 +93,28 @@ TEST(TrainBackend, AModelWithRoutedExpertsIsAssumedMegatron) {
   EXPECT_EQ(fsdp.placement.train_backend, TrainBackend::kFsdp);
 }
 
+TEST(TrainBackend, TheLoaderKeepsTheRuleItTookAndTheEstimateGivesIt) {
+  EXPECT_EQ(LoadWith(Text("llama-3.1-70b", ", train_tp: 8")).placement.stated.train_backend_rule,
+            TrainBackendRule::kFsdpDefault);
+  EXPECT_EQ(LoadWith(Text("llama-3.1-70b", ", train_tp: 8, train_pp: 1")).placement.stated.train_backend_rule,
+            TrainBackendRule::kMegatronLayout);
+  // Both hold: the routed experts are the reason named.
+  const Scenario moe_pp = LoadWith(Text("qwen3-30b-a3b", ", train_pp: 1"));
+  EXPECT_EQ(moe_pp.placement.stated.train_backend_rule, TrainBackendRule::kRoutedExperts);
+  EXPECT_NE(BackendAssumption(moe_pp).find("has routed experts"), std::string::npos) << BackendAssumption(moe_pp);
+  EXPECT_EQ(BackendAssumption(moe_pp).find("states train_pp"), std::string::npos) << BackendAssumption(moe_pp);
+  // Stated: no rule, nothing assumed.
+  const Scenario stated = LoadWith(Text("llama-3.1-70b", ", train_tp: 8, train_backend: fsdp"));
+  EXPECT_EQ(stated.placement.stated.train_backend_rule, TrainBackendRule::kNone);
+  // The reason is the one the loader took, not one read again off the
+  // scenario: a copy whose rule is cleared (as a Scenario built in code
+  // has it) is read literally and says nothing is assumed.
+  Scenario literal = LoadWith(Text("llama-3.1-70b", ", train_tp: 8"));
+  ASSERT_NE(BackendAssumption(literal), "");
+  literal.placement.stated.train_backend_rule = TrainBackendRule::kNone;
+  EXPECT_EQ(BackendAssumption(literal), "");
+}
+
 TEST(TrainBackend, OverridesReachTheRuleAsTheFilesOwnFieldsDo) {
   // --set (and --facts, applied the same way) before the rule runs.
   const std::string text = Text("llama-3.1-70b", ", train_tp: 8");

@@ -13,7 +13,7 @@
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
-#include "sim/analytic_rollout.h"
+#include "scenario/longest_draw.h"
 #include "support.h"
 
 namespace rlcost {
@@ -39,8 +39,8 @@ TEST(LongestResponse, ATailThatReachesTheCapAddsItsIterationsAtASmallBatch) {
   const Scenario a = Load(0.7), b = Load(1.3);
   // The expected longest of the step's 2,048 draws (lognormal, mean 395):
   // about 2,800 tokens at cv 0.7; at cv 1.3 it is clipped at the cap.
-  const double la = sim::analytic_internal::ExpectedLongestDraw(a.environment.response_tokens, 2048);
-  const double lb = sim::analytic_internal::ExpectedLongestDraw(b.environment.response_tokens, 2048);
+  const double la = scenario_internal::ExpectedLongestDraw(a.environment.response_tokens, 2048);
+  const double lb = scenario_internal::ExpectedLongestDraw(b.environment.response_tokens, 2048);
   EXPECT_GT(la, 2500);
   EXPECT_LT(la, 3200);
   EXPECT_GT(lb, 3900);

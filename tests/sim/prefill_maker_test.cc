@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "perf/all_reducer.h"
 #include "perf/prefill_maker.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
@@ -88,12 +89,13 @@ TEST(PrefillMaker, SameBitsAsTheRooflineByHand) {
   EXPECT_GE(q.time_s, p.time_s);
 }
 
-// AllReducer: the all-reduce's engine-only parts kept (the prefill maker holds
-// one). A kept one gives AllReduceTime's and AllReduceLineRateTime's bits on
-// each path (tp 1: none; inside the NVLink domain: vLLM's custom kernel under
-// 8 MiB, NCCL at line rate from 8 MiB; across domains: NCCL's ring), and the
-// mechanisms hold: tp 1 costs nothing, the line rate is never slower, and at
-// the custom kernel's 8 MiB limit the message goes faster per byte.
+// AllReducer (src/perf/all_reducer.h): the all-reduce's engine-only parts
+// kept (the prefill maker holds one). A kept one gives AllReduceTime's and
+// AllReduceLineRateTime's bits on each path (tp 1: none; inside the NVLink
+// domain: vLLM's custom kernel under 8 MiB, NCCL at line rate from 8 MiB;
+// across domains: NCCL's ring), and the mechanisms hold: tp 1 costs nothing,
+// the line rate is never slower, and at the custom kernel's 8 MiB limit the
+// message goes faster per byte.
 TEST(AllReducer, KeptGivesAllReduceTimeBits) {
   std::deque<Scenario> kept;
   auto engine = [&kept](const std::string& head) {
