@@ -511,8 +511,13 @@ class Simulator {
     return sum;
   }
   void TrajDone(const TrajBatch& r);
-  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
-  void Rewarded(int32_t id, const TrajBatch& r);
+  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or
+  // done. Inline: once a trajectory, and most runs have no judges.
+  void Rewarded(int32_t id, const TrajBatch& r) {
+    if (judges_.active() && SentToJudges(id, r)) return;
+    TrajDone(r);
+  }
+  bool SentToJudges(int32_t id, const TrajBatch& r);  // false: not judged, done now
   void StartJudgePhase();
   void EndJudgePhase();
   void JudgeEvent(const Event& ev);

@@ -302,22 +302,17 @@ void Simulator::TrajDone(const TrajBatch& r) {
 // ---------------------------------------------------------------------------
 // Judges (sim/judge.h; docs/model.md, "Judges in the simulator")
 
-void Simulator::Rewarded(int32_t id, const TrajBatch& r) {
-  if (judges_.active()) {
-    // environment.failures: the failed share is not judged (as the closed form).
-    judge_carry_ += 1.0 - s_.environment.failures.rate;
-    if (judge_carry_ >= 1.0 - 1e-9) {
-      judge_carry_ -= 1.0;
-      auto& [t, bt, b] = r;
-      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + ToolTokens(t, bt)), q_);
-      if (calls > 0) {
-        t.judge_left = calls;
-        t.state = TrajState::kJudge;
-        return;
-      }
-    }
-  }
-  TrajDone(r);
+bool Simulator::SentToJudges(int32_t id, const TrajBatch& r) {
+  // environment.failures: the failed share is not judged (as the closed form).
+  judge_carry_ += 1.0 - s_.environment.failures.rate;
+  if (judge_carry_ < 1.0 - 1e-9) return false;
+  judge_carry_ -= 1.0;
+  auto& [t, bt, b] = r;
+  const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + ToolTokens(t, bt)), q_);
+  if (calls == 0) return false;
+  t.judge_left = calls;
+  t.state = TrajState::kJudge;
+  return true;
 }
 
 void Simulator::JudgeEvent(const Event& ev) {
