@@ -60,40 +60,6 @@ void Simulator::Unpark(Engine& en, Link& l) {
   l = Link{};
 }
 
-void Simulator::JoinRunning(Engine& en, int32_t id) {
-  auto [t, link] = TL(id);
-  t.state = TrajState::kRunning;
-  // Its prefill blocks now count in the running set.
-  en.static_blocks -= t.blocks;
-  t.blocks = 0;
-  t.key = t.ctx - en.iter;
-  ++en.n_running;
-  en.sum_key += t.key;
-  ++en.phase_cnt[Mod16(t.key)];
-  en.phase_sum += Mod16(t.key);
-  link = Link{en.tail, kNone};
-  if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
-  en.tail = id;
-  en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
-  en.peak_batch = std::max(en.peak_batch, en.n_running);
-}
-
-void Simulator::LeaveRunning(Engine& en, Traj& t, Link& l) {
-  int64_t ctx = t.key + en.iter;
-  int64_t decoded = ctx - t.ctx;
-  t.gen += decoded;
-  t.resp_left -= decoded;
-  t.ctx = ctx;
-  --en.n_running;
-  en.sum_key -= t.key;
-  --en.phase_cnt[Mod16(t.key)];
-  en.phase_sum -= Mod16(t.key);
-  if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
-  if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
-  l = Link{};
-  ++t.epoch;  // its finish-heap entry is now stale
-}
-
 // Recompute preemption (vLLM's default): the sequence loses its KV and goes to
 // the front of the queue; on resume its whole context is prefilled again.
 void Simulator::Preempt(Engine& en, int32_t id) {
