@@ -11,16 +11,23 @@ namespace rlcost::sim {
 
 inline constexpr size_t kHeapArity = 4;
 
-// Sift up: parents move down into the hole at i until x's place.
+// Sift up: parents move down into the hole at i until x's place. By byte
+// offsets, as HeapRefillRootPadded below: the parent of offset o is
+// (o - size) / 4 rounded down to an entry.
 template <class Key, class Before>
 inline void HeapSiftUp(Key* h, size_t i, const Key& x, Before before) {
-  while (i > 0) {
-    const size_t parent = (i - 1) / kHeapArity;
-    if (!before(x, h[parent])) break;
-    h[i] = h[parent];
-    i = parent;
+  constexpr size_t kSize = sizeof(Key);
+  static_assert((kSize & (kSize - 1)) == 0 && kSize >= kHeapArity, "entries of a power-of-two size, at least 4 bytes");
+  char* base = reinterpret_cast<char*>(h);
+  auto at = [base](size_t off) -> Key& { return *reinterpret_cast<Key*>(base + off); };
+  size_t o = i * kSize;
+  while (o > 0) {
+    const size_t parent = ((o - kSize) / kHeapArity) & ~(kSize - 1);
+    if (!before(x, at(parent))) break;
+    at(o) = at(parent);
+    o = parent;
   }
-  h[i] = x;
+  at(o) = x;
 }
 
 // After the root is taken from a heap of n entries that still counts `last`
