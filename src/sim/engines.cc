@@ -47,9 +47,8 @@ bool Simulator::EvictOneParked(Engine& en) {
   return true;
 }
 
-void Simulator::Park(Engine& en, int32_t id, [[maybe_unused]] uint32_t epoch) {
-  auto [t, l] = TL(id);
-  assert(t.parked && t.epoch == epoch);
+void Simulator::Park(Engine& en, int32_t id, Link& l) {
+  assert(T(id).parked && &l == &L(id));
   l = Link{en.park_tail, kNone};
   if (en.park_tail != kNone) L(en.park_tail).next = id; else en.park_head = id;
   en.park_tail = id;
@@ -59,41 +58,6 @@ void Simulator::Unpark(Engine& en, Link& l) {
   if (l.prev != kNone) L(l.prev).next = l.next; else en.park_head = l.next;
   if (l.next != kNone) L(l.next).prev = l.prev; else en.park_tail = l.prev;
   l = Link{};
-}
-
-void Simulator::JoinRunning(Engine& en, int32_t id) {
-  auto [t, link] = TL(id);
-  t.state = TrajState::kRunning;
-  // Its prefill blocks now count in the running set.
-  en.static_blocks -= t.blocks;
-  t.blocks = 0;
-  t.key = t.ctx - en.iter;
-  ++en.n_running;
-  en.sum_key += t.key;
-  ++en.phase_cnt[Mod16(t.key)];
-  en.phase_sum += Mod16(t.key);
-  link = Link{en.tail, kNone};
-  if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
-  en.tail = id;
-  en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
-  en.peak_batch = std::max(en.peak_batch, en.n_running);
-}
-
-void Simulator::LeaveRunning(Engine& en, int32_t id) {
-  auto [t, l] = TL(id);
-  int64_t ctx = t.key + en.iter;
-  int64_t decoded = ctx - t.ctx;
-  t.gen += decoded;
-  t.resp_left -= decoded;
-  t.ctx = ctx;
-  --en.n_running;
-  en.sum_key -= t.key;
-  --en.phase_cnt[Mod16(t.key)];
-  en.phase_sum -= Mod16(t.key);
-  if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
-  if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
-  l = Link{};
-  ++t.epoch;  // its finish-heap entry is now stale
 }
 
 // Recompute preemption (vLLM's default): the sequence loses its KV and goes to
@@ -136,7 +100,7 @@ void Simulator::Admit(Engine& en) {
     if (!MakeRoom(en, need + watermark_blocks_) && !(alone && MakeRoom(en, need))) {
       if (cached > 0) {
         t.parked = true;  // unpin; stays at the back of the LRU order
-        Park(en, id, t.epoch);
+        Park(en, id, L(id));
       }
       if (!alone) break;
       // A context larger than the whole budget: admit it anyway (overcommit)
@@ -279,16 +243,7 @@ void Simulator::Plan(int e) {
   } else if (en.n_running > 0) {
     // Pure decode until the first sequence finishes its turn or the KV cache
     // runs out of blocks, whichever is first.
-    while (!en.finish_heap.empty()) {
-      const FinishEntry f = en.finish_heap.front();
-      const int32_t fb = BatchOf(f.traj);  // (Alive and T with one lookup)
-      const BigVector<Traj>& ft = batches_[fb].trajs;
-      if (!ft.empty()) {
-        const Traj& t = ft[f.traj - fb * g_];
-        if (t.epoch == f.epoch && t.state == TrajState::kRunning) break;
-      }
-      en.finish_heap.pop();
-    }
+    while (!en.finish_heap.empty() && !Current(en.finish_heap.front())) en.finish_heap.pop();
     int64_t n = std::max<int64_t>(1, en.finish_heap.front().iter - en.iter);
     int64_t room = total_blocks_ - en.static_blocks;
     if (!RunningFits(en, en.iter + n, room)) {
@@ -346,25 +301,23 @@ void Simulator::EndSegment(int e) {
   en.prefill_done.clear();
   // Sequences whose turn is decoded.
   scratch_.clear();
-  en.finish_heap.TakeDue(en.iter, [&](const FinishEntry& f) {
-    if (!Alive(f.traj)) return false;
-    const Traj& t = T(f.traj);
-    return t.epoch == f.epoch && t.state == TrajState::kRunning;
-  }, scratch_);
+  en.finish_heap.TakeDue(en.iter, [&](const FinishEntry& f) { return Current(f); }, scratch_);
   // (Nothing below reaches EndSegment again, for any engine, so scratch_
   // stays this call's: StopTail skips the engine in its handler.)
   for (size_t k = 0; k < scratch_.size(); ++k) {
     const int32_t id = scratch_[k].traj;
-    LeaveRunning(en, id);
-    Traj& t = T(id);
+    const TrajBatch r = TB(id);  // one lookup for the steps below
+    Traj& t = r.t;
+    Link& l = r.bt.links[IndexIn(id, r.b)];
+    LeaveRunning(en, t, l);
     if (t.turn + 1 < t.turns) {
       // Out on a tool call: its KV stays in the prefix cache, evictable (LRU).
       t.parked = true;
       t.blocks = Blocks(t.ctx);
       en.static_blocks += t.blocks;
-      Park(en, id, t.epoch);
+      Park(en, id, l);
     }
-    ToolOrReward(id);
+    ToolOrReward(id, r);
   }
   en.in_handler = false;
   if (en.paused) {

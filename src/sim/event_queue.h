@@ -233,27 +233,35 @@ class EngineTimers {
     // ~16 instructions a level, was ~30 with 64-bit masks; which node wins
     // is close to a coin toss, so a branch would be mispredicted half the time).
     assert(t >= 0 && !std::signbit(t));
-    size_t i = size_t(size_) + size_t(e);
+    // The walk goes by byte offsets into the tree (node i at i * 16): a
+    // sibling is offset ^ 16 and a parent offset / 2 rounded down to a node,
+    // each an address the load or store takes as it is (issue 41, sixth pass:
+    // an index needed a shift and an add per access, 16 bytes being no
+    // addressing scale).
+    static_assert(sizeof(Node) == 16);
+    size_t o = (size_t(size_) + size_t(e)) * sizeof(Node);
     U cur = (U(Bits(t)) << 64) | uint64_t(e);
-    Node* tree = tree_.data();
-    tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
+    char* tree = reinterpret_cast<char*>(tree_.data());
+    auto at = [tree](size_t off) -> Node& { return *reinterpret_cast<Node*>(tree + off); };
+    auto up = [](size_t off) { return (off >> 1) & ~size_t(sizeof(Node) - 1); };
+    at(o) = Node{uint64_t(cur), uint64_t(cur >> 64)};
     // Two levels a turn (the tree's depth, log2 of a power of two, is
     // known): fewer loop tests on the 9-level walk of 512 engines.
     int levels = depth_;
     for (; levels >= 2; levels -= 2) {
-      const U s1 = Key(tree[i ^ 1]);
+      const U s1 = Key(at(o ^ sizeof(Node)));
       cur = s1 < cur ? s1 : cur;
-      i >>= 1;
-      tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
-      const U s2 = Key(tree[i ^ 1]);
+      o = up(o);
+      at(o) = Node{uint64_t(cur), uint64_t(cur >> 64)};
+      const U s2 = Key(at(o ^ sizeof(Node)));
       cur = s2 < cur ? s2 : cur;
-      i >>= 1;
-      tree[i] = Node{uint64_t(cur), uint64_t(cur >> 64)};
+      o = up(o);
+      at(o) = Node{uint64_t(cur), uint64_t(cur >> 64)};
     }
     if (levels == 1) {
-      const U s1 = Key(tree[i ^ 1]);
+      const U s1 = Key(at(o ^ sizeof(Node)));
       cur = s1 < cur ? s1 : cur;
-      tree[1] = Node{uint64_t(cur), uint64_t(cur >> 64)};
+      tree_[1] = Node{uint64_t(cur), uint64_t(cur >> 64)};
     }
   }
   int top() const { return int(tree_[1].e); }

@@ -11,16 +11,23 @@ namespace rlcost::sim {
 
 inline constexpr size_t kHeapArity = 4;
 
-// Sift up: parents move down into the hole at i until x's place.
+// Sift up: parents move down into the hole at i until x's place. By byte
+// offsets, as HeapRefillRootPadded below: the parent of offset o is
+// (o - size) / 4 rounded down to an entry.
 template <class Key, class Before>
 inline void HeapSiftUp(Key* h, size_t i, const Key& x, Before before) {
-  while (i > 0) {
-    const size_t parent = (i - 1) / kHeapArity;
-    if (!before(x, h[parent])) break;
-    h[i] = h[parent];
-    i = parent;
+  constexpr size_t kSize = sizeof(Key);
+  static_assert((kSize & (kSize - 1)) == 0 && kSize >= kHeapArity, "entries of a power-of-two size, at least 4 bytes");
+  char* base = reinterpret_cast<char*>(h);
+  auto at = [base](size_t off) -> Key& { return *reinterpret_cast<Key*>(base + off); };
+  size_t o = i * kSize;
+  while (o > 0) {
+    const size_t parent = ((o - kSize) / kHeapArity) & ~(kSize - 1);
+    if (!before(x, at(parent))) break;
+    at(o) = at(parent);
+    o = parent;
   }
-  h[i] = x;
+  at(o) = x;
 }
 
 // After the root is taken from a heap of n entries that still counts `last`
@@ -32,12 +39,20 @@ inline void HeapSiftUp(Key* h, size_t i, const Key& x, Before before) {
 // children below n is read whole, each level picks the earliest of four with
 // three compares and selects (the lower index on ties, so never a pad), and
 // the walk's only branch is the depth.
+//
+// The walk goes by byte offsets (entry k at k * sizeof(Entry)), addresses the
+// loads and stores take as they are (issue 41, sixth pass: an index of
+// 16-byte entries needed a shift per access, 16 being no addressing scale).
 template <class Entry, class KeyOf>
 inline void HeapRefillRootPadded(Entry* h, size_t n, const Entry& last, KeyOf key) {
   if (n == 0) return;
-  size_t i = 0;
-  for (size_t c = 1; c < n; c = kHeapArity * i + 1) {
-    const Entry* g = h + c;
+  constexpr size_t kSize = sizeof(Entry);
+  char* base = reinterpret_cast<char*>(h);
+  auto at = [base](size_t off) -> Entry& { return *reinterpret_cast<Entry*>(base + off); };
+  const size_t end = n * kSize;
+  size_t i = 0;  // the hole's offset
+  for (size_t c = kSize; c < end; c = kHeapArity * i + kSize) {  // c: its first child's
+    const Entry* g = &at(c);
     const auto k0 = key(g[0]), k1 = key(g[1]), k2 = key(g[2]), k3 = key(g[3]);
     const bool t01 = k1 < k0, t23 = k3 < k2;
     const auto m01 = t01 ? k1 : k0;
@@ -45,11 +60,11 @@ inline void HeapRefillRootPadded(Entry* h, size_t n, const Entry& last, KeyOf ke
     // j = m23 < m01 ? 2 + t23 : t01, as masks: g++ makes the ?: a branch,
     // mispredicted on about half the levels.
     const size_t take = 0 - size_t(m23 < m01);
-    const size_t j = size_t(t01) ^ ((size_t(t01) ^ (2 + size_t(t23))) & take);
-    h[i] = g[j];
+    const size_t j = (size_t(t01) ^ ((size_t(t01) ^ (2 + size_t(t23))) & take)) * kSize;
+    at(i) = at(c + j);
     i = c + j;
   }
-  HeapSiftUp(h, i, last, [&](const Entry& x, const Entry& y) { return key(x) < key(y); });
+  HeapSiftUp(h, i / kSize, last, [&](const Entry& x, const Entry& y) { return key(x) < key(y); });
 }
 
 }  // namespace rlcost::sim

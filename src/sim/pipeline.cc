@@ -180,9 +180,9 @@ Result<void> Simulator::RunSyncColocated() {
       // (sim/tail_step.cc); the slots it leaves unused count as finished.
       const int active = tail_ ? ApplyTail(batches_[b], b) : g_;
       batches_[b].finished = g_ - active;
-      for (int i = 0; i < active; ++i) {
+      for (int i = 0, e = 0; i < active; ++i, e = e + 1 == n_engines_ ? 0 : e + 1) {  // e = i mod engines
         if ((i & 4095) == 4095 && CancelRequested()) return Fail(CancelledError());
-        StartTrajectory(b * g_ + i, i % n_engines_);
+        StartTrajectory(b * g_ + i, e);
       }
       for (int e = 0; e < n_engines_; ++e) {
         Engine& en = engines_[e];

@@ -53,7 +53,7 @@ Result<void> Simulator::Setup() {
                             steps_, gen, double(steps_) * gen, kMaxSimulatedTrajectories,
                             from_cli ? "" : " with `steps` (the per-step figures do not need the whole run)"));
   }
-  g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
+  g_div_ = IdDivider(g_);
   double trained = sig_.rollouts_trained_per_step > 0 ? sig_.rollouts_trained_per_step : gen;
   trained_ratio_ = std::min(1.0, trained / gen);
 
@@ -122,7 +122,7 @@ Result<void> Simulator::Setup() {
   rounds_mode_ = s_.algorithm.dynamic_sampling && !pipelined_ && sig_.rollouts_per_round >= 1;
   if (rounds_mode_) {
     g_ = static_cast<int>(std::llround(sig_.rollouts_per_round));
-    g_magic_ = g_ > 1 ? UINT64_MAX / uint64_t(g_) + 1 : 0;
+    g_div_ = IdDivider(g_);
     trained_per_step_ = trained;
     DrawRounds();
     if (double(total_rounds_) * g_ > double(std::numeric_limits<int32_t>::max())) {
@@ -267,11 +267,11 @@ Result<void> Simulator::Dispatch(const Event& ev) {
     }
     case EventType::kVerifyDone: {
       if (has_sandbox_) ReleaseSandbox();
-      Traj& t = T(ev.a);
-      Engine& en = engines_[t.engine];
+      const TrajBatch r = TB(ev.a);
+      Engine& en = engines_[r.t.engine];
       --en.out;
-      int e = t.engine;
-      Rewarded(ev.a);
+      int e = r.t.engine;
+      Rewarded(ev.a, r);
       Reclassify(e);
       break;
     }

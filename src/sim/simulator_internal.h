@@ -70,6 +70,25 @@ inline uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// n / d for a trajectory id n (31 bits, >= 0) and a fixed 1 <= d < 2^32, as
+// a multiply and a shift instead of an integer divide on every lookup
+// (Lemire, Kaser & Kurz, "Faster Remainder by Direct Computation", 2019,
+// Theorem 1: with M = ceil(2^F / d) and d <= 2^(F - N), n / d = (M n) >> F
+// exactly for every N-bit n). N = 31 and F = 63 serve every such d, 1
+// included (M = 2^63 fits in 64 bits), so no d needs a branch of its own.
+class IdDivider {
+ public:
+  IdDivider() = default;
+  explicit IdDivider(int d) : m_(((uint64_t(1) << 63) - 1) / uint64_t(d) + 1) { assert(d >= 1); }
+  int32_t operator()(int32_t n) const {
+    assert(n >= 0);
+    return static_cast<int32_t>((static_cast<unsigned __int128>(m_) * uint32_t(n)) >> 63);
+  }
+
+ private:
+  uint64_t m_ = uint64_t(1) << 63;  // d = 1
+};
+
 enum class TrajState : uint8_t { kWaiting, kPrefill, kRunning, kTool, kSandboxQueue, kBarrier, kVerify, kJudge, kDone };
 enum class IdleCause : uint8_t { kNone, kTail, kTrainer, kTools, kSync, kJudge };
 
@@ -422,14 +441,8 @@ class Simulator {
   Result<void> Finish();
 
   // Trajectories.
-  // id = batch * g_ + index. The division by the run-constant g_ is a
-  // multiply-high (Lemire, Kaser & Kurz, "Faster Remainder by Direct
-  // Computation", 2019: with M = ceil(2^64 / d), n / d = (M n) >> 64 exactly
-  // for every 32-bit n and d >= 2), not an integer divide on every lookup.
-  int32_t BatchOf(int32_t id) const {
-    if (g_ == 1) return id;
-    return static_cast<int32_t>((static_cast<unsigned __int128>(g_magic_) * uint32_t(id)) >> 64);
-  }
+  // id = batch * g_ + index (the division: IdDivider).
+  int32_t BatchOf(int32_t id) const { return g_div_(id); }
   // Its index inside batch b = BatchOf(id).
   int32_t IndexIn(int32_t id, int32_t b) const { return id - b * g_; }
   Traj& T(int32_t id) { return TB(id).t; }
@@ -456,13 +469,22 @@ class Simulator {
     const int32_t i = IndexIn(id, b);
     return TrajLink{bt.trajs[i], bt.links[i]};
   }
-  // False once the trajectory's batch is finished and its storage recycled
-  // (stale finish-heap entries may still name it).
-  bool Alive(int32_t id) const { return !batches_[BatchOf(id)].trajs.empty(); }
+  // A finish-heap entry is current while its trajectory runs in the epoch it
+  // names; its batch may be finished and its storage recycled (stale entries
+  // may still name it). One batch lookup (Plan, EndSegment).
+  bool Current(const FinishEntry& f) const {
+    const int32_t b = BatchOf(f.traj);
+    const BigVector<Traj>& trajs = batches_[b].trajs;
+    if (trajs.empty()) return false;
+    const Traj& t = trajs[IndexIn(f.traj, b)];
+    return t.epoch == f.epoch && t.state == TrajState::kRunning;
+  }
   Batch& MaterializeBatch(int b);
   void SetUpDraws();
   void StartTrajectory(int32_t id, int engine);
-  void ToolOrReward(int32_t id);
+  // The steps of a turn's end take its trajectory found once (EndSegment):
+  // r = TB(id).
+  void ToolOrReward(int32_t id, const TrajBatch& r);
   void RequestSandbox(int32_t id, double dur_s, EventType done);
   void ReleaseSandbox();
   // environment.tool_concurrency: a tool call waits for one of the pool's workers.
@@ -488,9 +510,14 @@ class Simulator {
     for (int k = 0; k < t.turn; ++k) sum += bt.turns[t.turn_off + k].tool_out;
     return sum;
   }
-  void TrajDone(int32_t id);
-  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or done.
-  void Rewarded(int32_t id);
+  void TrajDone(const TrajBatch& r);
+  // Its reward is asked for: judged by the model verifiers (sim/judge.h), or
+  // done. Inline: once a trajectory, and most runs have no judges.
+  void Rewarded(int32_t id, const TrajBatch& r) {
+    if (judges_.active() && SentToJudges(id, r)) return;
+    TrajDone(r);
+  }
+  bool SentToJudges(int32_t id, const TrajBatch& r);  // false: not judged, done now
   void StartJudgePhase();
   void EndJudgePhase();
   void JudgeEvent(const Event& ev);
@@ -516,10 +543,46 @@ class Simulator {
     return true;
   }
   bool EvictOneParked(Engine& en);
-  void Park(Engine& en, int32_t id, uint32_t epoch);
+  void Park(Engine& en, int32_t id, Link& l);  // (l = L(id))
   void Unpark(Engine& en, Link& l);  // out of the parked list (its trajectory's Link)
-  void JoinRunning(Engine& en, int32_t id);
-  void LeaveRunning(Engine& en, int32_t id);
+  // Into and out of the running set, inline: once a turn each, in EndSegment
+  // (issue 41, sixth pass: the calls were ~5% of default.yaml's instructions).
+  void JoinRunning(Engine& en, int32_t id) {
+    auto [t, link] = TL(id);
+    t.state = TrajState::kRunning;
+    // Its prefill blocks now count in the running set.
+    en.static_blocks -= t.blocks;
+    t.blocks = 0;
+    t.key = t.ctx - en.iter;
+    ++en.n_running;
+    en.sum_key += t.key;
+    ++en.phase_cnt[Mod16(t.key)];
+    en.phase_sum += Mod16(t.key);
+    link = Link{en.tail, kNone};
+    if (en.tail != kNone) L(en.tail).next = id; else en.head = id;
+    en.tail = id;
+    en.finish_heap.push(FinishEntry{en.iter + t.resp_left, id, t.epoch});
+    en.peak_batch = std::max(en.peak_batch, en.n_running);
+  }
+  void LeaveRunning(Engine& en, Traj& t, Link& l) {
+    int64_t ctx = t.key + en.iter;
+    int64_t decoded = ctx - t.ctx;
+    t.gen += decoded;
+    t.resp_left -= decoded;
+    t.ctx = ctx;
+    --en.n_running;
+    en.sum_key -= t.key;
+    --en.phase_cnt[Mod16(t.key)];
+    en.phase_sum -= Mod16(t.key);
+    if (l.prev != kNone) L(l.prev).next = l.next; else en.head = l.next;
+    if (l.next != kNone) L(l.next).prev = l.prev; else en.tail = l.prev;
+    l = Link{};
+    ++t.epoch;  // its finish-heap entry is now stale
+  }
+  void LeaveRunning(Engine& en, int32_t id) {
+    auto [t, l] = TL(id);
+    LeaveRunning(en, t, l);
+  }
   void Preempt(Engine& en, int32_t id);
   int64_t RunningBlocks(const Engine& en, int64_t iter) const;
   // sum_i ceil(x_i / 16) is at least sum_i x_i / 16 and less than that + n:
@@ -614,7 +677,7 @@ class Simulator {
   perf::EngineConfig ec_;
   int steps_ = 0;
   int g_ = 0;                // trajectories generated per step
-  uint64_t g_magic_ = 0;     // ceil(2^64 / g_) for BatchOf
+  IdDivider g_div_;          // by g_, for BatchOf
   double trained_ratio_ = 1; // trained / generated
   int n_engines_ = 0;
   int tp_ = 1;

@@ -142,8 +142,8 @@ void Simulator::StartTrajectory(int32_t id, int e) {
 }
 
 // After a turn is decoded: a tool call (all turns but the last) or the reward.
-void Simulator::ToolOrReward(int32_t id) {
-  auto [t, bt, b] = TB(id);
+void Simulator::ToolOrReward(int32_t id, const TrajBatch& r) {
+  auto& [t, bt, b] = r;
   Engine& en = engines_[t.engine];
   if (t.turn + 1 < t.turns) {
     // (Its call's output, latency and the next response: stashed when the turn started.)
@@ -186,7 +186,7 @@ void Simulator::ToolOrReward(int32_t id) {
       q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
     } else {
       ReleaseSandbox();
-      Rewarded(id);
+      Rewarded(id, r);
     }
   } else if (has_sandbox_ && (t.verify_s > 0 || !t.startup_paid)) {
     ++en.out;
@@ -196,7 +196,7 @@ void Simulator::ToolOrReward(int32_t id) {
     t.state = TrajState::kVerify;
     q_.Push(now_ + t.verify_s, EventType::kVerifyDone, id);
   } else {
-    Rewarded(id);
+    Rewarded(id, r);
   }
   if (pipelined_ && update_pending_ && !partial_ && inflight_total_ == 0 && trainer_ == TrainerPhase::kWaitSync) {
     StartSync();
@@ -275,8 +275,8 @@ void Simulator::NextTurn(Traj& r, int32_t rid) {
   Kick(r.engine);
 }
 
-void Simulator::TrajDone(int32_t id) {
-  auto [t, bt, b] = TB(id);
+void Simulator::TrajDone(const TrajBatch& r) {
+  auto& [t, bt, b] = r;
   t.state = TrajState::kDone;
   bt.t_last_end = std::max(bt.t_last_end, now_);
   traj_time_.push_back(now_ - t.t_start);
@@ -302,30 +302,25 @@ void Simulator::TrajDone(int32_t id) {
 // ---------------------------------------------------------------------------
 // Judges (sim/judge.h; docs/model.md, "Judges in the simulator")
 
-void Simulator::Rewarded(int32_t id) {
-  if (judges_.active()) {
-    // environment.failures: the failed share is not judged (as the closed form).
-    judge_carry_ += 1.0 - s_.environment.failures.rate;
-    if (judge_carry_ >= 1.0 - 1e-9) {
-      judge_carry_ -= 1.0;
-      auto [t, bt, b] = TB(id);
-      const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + ToolTokens(t, bt)), q_);
-      if (calls > 0) {
-        t.judge_left = calls;
-        t.state = TrajState::kJudge;
-        return;
-      }
-    }
-  }
-  TrajDone(id);
+bool Simulator::SentToJudges(int32_t id, const TrajBatch& r) {
+  // environment.failures: the failed share is not judged (as the closed form).
+  judge_carry_ += 1.0 - s_.environment.failures.rate;
+  if (judge_carry_ < 1.0 - 1e-9) return false;
+  judge_carry_ -= 1.0;
+  auto& [t, bt, b] = r;
+  const int calls = judges_.Submit(now_, id, double(t.prompt + t.gen + ToolTokens(t, bt)), q_);
+  if (calls == 0) return false;
+  t.judge_left = calls;
+  t.state = TrajState::kJudge;
+  return true;
 }
 
 void Simulator::JudgeEvent(const Event& ev) {
   judge_done_.clear();
   judges_.OnEvent(now_, ev, q_, judge_done_);
   for (int32_t id : judge_done_) {
-    Traj& t = T(id);
-    if (--t.judge_left == 0) TrajDone(id);
+    const TrajBatch r = TB(id);
+    if (--r.t.judge_left == 0) TrajDone(r);
   }
 }
 

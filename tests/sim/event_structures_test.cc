@@ -220,5 +220,27 @@ TEST(IdRing, SameOrderAsADeque) {
   EXPECT_EQ(seen, std::vector<int32_t>(ref.begin(), ref.end()));
 }
 
+// BatchOf's division of a trajectory id by the rollouts per batch: the
+// integer quotient for every divisor tried, 1 and 2^31 - 1 included, at ids
+// next to each multiple of the divisor and at the top of the 31-bit range.
+TEST(IdDivider, GivesTheIntegerQuotientForEveryDivisor) {
+  std::mt19937_64 rng(41);
+  std::vector<int32_t> divisors = {1, 2, 3, 7, 16, 1000, 1024, 4095, 32768, 65537, 1 << 30, INT32_MAX};
+  for (int k = 0; k < 200; ++k) divisors.push_back(int32_t(1 + rng() % INT32_MAX));
+  for (int32_t d : divisors) {
+    const internal::IdDivider div(d);
+    std::vector<int64_t> ids = {0, 1, INT32_MAX, INT32_MAX - 1};
+    for (int k = 0; k < 200; ++k) {
+      const int64_t q = int64_t(rng() % (uint64_t(INT32_MAX) / uint64_t(d) + 1));
+      for (int64_t delta = -1; delta <= 1; ++delta) ids.push_back(q * d + delta);
+      ids.push_back(int64_t(rng() % uint64_t(INT32_MAX)));
+    }
+    for (int64_t n : ids) {
+      if (n < 0 || n > INT32_MAX) continue;
+      ASSERT_EQ(div(int32_t(n)), int32_t(n / d)) << n << " / " << d;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rlcost::sim
