@@ -16,10 +16,12 @@ namespace rlcost::perf {
 class AllReducer {
  public:
   AllReducer(const EngineConfig& e, bool line_rate);
-  // Seconds for `count` all-reduces of `bytes` each.
-  double operator()(double bytes, double count) const;
+  // Seconds for `count` all-reduces of `bytes` each. tp 1 answers inline
+  // (no call): the analytic fluid models ask at every event.
+  double operator()(double bytes, double count) const { return none_ ? 0.0 : Ring(bytes, count); }
 
  private:
+  double Ring(double bytes, double count) const;  // src/perf/perf.cc
   bool none_ = true;         // tp <= 1: no all-reduce
   bool custom_tp_ = false;   // vLLM's custom kernel serves this tp (message size checked per call)
   double ring_share_ = 0;    // 2 (tp - 1) / tp

@@ -2,6 +2,7 @@
 #include "core/numbers.h"
 #include "rlcost/perf.h"
 #include "perf/all_reducer.h"
+#include "perf/decode_arms_kept.h"
 #include "perf/dp_imbalance.h"
 #include "perf/fsdp_overlap.h"
 #include "perf/group_link.h"
@@ -135,8 +136,7 @@ AllReducer::AllReducer(const EngineConfig& e, bool line_rate) {
   link_ = std::max(std::min(g.inter_node_gb_per_s, g.intra_node_gb_per_s), 1.0) * kGB;
 }
 
-double AllReducer::operator()(double bytes, double count) const {
-  if (none_) return 0;
+double AllReducer::Ring(double bytes, double count) const {
   const double ring_bytes = ring_share_ * bytes;
   const double link = custom_tp_ && bytes < kCustomAllReduceMaxBytes ? custom_link_ : link_;
   return count * (latency_s_ + ring_bytes / link);
@@ -223,56 +223,59 @@ double ForwardFlopsPerToken(const ModelSpec& m, double context) {
 // A decode iteration of `batch` running sequences launches its kernels one by
 // one: the engine is eager, or the batch is larger than the largest captured
 // CUDA graph (docs/model.md, "CUDA-graph coverage").
-bool RunsEagerly(const EngineConfig& e, double batch) {
-  return e.eager || (e.cuda_graph_max_batch > 0 && batch > e.cuda_graph_max_batch);
-}
+bool RunsEagerly(const EngineConfig& e, double batch) { return RunsEagerlyAt(e, batch); }
 
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
 // the total context C: memory time and compute time. What does not depend on
-// the batch is computed once (DecodeArmsMaker); DecodeArmsFor is the maker
-// made and used once, so both give the same bits.
-DecodeArmsMaker::DecodeArmsMaker(const EngineConfig& e) : e_(&e) {
-  if (e.speculative) return;  // SpeculativeDecodeArms per batch
+// the batch is computed once (DecodeArmsMaker, DecodeArmsKept in
+// perf/decode_arms_kept.h); DecodeArmsFor is the maker made and used once, and
+// both run DecodeArmsAt, so all give the same bits.
+DecodeArmsParts DecodeArmsPartsOf(const EngineConfig& e) {
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
-  bw_ = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
-  peak_ = g.PeakFlops(e.weights) * e.eff.decode_compute;
-  lora_bytes_ = LoraBytes(e);
-  linear_flops_per_token_ = 2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e);
-  if (!m.is_moe()) dense_weight_bytes_ = (WeightBytes(m, e.weights) + lora_bytes_) / e.tp;
+  DecodeArmsParts k;
+  k.bw = g.hbm_tb_per_s * 1e12 * e.eff.decode_bw;
+  k.peak = g.PeakFlops(e.weights) * e.eff.decode_compute;
+  k.lora_bytes = LoraBytes(e);
+  k.linear_flops_per_token = 2.0 * m.active_params_b * 1e9 + LoraFlopsPerToken(e);
+  if (!m.is_moe()) k.dense_weight_bytes = (WeightBytes(m, e.weights) + k.lora_bytes) / e.tp;
   // Attention part: each GPU reads its share of the KV cache (KvShards) and
   // computes its heads (or its sequences, with DP attention): 1/tp of the FLOPs.
-  kv_per_token_ = KvBytesPerToken(m, e.kv) / KvShards(m, e.tp, e.dp_attention);
-  attn_flops_ = DecodeAttentionFlopsPerContextToken(m) / e.tp;
-  moe_floor_s_ = m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0;
-  eager_s_ = m.layers * kEagerLaunchPerLayerS;
+  k.kv_per_token = KvBytesPerToken(m, e.kv) / KvShards(m, e.tp, e.dp_attention);
+  k.attn_flops = DecodeAttentionFlopsPerContextToken(m) / e.tp;
+  k.moe_floor_s = m.is_moe() ? m.layers * e.eff.moe_layer_decode_s : 0.0;
+  k.eager_s = m.layers * kEagerLaunchPerLayerS;
+  k.dense_weight_mem_s = k.dense_weight_bytes / k.bw;
+  k.kv_mem_s = k.kv_per_token / k.bw;
+  k.attn_compute_s = k.attn_flops / k.peak;
+  return k;
+}
+
+DecodeArmsMaker::DecodeArmsMaker(const EngineConfig& e) : e_(&e) {
+  if (e.speculative) return;  // SpeculativeDecodeArms per batch
+  const DecodeArmsParts k = DecodeArmsPartsOf(e);
+  bw_ = k.bw;
+  peak_ = k.peak;
+  lora_bytes_ = k.lora_bytes;
+  linear_flops_per_token_ = k.linear_flops_per_token;
+  dense_weight_bytes_ = k.dense_weight_bytes;
+  kv_per_token_ = k.kv_per_token;
+  attn_flops_ = k.attn_flops;
+  moe_floor_s_ = k.moe_floor_s;
+  eager_s_ = k.eager_s;
 }
 
 DecodeArms DecodeArmsMaker::operator()(double batch) const {
   const EngineConfig& e = *e_;
   if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
-  const ModelSpec& m = *e.model;
-  DecodeArms arms;
-  // Weight part: the linear layers stream their weights and run their GEMMs
-  // (an MoE model reads the experts the batch's tokens touch).
-  double weight_bytes =
-      m.is_moe() ? (WeightBytesRead(m, e.weights, batch) + lora_bytes_) / e.tp : dense_weight_bytes_;
-  double linear_flops = batch * linear_flops_per_token_ / e.tp;
-  double weight_mem_s = weight_bytes / bw_, weight_compute_s = linear_flops / peak_;
-  arms.weights_s = std::max(weight_mem_s, weight_compute_s);
-  arms.weights_compute_bound = weight_compute_s > weight_mem_s;
-  arms.mem_s = {0.0, kv_per_token_ / bw_};
-  arms.compute_s = {0.0, attn_flops_ / peak_};
-  arms.bytes = {weight_bytes, kv_per_token_};
-  arms.flops = {linear_flops, attn_flops_};
-  // Two all-reduces per layer (after attention and after the MLP) of the
-  // batch's hidden states in bf16; the engine's per-iteration overhead; and
-  // for an MoE model a fixed time per layer that the batch does not shrink
-  // (router, top-k, token sort, expert GEMM launches; docs/model.md, "MoE
-  // decode floor").
-  arms.fixed_s = AllReduceTime(e, batch * m.hidden * 2.0, 2.0 * m.layers) + e.eff.decode_iter_overhead_s +
-                 moe_floor_s_ + (RunsEagerly(e, batch) ? eager_s_ : 0.0);
-  return arms;
+  // The quotients DecodeArmsKept keeps, taken here per call: the same
+  // operations on the same members, so the same bits.
+  DecodeArmsParts k{bw_, peak_, lora_bytes_, linear_flops_per_token_, dense_weight_bytes_, kv_per_token_,
+                    attn_flops_, moe_floor_s_, eager_s_};
+  k.dense_weight_mem_s = dense_weight_bytes_ / bw_;
+  k.kv_mem_s = kv_per_token_ / bw_;
+  k.attn_compute_s = attn_flops_ / peak_;
+  return DecodeArmsAt(e, k, AllReducer(e, false), batch);
 }
 
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {

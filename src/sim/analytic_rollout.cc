@@ -19,6 +19,7 @@
 #include "rlcost/tail.h"
 #include "core/count.h"
 #include "core/slices.h"
+#include "perf/decode_arms_kept.h"
 #include "scenario/longest_draw.h"
 #include "sim/kv_cache.h"
 
@@ -241,12 +242,13 @@ double FullCacheBatch(double kv_tokens, double prompt, double age) {
   return std::max(1.0, kv_tokens * (1.0 - 0.5 * kWatermarkFraction) / held);
 }
 
-// The engine's decode arms (perf::DecodeArmsMaker) with the last batch's arms
-// kept: the full-cache models' events often repeat a batch exactly (the
-// engine's seats full, or the same cohorts running between two finishes), and
-// an MoE model's arms cost a pow (perf::ExpertsTouched) each. The same
-// function of the same bits (compared as bits, so -0.0 and NaN are never
-// taken for another batch) gives the same arms: bit for bit the maker's.
+// The engine's decode arms (perf::DecodeArmsKept: the maker's, its quotients
+// kept and the per-batch part inline) with the last batch's arms kept: the
+// full-cache models' events often repeat a batch exactly (the engine's seats
+// full, or the same cohorts running between two finishes), and an MoE model's
+// arms cost a pow (perf::ExpertsTouched) each. The same function of the same
+// bits (compared as bits, so -0.0 and NaN are never taken for another batch)
+// gives the same arms: bit for bit the maker's.
 namespace {
 class LastDecodeArms {
  public:
@@ -262,7 +264,7 @@ class LastDecodeArms {
   }
 
  private:
-  const perf::DecodeArmsMaker maker_;
+  const perf::DecodeArmsKept maker_;
   mutable perf::DecodeArms arms_;
   mutable uint64_t bits_ = 0;
   mutable bool has_ = false;
@@ -272,7 +274,9 @@ class LastDecodeArms {
 // perf::DecodeIterations(e, batch, ctx, n), bit for bit, with the engine's
 // batch-independent arms computed once per model run (the fluid models below
 // change their batch at every event).
-perf::Work Decode(const LastDecodeArms& arms, double batch, double ctx, double n) {
+// Inlined into the fluid models' event loops (a call there spilled their state
+// at every event).
+[[gnu::always_inline]] inline perf::Work Decode(const LastDecodeArms& arms, double batch, double ctx, double n) {
   if (n <= 0 || batch <= 0) return perf::Work{};
   return perf::DecodeIterations(arms(batch), batch, ctx, n);
 }
@@ -402,9 +406,17 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
   // theirs); off[k]: of the cohorts running whole (first..b-1).
   // This thread's buffers, kept from one run to the next (a sweep runs
   // thousands: an allocation per run showed as ~9% of one, issue #41).
-  thread_local std::vector<double> age, off;
-  age.assign(C, 0.0);
-  off.assign(C, 0.0);
+  // Neither is filled: off[k] is written (forward) before any read, and
+  // age[k] is zeroed when the boundary first reaches cohort k (`reached`).
+  thread_local std::vector<double> age_buf, off_buf;
+  if (age_buf.size() < size_t(C)) {
+    age_buf.resize(C);
+    off_buf.resize(C);
+  }
+  double* const age = age_buf.data();
+  double* const off = off_buf.data();
+  age[0] = 0;
+  int reached = 0;  // the highest cohort whose age is set
   const LastDecodeArms arms(e);
   int first = 0, b = 0;            // first cohort not done; the boundary cohort
   double phi = 0;                  // the boundary's running share
@@ -422,11 +434,19 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
     age[b] = G - off[b];
     phi = 1.0;
   };
+  // The boundary's next cohort (b + 1 <= C): its age, 0 when first reached.
+  auto next_boundary = [&] {
+    ++b;
+    if (b > reached && b < C) {
+      reached = b;
+      age[b] = 0;
+    }
+  };
   auto forward = [&] {
     off[b] = G - age[b];
     sum_off += off[b];
     ++whole;
-    ++b;
+    next_boundary();
     phi = 0;
   };
   while (first < C) {
@@ -472,7 +492,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
           phi += add;
           break;
         }
-        phi = 1.0;
+        forward();  // admitted whole
       }
       if (b >= C) back();  // every cohort admitted (b == C): the last one is the boundary
     }
@@ -502,7 +522,7 @@ RolloutResult FullCacheFixed(const perf::EngineConfig& e, double n, double p, do
     }
     if (whole == 0 && first == b && phi > 0 && L <= age[b] + 1e-9) {
       ++first;
-      b = first;
+      next_boundary();  // b = first
       phi = 0;
     }
     used = c * (whole * (p + kFragTokens) + (whole * G - sum_off)) + phi * c * (p + age[b < C ? b : C - 1] + kFragTokens);

@@ -5,7 +5,10 @@
 // full, preempting KV cache") within 1% of them.
 #include <array>
 #include <cmath>
+#include <bit>
+#include <cstdint>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -77,6 +80,44 @@ TEST(FullCacheFixed, DefaultResolutionWithinOnePercentAndEveryTokenDecodedOnce) 
     // The cache is below the batch: sequences were preempted and recomputed.
     if (c.extra.empty()) EXPECT_GT(got.prefill_tokens, c.n * c.p);
   }
+}
+
+// FullCacheFixed keeps its cohort buffers from one run to the next on a
+// thread and fills neither (issue 41, fifth pass of one-GPU planning): a
+// cohort's age is zeroed when the boundary first reaches it. A run after
+// others (each leaving every age it reached at L, and preempted cohorts' ages
+// in between) must give the bits of the same run on a fresh thread.
+TEST(FullCacheFixed, BuffersLeftByEarlierRunsChangeNoBit) {
+  auto bits = [](const RolloutResult& r) {
+    return std::array<uint64_t, 5>{std::bit_cast<uint64_t>(r.time_s), std::bit_cast<uint64_t>(r.flops),
+                                   std::bit_cast<uint64_t>(r.mean_batch), std::bit_cast<uint64_t>(r.decode_tokens),
+                                   std::bit_cast<uint64_t>(r.prefill_tokens)};
+  };
+  int preempting = 0;
+  for (const Case& c : kCases) {
+    Scenario s;
+    const perf::EngineConfig e = Engine(c.gpu, c.extra, s);
+    for (const FixedResolution& res : {FixedResolution{}, kFineFixedResolution}) {
+      RolloutResult fresh;
+      std::thread([&] { fresh = FullCacheFixed(e, c.n, c.p, c.L, c.kv, res); }).join();
+      // Earlier runs on this thread: every case at the fine resolution (up to
+      // 4,096 cohorts, preempting), then this one twice.
+      for (const Case& o : kCases) {
+        Scenario so;
+        const perf::EngineConfig eo = Engine(o.gpu, o.extra, so);
+        FullCacheFixed(eo, o.n, o.p, o.L, o.kv, kFineFixedResolution);
+      }
+      const RolloutResult again = FullCacheFixed(e, c.n, c.p, c.L, c.kv, res);
+      const RolloutResult third = FullCacheFixed(e, c.n, c.p, c.L, c.kv, res);
+      SCOPED_TRACE(c.gpu + " n=" + std::to_string(c.n) + " cohorts<=" + std::to_string(res.max_cohorts));
+      EXPECT_EQ(bits(again), bits(fresh));
+      EXPECT_EQ(bits(third), bits(fresh));
+      // Resumed cohorts are prefilled again: where a case preempts, the ages
+      // read at admission are the ones that matter.
+      if (fresh.prefill_tokens > c.n * c.p) ++preempting;
+    }
+  }
+  EXPECT_GE(preempting, 4);
 }
 
 }  // namespace
