@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <deque>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,6 +15,7 @@
 #include "perf/decode_arms_kept.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "sim_support.h"
 #include "support.h"
 
 namespace rlcost::perf {
@@ -71,14 +71,7 @@ TEST(DecodeArmsKept, SameBitsAsMaker) {
       "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nengine: {cuda_graph_max_batch: 64}\n",
   };
   const std::string lora = "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nalgorithm: {lora: {rank: 16}}\n";
-  std::deque<Scenario> kept;  // the engine points into its scenario
-  auto engine = [&kept](const std::string& head) {
-    auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", test::Cat(),
-                              "arms.yaml");
-    EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
-    kept.push_back(*s);
-    return RolloutEngine(kept.back());
-  };
+  test::KeptEngines engine;
   int checked = 0;
   for (const std::string& head : engines) {
     const EngineConfig e = engine(head);

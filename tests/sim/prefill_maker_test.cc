@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <deque>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -17,6 +16,7 @@
 #include "perf/prefill_maker.h"
 #include "rlcost/perf.h"
 #include "rlcost/scenario.h"
+#include "sim_support.h"
 #include "support.h"
 
 namespace rlcost::perf {
@@ -52,15 +52,7 @@ TEST(PrefillMaker, SameBitsAsTheRooflineByHand) {
       "model: qwen3-30b-a3b\nhardware: {gpu: h100-sxm, gpus: 8}\nplacement: {rollout_tp: 4}\n",
   };
   const std::string lora = "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nalgorithm: {lora: {rank: 16}}\n";
-  // The engine points into its scenario: each scenario is kept for the test.
-  std::deque<Scenario> kept;  // push_back keeps the earlier ones where they are
-  auto engine = [&kept](const std::string& head) {
-    auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", test::Cat(),
-                              "prefill.yaml");
-    EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
-    kept.push_back(*s);
-    return RolloutEngine(kept.back());
-  };
+  test::KeptEngines engine;
   int checked = 0;
   for (const std::string& head : engines) {
     const EngineConfig e = engine(head);
@@ -97,14 +89,7 @@ TEST(PrefillMaker, SameBitsAsTheRooflineByHand) {
 // the line rate is never slower, and at the custom kernel's 8 MiB limit the
 // message goes faster per byte.
 TEST(AllReducer, KeptGivesAllReduceTimeBits) {
-  std::deque<Scenario> kept;
-  auto engine = [&kept](const std::string& head) {
-    auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", test::Cat(),
-                              "allreduce.yaml");
-    EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
-    kept.push_back(*s);
-    return RolloutEngine(kept.back());
-  };
+  test::KeptEngines engine;
   const double mib8 = 8192.0 * 1024.0;
   for (const char* head : {"model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n",
                            "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nplacement: {rollout_tp: 4}\n",

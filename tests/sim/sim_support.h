@@ -2,11 +2,16 @@
 // `steps` simulated steps (seed 1), with any error reported through GoogleTest.
 #pragma once
 
+#include <deque>
+#include <string>
+
 #include <gtest/gtest.h>
 
+#include "rlcost/perf.h"
 #include "rlcost/scenario.h"
 #include "rlcost/signal.h"
 #include "rlcost/sim.h"
+#include "support.h"
 
 namespace rlcost::test {
 
@@ -47,5 +52,24 @@ inline BothPaths AnalyticAndSimulated(const Scenario& s, int steps) {
   b.simulated = *r;
   return b;
 }
+
+// Rollout engines of scenario heads (model, hardware, placement ...) given
+// 1,000 + 1,000-token requests, for the tests that compare an engine's kept
+// pricing with perf.h's. An engine points into its scenario, so each scenario
+// is kept for as long as this is (a deque's push_back leaves the earlier ones
+// where they are).
+class KeptEngines {
+ public:
+  perf::EngineConfig operator()(const std::string& head) {
+    auto s = LoadScenarioText(head + "environment: {prompt_tokens: 1000, response_tokens: 1000}\n", Cat(),
+                              "engine.yaml");
+    EXPECT_TRUE(s) << head << (s ? "" : s.error().ToString());
+    kept_.push_back(s ? *s : Scenario{});
+    return perf::RolloutEngine(kept_.back());
+  }
+
+ private:
+  std::deque<Scenario> kept_;
+};
 
 }  // namespace rlcost::test
