@@ -14,7 +14,7 @@
 
 #include <algorithm>
 
-#include "perf/prefill_maker.h"  // AllReducer
+#include "perf/all_reducer.h"
 #include "rlcost/perf.h"
 
 namespace rlcost::perf {
