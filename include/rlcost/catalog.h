@@ -32,6 +32,13 @@ struct Efficiency {
   double logprob_mfu = 0.45;         // log-prob / reference forward MFU
   double step_overhead_s = 0.0;      // fixed per training step (scheduling, data, checkpoint share)
   double weight_sync_eff = 0.5;      // achieved / peak link bandwidth for weight broadcast
+  // The update's MFU in a typical RL run as a share of train_mfu / train_mfu_moe
+  // (run.tuning: typical); 1 = as published. A named fit in the catalog.
+  double typical_update_share = 1.0;
+  // Seconds per GB of a blocking copy from the GPU into fresh pageable host
+  // memory, per GPU (the refit offload's way out). Unset: NVIDIA-NeMo/RL
+  // issue #3976's Nsight measurement, 3.76 s for 4.94 GB (include/rlcost/perf.h).
+  double pageable_copy_s_per_gb = 3.76 / 4.94;
 };
 
 // The Efficiency fields by name, with their physical range: the one table

@@ -91,6 +91,13 @@ struct EngineConfig {
 // work the catalog's decode_iter_overhead_s measures for plain vLLM, unless
 // that figure was calibrated or set on this scenario (EngineDefaultKept).
 Efficiency RolloutEfficiency(const Scenario& s);
+// The MFU the update runs at: train_mfu (train_mfu_moe for an MoE model),
+// times typical_update_share unless `run.tuning: tuned` (docs/model.md, "Named
+// fits"). Forward-only passes keep logprob_mfu, which the fit leaves alone.
+double UpdateMfu(const Scenario& s);
+// The refit offload's way out into fresh pageable host memory, GB/s per GPU:
+// 1 / efficiency.pageable_copy_s_per_gb (docs/model.md, "Named fits").
+double PageableCopyGbPerS(const Scenario& s);
 // True when gpu.sources says decode_iter_overhead_s was calibrated or set,
 // so the engine's default does not replace it.
 bool EngineDefaultKept(const GpuSpec& g);

@@ -450,6 +450,7 @@ struct FailureSpec {
   double detect_s = 600.0;
 };
 struct RunSpec {
+  RunTuning tuning = RunTuning::kTypical;    // `run.tuning` (rlcost/types.h)
   StartupSpec startup;                       // on by default
   std::optional<CheckpointSpec> checkpoint;  // off by default (veRL trainer.save_freq: -1)
   std::optional<EvaluationSpec> evaluation;  // off by default

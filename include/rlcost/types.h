@@ -43,6 +43,12 @@ enum class TrainPadding { kPacked, kMaxLength };
 // forward and backward and reduce-scatters its gradients after each
 // micro-batch's backward. docs/model.md, "FSDP traffic per micro-batch".
 enum class TrainBackend { kMegatron, kFsdp };
+// How well tuned the run's trainer is (`run.tuning`). `typical`, the default:
+// the update runs at the share of the published pre-training MFU that real RL
+// runs reached (a named fit, catalog efficiency.typical_update_share); `tuned`:
+// at the published MFU itself (catalog train_mfu / train_mfu_moe).
+// docs/model.md, "Named fits".
+enum class RunTuning { kTypical, kTuned };
 // How Megatron splits the layers over the pipeline stages: balanced (the
 // measured MFUs' runs: first and last stages given fewer layers) or even
 // (Megatron-Core's default: num_layers / pp each, the output layer on the
@@ -67,6 +73,7 @@ std::string_view ToString(DistKind v);
 std::string_view ToString(InferenceEngine v);
 std::string_view ToString(WeightSyncMethod v);
 std::string_view ToString(RefitOffload v);
+std::string_view ToString(RunTuning v);
 std::string_view ToString(TrainPadding v);
 std::string_view ToString(TrainBackend v);
 std::string_view ToString(PipelineSplit v);
@@ -82,6 +89,7 @@ std::optional<DistKind> DistKindFromString(std::string_view s);
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s);
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s);
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s);
+std::optional<RunTuning> RunTuningFromString(std::string_view s);
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s);
 std::optional<TrainBackend> TrainBackendFromString(std::string_view s);
 std::optional<PipelineSplit> PipelineSplitFromString(std::string_view s);

@@ -21,7 +21,7 @@ constexpr size_t FieldCount() {
     return sizeof...(A);
   }
 }
-static_assert(FieldCount<Efficiency>() == 11, "Efficiency changed: write the new field in CatalogToCpp");
+static_assert(FieldCount<Efficiency>() == 13, "Efficiency changed: write the new field in CatalogToCpp");
 static_assert(FieldCount<GpuSpec>() == 17, "GpuSpec changed: write the new field in CatalogToCpp");
 static_assert(FieldCount<ModelSpec>() == 19, "ModelSpec changed: write the new field in CatalogToCpp");
 

@@ -28,6 +28,7 @@ constexpr Names<WeightSyncMethod, 3> kWeightSync{{{WeightSyncMethod::kBucketed, 
 constexpr Names<RefitOffload, 3> kRefitOffload{{{RefitOffload::kPageable, "pageable"},
                                                 {RefitOffload::kPinned, "pinned"},
                                                 {RefitOffload::kNone, "none"}}};
+constexpr Names<RunTuning, 2> kRunTuning{{{RunTuning::kTypical, "typical"}, {RunTuning::kTuned, "tuned"}}};
 constexpr Names<TrainPadding, 2> kTrainPadding{{{TrainPadding::kPacked, "packed"},
                                                 {TrainPadding::kMaxLength, "max-length"}}};
 constexpr Names<TrainBackend, 2> kTrainBackend{{{TrainBackend::kMegatron, "megatron"},
@@ -68,6 +69,7 @@ std::string_view ToString(DistKind v) { return Lookup(kDist, v); }
 std::string_view ToString(InferenceEngine v) { return Lookup(kEngine, v); }
 std::string_view ToString(WeightSyncMethod v) { return Lookup(kWeightSync, v); }
 std::string_view ToString(RefitOffload v) { return Lookup(kRefitOffload, v); }
+std::string_view ToString(RunTuning v) { return Lookup(kRunTuning, v); }
 std::string_view ToString(TrainPadding v) { return Lookup(kTrainPadding, v); }
 std::string_view ToString(TrainBackend v) { return Lookup(kTrainBackend, v); }
 std::string_view ToString(PipelineSplit v) { return Lookup(kPipelineSplit, v); }
@@ -83,6 +85,7 @@ std::optional<DistKind> DistKindFromString(std::string_view s) { return Parse(kD
 std::optional<InferenceEngine> InferenceEngineFromString(std::string_view s) { return Parse(kEngine, s); }
 std::optional<WeightSyncMethod> WeightSyncMethodFromString(std::string_view s) { return Parse(kWeightSync, s); }
 std::optional<RefitOffload> RefitOffloadFromString(std::string_view s) { return Parse(kRefitOffload, s); }
+std::optional<RunTuning> RunTuningFromString(std::string_view s) { return Parse(kRunTuning, s); }
 std::optional<TrainPadding> TrainPaddingFromString(std::string_view s) { return Parse(kTrainPadding, s); }
 std::optional<TrainBackend> TrainBackendFromString(std::string_view s) { return Parse(kTrainBackend, s); }
 std::optional<PipelineSplit> PipelineSplitFromString(std::string_view s) { return Parse(kPipelineSplit, s); }
@@ -98,6 +101,7 @@ template <> std::string AcceptedNames<DistKind>() { return Join(kDist); }
 template <> std::string AcceptedNames<InferenceEngine>() { return Join(kEngine); }
 template <> std::string AcceptedNames<WeightSyncMethod>() { return Join(kWeightSync); }
 template <> std::string AcceptedNames<RefitOffload>() { return Join(kRefitOffload); }
+template <> std::string AcceptedNames<RunTuning>() { return Join(kRunTuning); }
 template <> std::string AcceptedNames<TrainPadding>() { return Join(kTrainPadding); }
 template <> std::string AcceptedNames<TrainBackend>() { return Join(kTrainBackend); }
 template <> std::string AcceptedNames<PipelineSplit>() { return Join(kPipelineSplit); }

@@ -87,8 +87,7 @@ double MegatronGradSyncExposedTime(const Scenario& s, double mean_seq_len, int g
   // the model-parallel ranks, at the measured train MFU.
   const double stated_tokens = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false);
   const double mb_tokens = stated_tokens > 0 ? stated_tokens : std::max(mean_seq_len, 0.0);
-  const double mfu = m.is_moe() ? g.efficiency.train_mfu_moe : g.efficiency.train_mfu;
-  const double peak = g.PeakFlops(Precision::kBf16) * mfu;
+  const double peak = g.PeakFlops(Precision::kBf16) * UpdateMfu(s);
   if (peak <= 0) return 0;
   const double microbatch_s =
       mb_tokens * TrainLinearFlopsPerToken(s, /*forward_only=*/false) / (double(tp) * cp * pp) / peak;

@@ -166,8 +166,8 @@ double TrainEngineTime(const Scenario& s, double tokens, double mean_seq_len, in
   // GEMMs (below). The MoE MFU is measured on Megatron-Core MoE runs;
   // forward-only passes keep the dense ratio logprob_mfu / train_mfu.
   const double peak = g.PeakFlops(Precision::kBf16);
-  double mfu = m.is_moe() ? eff.train_mfu_moe : eff.train_mfu;
-  if (forward_only) mfu = eff.logprob_mfu * (m.is_moe() ? eff.train_mfu_moe / eff.train_mfu : 1.0);
+  const double mfu =
+      forward_only ? eff.logprob_mfu * (m.is_moe() ? eff.train_mfu_moe / eff.train_mfu : 1.0) : UpdateMfu(s);
   double t = flops_per_gpu / (peak * mfu);
   double gemm_slowdown = 1.0;  // expert GEMMs' tile waste stretches the GEMM time too
   if (m.is_moe()) {

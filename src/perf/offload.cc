@@ -102,7 +102,7 @@ double RefitWeightsRate(const Scenario& s, bool out) {
   if (s.placement.train_backend != TrainBackend::kFsdp || s.placement.refit_offload == RefitOffload::kPinned) {
     return kHostLinkGbPerS;
   }
-  return out ? kPageableCopyGbPerS : kPageableBackGbPerS;
+  return out ? PageableCopyGbPerS(s) : kPageableBackGbPerS;
 }
 }  // namespace
 
@@ -129,7 +129,7 @@ double RefitOffloadTime(const Scenario& s, const MemoryPlan& plan) {
 // nemo_rl/algorithms/grpo.py:412 under timer "prepare_for_generation", 542).
 double RefitOffloadOutTime(const Scenario& s, const MemoryPlan& plan) {
   const double rate =
-      s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : kPageableCopyGbPerS;
+      s.placement.refit_offload == RefitOffload::kPinned ? kHostLinkGbPerS : PageableCopyGbPerS(s);
   return RefitOffloadGb(s, plan) / rate;
 }
 

@@ -179,12 +179,13 @@ void Loader::ReadResponseSchedule(const YAML::Node& root, Scenario& s) {
   s.environment.response_tokens_schedule = std::move(sched);
 }
 
-// `run`: start-up, checkpoints, evaluation, failures (docs/model.md, "Run-level costs").
+// `run`: how tuned its trainer is, start-up, checkpoints, evaluation, failures (docs/model.md, "Run-level costs").
 void Loader::ReadRun(const YAML::Node& root, Scenario& s) {
   const std::string path = "run";
   YAML::Node n = Reader::Child(root, "run");
-  if (!r_.CheckKeys(n, path, {"startup", "checkpoint", "evaluation", "failures"})) return;
+  if (!r_.CheckKeys(n, path, {"tuning", "startup", "checkpoint", "evaluation", "failures"})) return;
   RunSpec& run = s.run;
+  r_.Enum(n, "tuning", path, run.tuning, &RunTuningFromString, AcceptedNames<RunTuning>());
   // A block may be `false` (off) or `true` (on with the defaults) where that makes sense.
   auto flag = [&](const YAML::Node& b, const std::string& bp) -> std::optional<bool> {
     if (!b.IsScalar()) return std::nullopt;
