@@ -47,6 +47,10 @@ struct EfficiencyField {
   const char* name;
   double Efficiency::*member;
   bool fraction;  // true: (0, 1]; false: seconds >= 0
+  // false: a figure of the runs, not of one GPU (the named fits: the trainer's
+  // tuning, the hosts' copy rate), the same for every GPU, so a GPU without a
+  // value of its own does not "borrow" it from another GPU's measurements.
+  bool per_gpu = true;
 };
 const std::vector<EfficiencyField>& EfficiencyFields();
 

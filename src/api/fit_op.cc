@@ -9,6 +9,7 @@
 #include "fit/calibrate.h"
 #include "fit/interval.h"
 #include "fit/learning.h"
+#include "fit/named_fit.h"
 #include "ingest/training_log.h"
 #include "rlcost/calibration.h"
 
@@ -110,6 +111,14 @@ Result<ValidateOutcome> RunValidation(const ValidateInput& in) {
     facts = std::move(*f);
     opt.facts = &facts;
   }
+  if (in.fits) {
+    auto fits = validate::FitNamedDefaults(in.dir, **cat, opt);
+    if (!fits) return Fail(fits.error());
+    ValidateOutcome out;
+    out.all_pass = true;
+    out.view.text = validate::NamedFitsToText(*fits);
+    return out;
+  }
   auto rep = validate::ValidateDir(in.dir, **cat, opt);
   if (!rep) return Fail(rep.error());
   ValidateOutcome out;
@@ -127,6 +136,20 @@ Result<ValidateOutcome> RunValidation(const ValidateInput& in) {
   }
   if (!in.markdown.empty()) {
     std::string md = api::ValidationToMarkdown(*rep);
+    // Runs a catalog default was fitted to: their out-of-sample figure is the
+    // fits' leave-one-out error (docs/model.md, "Named fits").
+    bool fitted_here = false;
+    for (const auto& c : rep->cases) {
+      for (const auto* e : c.in_sample) fitted_here |= e->figure.rfind("efficiency.default.", 0) == 0;
+    }
+    if (fitted_here) {
+      auto fits = validate::FitNamedDefaults(in.dir, **cat, opt);
+      if (!fits) return Fail(fits.error());
+      md += "## Named fits and their leave-one-out error\n\nThese runs are in-sample for the two defaults fitted to "
+            "them (docs/model.md, \"Named fits\"). Out of sample, each run predicted with both fits made without "
+            "it (`rlcost validate " +
+            rep->dir_name + " --fits`):\n\n```\n" + validate::NamedFitsToText(*fits) + "```\n";
+    }
     if (learn) md += learning::ToMarkdown(*learn);
     if (auto ok = WriteFileAtomic(in.markdown, md, "markdown"); !ok) return Fail(ok.error());
   }

@@ -43,6 +43,7 @@ struct ValidateInput {
   int sim_steps = 0;                  // steps simulated per case; 0 = the scenario's
   int sim_measure = validate::kValidateMeasureSteps;  // steady steps measured; 0 = every step
   bool intervals = false;             // the likely-range bands read off these runs instead of the report
+  bool fits = false;                  // the catalog's named fits recomputed from these runs instead of the report
   std::string learning;               // also the learning side: a folder of published ablations
   std::vector<std::string> sets;      // "key=value" applied to every case
   std::vector<std::string> catalog_files;
@@ -51,7 +52,7 @@ struct ValidateInput {
   Result<void> Validate() const;      // path, sim_steps, sim_measure
 };
 struct ValidateOutcome {
-  View view;              // with `intervals`: text is the bands' YAML and json is null
+  View view;              // with `intervals`: text is the bands' YAML and json is null; with `fits`: text only
   bool all_pass = false;  // every metric within its tolerance
 };
 Result<ValidateOutcome> RunValidation(const ValidateInput& in);

@@ -53,9 +53,13 @@ std::string CoverageLine(const PathResult& p) {
 std::string OutOfSample(const PathResult& p) {
   if (!p.available) return "";
   if (p.oos_metrics == static_cast<int>(p.checks.size()) - p.unavailable) {
-    return "out-of-sample: all of them (no catalog default was read off these runs)";
+    return "out-of-sample: all of them (no catalog default was read off or fitted to these runs)";
   }
-  return fmt::format("out-of-sample (no catalog default read off these runs): median |error| {} over {} metrics; "
+  if (p.oos_metrics == 0) {
+    return "out-of-sample: none (a catalog default was fitted to every run here); the out-of-sample figure is the "
+           "leave-one-out one, `rlcost validate DIR --fits`";
+  }
+  return fmt::format("out-of-sample (no catalog default read off or fitted to these runs): median |error| {} over {} metrics; "
                      "{} pass, {} fail",
                      AbsPct(p.oos_median_abs_error), p.oos_metrics, p.oos_passed, p.oos_failed);
 }
@@ -125,7 +129,7 @@ std::string ValidationToText(const validate::Report& r) {
   bool any_in_sample = false;
   for (const auto& c : r.cases) any_in_sample |= !c.in_sample.empty();
   if (any_in_sample) {
-    out += "\nin-sample cases (a catalog default was read off the run's published figures; marked *):\n";
+    out += "\nin-sample cases (a catalog default was read off the run's published figures or fitted to them; marked *):\n";
     for (const auto& c : r.cases) {
       if (!c.in_sample.empty()) out += fmt::format("  {}: {}\n", c.file, InSampleNote(c));
     }
@@ -280,13 +284,13 @@ std::string ValidationToMarkdown(const validate::Report& r) {
   bool any_in_sample = false;
   for (const auto& c : r.cases) any_in_sample |= !c.in_sample.empty();
   if (any_in_sample) {
-    md += "| in-sample case | default read off its run |\n|---|---|\n";
+    md += "| in-sample case | default read off or fitted to its run |\n|---|---|\n";
     for (const auto& c : r.cases) {
       if (!c.in_sample.empty()) md += fmt::format("| `{}` | {} |\n", c.file, MdEscape(InSampleNote(c)));
     }
     md += "\n";
   } else {
-    md += "No case is in-sample: no catalog default was read off these runs.\n\n";
+    md += "No case is in-sample: no catalog default was read off or fitted to these runs.\n\n";
   }
   md += "## Summary\n\n| path | metrics | pass | fail | median abs. error | max abs. error | out-of-sample metrics "
         "| out-of-sample pass | out-of-sample median abs. error |\n|---|---|---|---|---|---|---|---|---|\n";

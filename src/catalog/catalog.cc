@@ -49,8 +49,8 @@ const std::vector<EfficiencyField>& EfficiencyFields() {
       {"logprob_mfu", &Efficiency::logprob_mfu, true},
       {"step_overhead_s", &Efficiency::step_overhead_s, false},
       {"weight_sync_eff", &Efficiency::weight_sync_eff, true},
-      {"typical_update_share", &Efficiency::typical_update_share, true},
-      {"pageable_copy_s_per_gb", &Efficiency::pageable_copy_s_per_gb, false},
+      {"typical_update_share", &Efficiency::typical_update_share, true, /*per_gpu=*/false},
+      {"pageable_copy_s_per_gb", &Efficiency::pageable_copy_s_per_gb, false, /*per_gpu=*/false},
   };
   return kFields;
 }

@@ -37,7 +37,9 @@ inline EfficiencyOrigin OriginOfEfficiency(const GpuSpec& g) {
   if (auto all = g.sources.find(kEfficiencyBorrowedAll); all != g.sources.end()) {
     o.borrowed_from = all->second;
     o.whole_row = true;
-    for (const auto& f : EfficiencyFields()) o.borrowed_fields.emplace_back(f.name);
+    for (const auto& f : EfficiencyFields()) {
+      if (f.per_gpu) o.borrowed_fields.emplace_back(f.name);
+    }
     return o;
   }
   auto from = g.sources.find(kEfficiencyBorrowedFrom);

@@ -359,6 +359,7 @@ void ApplyEfficiencyRow(GpuSpec& g, const EfficiencyPatch& row) {
   }
   EfficiencyOrigin still{before.borrowed_from == g.id ? "" : before.borrowed_from, /*whole_row=*/false, {}};
   for (const auto& f : EfficiencyFields()) {
+    if (!f.per_gpu) continue;  // the same for every GPU: never borrowed
     const bool given = std::any_of(row.values.begin(), row.values.end(),
                                    [&](const auto& v) { return v.first == f.member; });
     const bool was_borrowed = std::find(before.borrowed_fields.begin(), before.borrowed_fields.end(),

@@ -24,7 +24,7 @@ int Run(const ValidateArgs& a) {
   in.calibration = a.common.calibration;
   auto r = ops::RunValidation(in);
   if (!r) return PrintError(r.error(), a.common.json);
-  if (in.intervals) {
+  if (in.intervals || in.fits) {
     std::cout << r->view.text;
     return 0;
   }
@@ -54,6 +54,9 @@ void RegisterValidate(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 1'000'000'000));
   sub->add_flag("--intervals", args->in.intervals,
                 "print the likely-range bands read off these runs (the text of catalog/intervals.yaml) instead of the report");
+  sub->add_flag("--fits", args->in.fits,
+                "recompute the catalog's two fitted defaults (a typical RL run's share of the train MFU, the hosts' "
+                "pageable copy rate) from these runs, with each one's leave-one-out error, instead of the report");
   sub->add_option("--learning", args->in.learning,
                   "also report the learning side: a folder of published ablations (validation/learning), each the "
                   "steps two runs need to the same quality, predicted by each learning model (docs/model.md sec. 7d)");

@@ -196,6 +196,8 @@ std::string EfficiencyFieldWords(const std::string& field) {
       {"logprob_mfu", "log-prob MFU"},
       {"step_overhead_s", "fixed cost per step"},
       {"weight_sync_eff", "weight-sync link share"},
+      {"typical_update_share", "typical RL run's share of the train MFU"},
+      {"pageable_copy_s_per_gb", "pageable host copy time per GB"},
   };
   for (const auto& [name, words] : kWords) {
     if (field == name) return words;
@@ -210,6 +212,22 @@ std::string EfficiencyFieldList(const std::vector<std::string>& fields) {
     names += (i == 0 ? "" : (i + 1 == fields.size() ? " and " : ", ")) + EfficiencyFieldWords(fields[i]);
   }
   return names;
+}
+
+// The refit offload's pageable copies in the user's words: the rate, and
+// whether it is the one measurement or the fit to NeMo RL's own refits.
+std::string PageableOffloadWords(const Scenario& s) {
+  const double rate = perf::PageableCopyGbPerS(s);
+  const auto src = s.hardware.gpu.sources.find("efficiency.pageable_copy_s_per_gb");
+  const bool fitted = src != s.hardware.gpu.sources.end() && src->second.rfind("NAMED FIT", 0) == 0;
+  const std::string how =
+      fitted ? fmt::format("FITTED to NeMo RL's six published refit times, not measured; the one measurement, "
+                           "Nsight on an H100 in NeMo RL's tracker, found {:.2f} GB/s on another host",
+                           perf::kPageableCopyGbPerS)
+             : "measured with Nsight on an H100 in NeMo RL's tracker";
+  return fmt::format("out tensor by tensor into pageable memory at {:.3g} GB/s per GPU ({}), back at 16.1 GB/s "
+                     "(that host's pageable benchmark; ASSUMED for the way back, which the tracker does not time)",
+                     rate, how);
 }
 
 std::vector<std::string> Assumptions(const Scenario& s) {
@@ -236,6 +254,13 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                           "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`)",
                           whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
                           eff.logprob_mfu * 100));
+  // The update as a typical RL run reaches it: a named fit, said as one.
+  if (s.run.tuning == RunTuning::kTypical && eff.typical_update_share < 1.0) {
+    a.push_back(fmt::format("the update runs at {:.3g} of that train MFU, {:.1f}% here (FITTED to eight real RL runs' "
+                            "update times, veRL and NeMo RL, not a published figure; catalog/efficiency.yaml "
+                            "typical_update_share); run.tuning: tuned prices the published MFU",
+                            eff.typical_update_share, perf::UpdateMfu(s) * 100));
+  }
   a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
                           ToString(s.placement.engine), perf::RolloutEfficiency(s).decode_iter_overhead_s * 1e3,
                           s.placement.engine == InferenceEngine::kVllm
@@ -375,9 +400,7 @@ std::vector<std::string> Assumptions(const Scenario& s) {
                             "trainer keeps them on the GPU, as veRL does by default)",
                             s.placement.refit_offload == RefitOffload::kPinned
                                 ? "into pinned memory at 25 GB/s"
-                                : "out tensor by tensor into pageable memory at 1.31 GB/s per GPU (measured with Nsight "
-                                  "on an H100 in NeMo RL's tracker), back at 16.1 GB/s (that host's pageable "
-                                  "benchmark; ASSUMED for the way back, which the tracker does not time)"));
+                                : PageableOffloadWords(s)));
   }
   if (perf::GatherParamsRefit(s)) {
     a.push_back(

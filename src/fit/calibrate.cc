@@ -528,7 +528,16 @@ Result<FitResult> FitCalibration(const Scenario& s, const std::vector<LoggedStep
   // 2. Update -> train_mfu. 3. Log-prob + reference -> logprob_mfu.
   // MoE models' update runs at train_mfu_moe (docs/model.md, "MoE and the training layout").
   const char* train_field = s.model.is_moe() ? "train_mfu_moe" : "train_mfu";
-  fit_one(train_field, 2, 0);
+  // The log is the run: its update's own MFU is fitted, not a share of the
+  // published one, so the typical-run share is set to 1 with it (docs/model.md,
+  // "Named fits").
+  const double typical_share = eff.typical_update_share;
+  eff.typical_update_share = 1.0;
+  if (fit_one(train_field, 2, 0)) {
+    cal.fitted.push_back("typical_update_share");
+  } else {
+    eff.typical_update_share = typical_share;
+  }
   fit_one("logprob_mfu", 3, 0);
   // 4. Weight sync -> weight_sync_eff, when the log times it.
   if (fit.Points(4) > 0) fit_one("weight_sync_eff", 4, 0);
