@@ -250,17 +250,18 @@ std::vector<std::string> Assumptions(const Scenario& s) {
     whose += fmt::format("; {} DERIVED, not measured on this GPU (each source says from what)",
                          EfficiencyFieldList(derived));
   }
-  a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
-                          "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`)",
-                          whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
-                          eff.logprob_mfu * 100));
   // The update as a typical RL run reaches it: a named fit, said as one.
+  std::string typical;
   if (s.run.tuning == RunTuning::kTypical && eff.typical_update_share < 1.0) {
-    a.push_back(fmt::format("the update runs at {:.3g} of that train MFU, {:.1f}% here (FITTED to eight real RL runs' "
-                            "update times, veRL and NeMo RL, not a published figure; catalog/efficiency.yaml "
-                            "typical_update_share); run.tuning: tuned prices the published MFU",
-                            eff.typical_update_share, perf::UpdateMfu(s) * 100));
+    typical = fmt::format("; the update runs at {:.3g} of the train MFU, {:.1f}% here (FITTED to eight real RL runs' "
+                          "update times, veRL and NeMo RL, not a published figure: typical_update_share; run.tuning: "
+                          "tuned for the published MFU)",
+                          eff.typical_update_share, perf::UpdateMfu(s) * 100);
   }
+  a.push_back(fmt::format("efficiency ({}): decode bandwidth {:.0f}% of peak, prefill MFU {:.0f}%, train MFU "
+                          "{:.0f}%, log-prob MFU {:.0f}% (catalog/efficiency.yaml or `calibration`){}",
+                          whose, eff.decode_bw * 100, eff.prefill_mfu * 100, eff.train_mfu * 100,
+                          eff.logprob_mfu * 100, typical));
   a.push_back(fmt::format("inference engine: {} ({:.2f} ms of fixed cost per decode iteration{})",
                           ToString(s.placement.engine), perf::RolloutEfficiency(s).decode_iter_overhead_s * 1e3,
                           s.placement.engine == InferenceEngine::kVllm

@@ -186,6 +186,7 @@ TEST(Fit, RecoversKnownFactorsFromModelGeneratedSteps) {
   Efficiency truth = s.hardware.gpu.efficiency;
   truth.decode_bw = 0.5;
   truth.train_mfu = 0.3;
+  truth.typical_update_share = 1.0;  // the run's own update MFU is 0.3: a log is the run (docs/model.md, "Named fits")
   truth.logprob_mfu = 0.35;
   truth.step_overhead_s = 4.0;
   std::vector<LoggedStep> steps;
@@ -209,6 +210,11 @@ TEST(Fit, RecoversKnownFactorsFromModelGeneratedSteps) {
   const Efficiency& e = fit->calibration.efficiency;
   EXPECT_NEAR(e.decode_bw, 0.5, 0.005);
   EXPECT_NEAR(e.train_mfu, 0.3, 0.003);
+  // The typical-run share of the catalog (0.84) is not applied on top of the
+  // run's own MFU: fitted with the update, at 1.
+  EXPECT_EQ(e.typical_update_share, 1.0);
+  const auto& fitted = fit->calibration.fitted;
+  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "typical_update_share"), fitted.end());
   EXPECT_NEAR(e.logprob_mfu, 0.35, 0.0035);
   EXPECT_NEAR(e.step_overhead_s, 4.0, 0.05);
   EXPECT_LT(fit->calibration.error_after, 0.002);
@@ -227,6 +233,7 @@ TEST(Fit, LongLogOnTheLengthGridGivesTheStepByStepFactors) {
   Efficiency truth = s.hardware.gpu.efficiency;
   truth.decode_bw = 0.5;
   truth.train_mfu = 0.3;
+  truth.typical_update_share = 1.0;  // the run's own update MFU is 0.3: a log is the run (docs/model.md, "Named fits")
   truth.logprob_mfu = 0.35;
   truth.step_overhead_s = 4.0;
   std::vector<LoggedStep> steps;

@@ -141,7 +141,7 @@ TEST(Validate, InSampleCasesAreMarkedAndLeftOutOfTheOutOfSampleMedian) {
   EXPECT_EQ(rep->cases[0].in_sample[0]->figure, "efficiency.h100-sxm.decode_bw");
   std::string text = api::ValidationToText(*rep);
   EXPECT_NE(text.find("base.yaml: efficiency.h100-sxm.decode_bw (its blog)"), std::string::npos) << text;
-  EXPECT_NE(text.find("out-of-sample (no catalog default read off these runs): median |error| 50.0% over 1"),
+  EXPECT_NE(text.find("out-of-sample (no catalog default read off or fitted to these runs): median |error| 50.0% over 1"),
             std::string::npos) << text;
   auto j = api::ValidationToJson(*rep);
   EXPECT_EQ(j["paths"][0]["out_of_sample"]["metrics"], 1);
