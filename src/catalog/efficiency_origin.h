@@ -78,6 +78,18 @@ inline std::vector<std::string> DerivedEfficiencyFields(const GpuSpec& g) {
   return out;
 }
 
+// The figures that are named fits to measured runs, not published figures:
+// each such field's source starts with "NAMED FIT" (docs/model.md, "Named
+// fits"). In the order of EfficiencyFields(); the text and the JSON read it.
+inline std::vector<std::string> FittedEfficiencyFields(const GpuSpec& g) {
+  std::vector<std::string> out;
+  for (const auto& f : EfficiencyFields()) {
+    auto it = g.sources.find(std::string("efficiency.") + f.name);
+    if (it != g.sources.end() && it->second.rfind("NAMED FIT", 0) == 0) out.emplace_back(f.name);
+  }
+  return out;
+}
+
 // Writes `o` into the GPU's sources, the inverse of OriginOfEfficiency:
 // nothing borrowed (no donor or no field), the whole row, or the fields named.
 inline void SetOriginOfEfficiency(GpuSpec& g, const EfficiencyOrigin& o) {

@@ -218,8 +218,8 @@ std::string EfficiencyFieldList(const std::vector<std::string>& fields) {
 // whether it is the one measurement or the fit to NeMo RL's own refits.
 std::string PageableOffloadWords(const Scenario& s) {
   const double rate = perf::PageableCopyGbPerS(s);
-  const auto src = s.hardware.gpu.sources.find("efficiency.pageable_copy_s_per_gb");
-  const bool fitted = src != s.hardware.gpu.sources.end() && src->second.rfind("NAMED FIT", 0) == 0;
+  const auto named = FittedEfficiencyFields(s.hardware.gpu);
+  const bool fitted = std::find(named.begin(), named.end(), "pageable_copy_s_per_gb") != named.end();
   const std::string how =
       fitted ? fmt::format("FITTED to NeMo RL's six published refit times, not measured; the one measurement, "
                            "Nsight on an H100 in NeMo RL's tracker, found {:.2f} GB/s on another host",

@@ -123,6 +123,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
       je["borrowed_fields"] = origin.borrowed_fields;
     }
     je["derived_fields"] = DerivedEfficiencyFields(g);  // own figures derived, not measured on it
+    je["fitted_fields"] = FittedEfficiencyFields(g);    // named fits to measured runs, not published figures
+    je["tuning"] = std::string(ToString(s.run.tuning));  // typical: the update at typical_update_share
     nlohmann::json& src = je["sources"];
     src = nlohmann::json::object();
     for (const auto& [k, v] : g.sources) {

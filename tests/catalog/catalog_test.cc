@@ -706,6 +706,11 @@ TEST(Catalog, Mi300xH20L20AndL40sRowsNameTheirSourcesAndWhatTheyBorrow) {
   EXPECT_FALSE(run.Says("efficiency (mi300x: BORROWED"));
   const auto j = report::EstimateToJson(run.s, run.e);
   EXPECT_EQ(j["efficiency"]["borrowed"], false);
+  // The two named fits are the runs', not a GPU's: never borrowed, always
+  // named as fits (docs/model.md, "Named fits"), in the text and the JSON.
+  EXPECT_EQ(j["efficiency"]["fitted_fields"], nlohmann::json({"typical_update_share", "pageable_copy_s_per_gb"}));
+  EXPECT_EQ(j["efficiency"]["tuning"], "typical");
+  EXPECT_TRUE(run.Says("efficiency (mi300x", "the update runs at 0.84 of the train MFU, 22.7% here (FITTED"));
   EXPECT_EQ(j["efficiency"]["borrowed_from"], "h100-sxm");
   EXPECT_EQ(j["efficiency"]["borrowed_fields"],
             nlohmann::json({"decode_iter_overhead_s", "moe_layer_decode_s", "moe_layer_train_s", "train_mfu_moe",
