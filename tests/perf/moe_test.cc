@@ -54,10 +54,14 @@ TEST(Moe, PipelineBubbleSlowsTheDenseUpdate) {
   double t1 = TrainStep(piped, 32000, 1000, 16).time_s - MegatronPipelineSendTime(piped, 32000, 1000, 16, false);
   EXPECT_NEAR(t1 / t0, 11.0 / 8.0, 1e-12);
   EXPECT_GT(MegatronPipelineSendTime(piped, 32000, 1000, 16, false), 0.0);
-  // No layout: exactly flops / (peak * train_mfu), as before.
+  // No layout: exactly flops / (peak * the update's MFU), as before; the
+  // update's MFU is train_mfu x typical_update_share (run.tuning: typical,
+  // the default; UpdateMfu).
   const auto& g = flat.hardware.gpu;
   Work w = TrainStep(flat, 32000, 1000, 16);
-  EXPECT_DOUBLE_EQ(w.time_s, w.flops / (g.PeakFlops(flat.precision.train) * g.efficiency.train_mfu));
+  ASSERT_EQ(flat.run.tuning, RunTuning::kTypical);
+  EXPECT_DOUBLE_EQ(UpdateMfu(flat), g.efficiency.train_mfu * g.efficiency.typical_update_share);
+  EXPECT_DOUBLE_EQ(w.time_s, w.flops / (g.PeakFlops(flat.precision.train) * UpdateMfu(flat)));
 }
 
 TEST(GradientCheckpointing, OneMoreForwardInTheUpdate) {
@@ -73,11 +77,12 @@ TEST(GradientCheckpointing, OneMoreForwardInTheUpdate) {
   Work w1 = TrainStep(gc, 32000, 1000, 16);
   EXPECT_DOUBLE_EQ(w1.flops, w0.flops);
   EXPECT_NEAR(w1.time_s / w0.time_s, 4.0 / 3.0, 1e-12);
-  // Exactly (4/3) flops / (peak * train_mfu): 8.03e9 active parameters,
+  // Exactly (4/3) flops / (peak * UpdateMfu), UpdateMfu = train_mfu x
+  // typical_update_share (run.tuning: typical): 8.03e9 active parameters,
   // 32,000 tokens on 16 GPUs -> w0.flops >= 6 * 8.03e9 * 2000 = 9.6e13 per GPU.
   const auto& g = gc.hardware.gpu;
   EXPECT_GE(w0.flops, 6.0 * 8.03e9 * 2000 * 0.99);
-  EXPECT_NEAR(w1.time_s, 4.0 / 3.0 * w1.flops / (g.PeakFlops(gc.precision.train) * g.efficiency.train_mfu),
+  EXPECT_NEAR(w1.time_s, 4.0 / 3.0 * w1.flops / (g.PeakFlops(gc.precision.train) * UpdateMfu(gc)),
               1e-12 * w1.time_s);
   // The forward-only passes (log-probs, reference) keep no activations to
   // recompute: unchanged.
@@ -92,18 +97,27 @@ TEST(GradientCheckpointing, OneMoreForwardInTheUpdate) {
 }
 
 TEST(Moe, MoeModelsTrainAtTheMoeMfu) {
-  // Qwen3-235B-A22B, no layout: flops / (989 TF * 0.224), not 0.425.
+  // Qwen3-235B-A22B, no layout, run.tuning: tuned (the published MFU
+  // itself): flops / (989 TF * 0.224), not 0.425. Typical (the default):
+  // 0.224 x typical_update_share 0.84.
   // The MoE layer floor off (moe_floor_test.cc): 8 one-sequence
   // micro-batches a rank x 94 layers x 14 ms would be above the compute.
   auto s = With({{"model", "qwen3-235b-a22b"}, {"hardware.gpus", "64"}});
   s.hardware.gpu.efficiency.moe_layer_train_s = 0;
   EXPECT_DOUBLE_EQ(s.hardware.gpu.efficiency.train_mfu_moe, 0.224);
-  Work w = TrainStep(s, 1e6, 2000, 64);
+  EXPECT_DOUBLE_EQ(s.hardware.gpu.efficiency.typical_update_share, 0.84);
+  Work typical = TrainStep(s, 1e6, 2000, 64);
+  EXPECT_NEAR(typical.time_s, typical.flops / (989e12 * 0.224 * 0.84), 1e-9 * typical.time_s);
+  Scenario tuned = s;
+  tuned.run.tuning = RunTuning::kTuned;
+  Work w = TrainStep(tuned, 1e6, 2000, 64);
   EXPECT_NEAR(w.time_s, w.flops / (989e12 * 0.224), 1e-9 * w.time_s);
-  // Forward-only: logprob_mfu scaled by 0.224 / 0.425.
+  // Forward-only: logprob_mfu scaled by 0.224 / 0.425, whatever run.tuning
+  // says (the named fit leaves logprob_mfu alone).
   Work f = ForwardPass(s, 1e6, 2000, 64);
   const auto& e = s.hardware.gpu.efficiency;
   EXPECT_NEAR(f.time_s, f.flops / (989e12 * e.logprob_mfu * 0.224 / e.train_mfu), 1e-9 * f.time_s);
+  EXPECT_DOUBLE_EQ(ForwardPass(tuned, 1e6, 2000, 64).time_s, f.time_s);
 }
 
 TEST(Moe, ExpertAllToAll) {
