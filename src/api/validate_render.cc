@@ -57,7 +57,7 @@ std::string OutOfSample(const PathResult& p) {
   }
   if (p.oos_metrics == 0) {
     return "out-of-sample: none (a catalog default was fitted to every run here); the out-of-sample figure is the "
-           "leave-one-out one, `rlcost validate DIR --fits`";
+           "leave-one-out one: `rlcost validate` on this folder with `--fits`";
   }
   return fmt::format("out-of-sample (no catalog default read off or fitted to these runs): median |error| {} over {} metrics; "
                      "{} pass, {} fail",
