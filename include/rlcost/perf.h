@@ -219,21 +219,9 @@ struct DecodeArms {
   double fixed_s = 0;  // all-reduces + overhead, per iteration
 };
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch);
-// DecodeArmsFor for many batch sizes of one engine (a fluid model whose batch
-// changes at every event): the parts that do not depend on the batch (peak
-// rates, KV bytes per token, the dense weights read) computed once, the rest
-// per call by the same expressions, so maker(b) is bit-for-bit
-// DecodeArmsFor(e, b). Holds a pointer to `e`, which must outlive it.
-class DecodeArmsMaker {
- public:
-  explicit DecodeArmsMaker(const EngineConfig& e);
-  DecodeArms operator()(double batch) const;
-
- private:
-  const EngineConfig* e_;
-  double bw_ = 0, peak_ = 0, lora_bytes_ = 0, linear_flops_per_token_ = 0, dense_weight_bytes_ = 0;
-  double kv_per_token_ = 0, attn_flops_ = 0, moe_floor_s_ = 0, eager_s_ = 0;
-};
+// For many batch sizes of one engine (a fluid model whose batch changes at
+// every event), perf::DecodeArmsKept (src/perf/decode_arms_kept.h) keeps what
+// does not depend on the batch and gives DecodeArmsFor's bits.
 // Whether a decode iteration of `batch` sequences launches its kernels
 // eagerly: e.eager, or a batch above e.cuda_graph_max_batch (> 0).
 bool RunsEagerly(const EngineConfig& e, double batch);

@@ -1,16 +1,17 @@
 #pragma once
-// perf::DecodeArmsMaker with every engine-only quotient computed once and the
-// per-batch part inline (issue 41, fifth pass of one-GPU planning): the
+// perf::DecodeArmsFor for many batches of one engine, every engine-only
+// quotient computed once and the per-batch part inline (issue 41, fifth pass
+// of one-GPU planning): the
 // analytic step's full-cache fluid models (sim/analytic_rollout.cc) price a
 // new batch at almost every event, ~860 times per FullCacheFixed run of the
 // one-A100 plan, and the maker's out-of-line call took six divisions, an
 // all-reduce set up per call and the spills around the call. One definition:
-// DecodeArmsMaker::operator() fills the same parts from its members (the same
-// quotients of the same operands) and calls DecodeArmsAt, so a kept one gives
-// the maker's bits (test DecodeArmsKept.SameBitsAsMaker).
+// DecodeArmsFor computes the same parts (DecodeArmsPartsOf) and calls
+// DecodeArmsAt, so a kept one gives its bits (test
+// DecodeArmsKept.SameBitsAsDecodeArmsFor).
 //
 //   const perf::DecodeArmsKept kept(engine);
-//   perf::DecodeArms a = kept(batch);  // == DecodeArmsMaker(engine)(batch), bit for bit
+//   perf::DecodeArms a = kept(batch);  // == DecodeArmsFor(engine, batch), bit for bit
 
 #include <algorithm>
 
@@ -19,8 +20,8 @@
 
 namespace rlcost::perf {
 
-// What a decode iteration's arms take from the engine alone
-// (DecodeArmsMaker's members, and three quotients of them).
+// What a decode iteration's arms take from the engine alone, and three
+// quotients of them.
 struct DecodeArmsParts {
   double bw = 0, peak = 0, lora_bytes = 0, linear_flops_per_token = 0, dense_weight_bytes = 0;
   double kv_per_token = 0, attn_flops = 0, moe_floor_s = 0, eager_s = 0;
@@ -35,7 +36,7 @@ inline bool RunsEagerlyAt(const EngineConfig& e, double batch) {
 }
 
 // The arms of a decode iteration of `batch` sequences, not speculative
-// (SpeculativeDecodeArms): DecodeArmsMaker::operator()'s one definition.
+// (SpeculativeDecodeArms): DecodeArmsFor's one definition.
 // `all_reduce`: AllReducer(e, false), the tensor-parallel all-reduces.
 inline DecodeArms DecodeArmsAt(const EngineConfig& e, const DecodeArmsParts& k, const AllReducer& all_reduce,
                                double batch) {
@@ -64,14 +65,14 @@ inline DecodeArms DecodeArmsAt(const EngineConfig& e, const DecodeArmsParts& k, 
                     .fixed_s = fixed_s};
 }
 
-// DecodeArmsMaker's parts of engine `e` (not speculative), quotients included.
+// The parts of engine `e` (not speculative), quotients included.
 DecodeArmsParts DecodeArmsPartsOf(const EngineConfig& e);  // src/perf/perf.cc
 
 class DecodeArmsKept {
  public:
   explicit DecodeArmsKept(const EngineConfig& e)
       : e_(&e), parts_(e.speculative ? DecodeArmsParts{} : DecodeArmsPartsOf(e)), all_reduce_(e, false) {}
-  // DecodeArmsMaker(e)(batch), bit for bit.
+  // DecodeArmsFor(e, batch), bit for bit.
   DecodeArms operator()(double batch) const {
     if (e_->speculative) return SpeculativeDecodeArms(*e_, batch);  // src/perf/speculative.cc
     return DecodeArmsAt(*e_, parts_, all_reduce_, batch);

@@ -87,6 +87,18 @@ double DtensorLayerForwardCpuTime(const Scenario& s);
 // a forward-only pass); defined with FsdpTrafficTime's bytes (src/perf/perf.cc).
 double FsdpForwardTrafficShare(const Scenario& s, bool forward_only);
 
+// One micro-batch's FSDP traffic on one GPU: the bytes it moves and the
+// sharding group's link, so that FsdpTrafficTime = FsdpPassMicrobatches x
+// bytes / link_bytes_per_s. bytes is 0 where the traffic is not priced (not
+// an FSDP trainer, no stated micro-batch, one rank a shard). A pass that
+// needs the count of micro-batches for more than the traffic (the host syncs,
+// DTensor's dispatch) works it out once and multiplies this.
+struct FsdpMicrobatchTraffic {
+  double bytes = 0;
+  double link_bytes_per_s = 1;
+};
+FsdpMicrobatchTraffic FsdpTrafficPerMicrobatch(const Scenario& s, double mean_seq_len, int gpus, bool forward_only);
+
 // Micro-batches a rank runs in a pass: what FsdpTrafficTime multiplies by.
 // `tokens` are the pass's own (max-length padding included, not the padding
 // of packs to their budget). Packed to a token budget (PassPackBudget):

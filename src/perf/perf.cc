@@ -227,9 +227,9 @@ bool RunsEagerly(const EngineConfig& e, double batch) { return RunsEagerlyAt(e, 
 
 // The two roofline arms of a decode iteration, per GPU, as linear functions of
 // the total context C: memory time and compute time. What does not depend on
-// the batch is computed once (DecodeArmsMaker, DecodeArmsKept in
-// perf/decode_arms_kept.h); DecodeArmsFor is the maker made and used once, and
-// both run DecodeArmsAt, so all give the same bits.
+// the batch is computed once (DecodeArmsKept in perf/decode_arms_kept.h);
+// DecodeArmsFor computes it for one batch, and both run DecodeArmsAt, so both
+// give the same bits.
 DecodeArmsParts DecodeArmsPartsOf(const EngineConfig& e) {
   const ModelSpec& m = *e.model;
   const GpuSpec& g = *e.gpu;
@@ -251,36 +251,9 @@ DecodeArmsParts DecodeArmsPartsOf(const EngineConfig& e) {
   return k;
 }
 
-DecodeArmsMaker::DecodeArmsMaker(const EngineConfig& e) : e_(&e) {
-  if (e.speculative) return;  // SpeculativeDecodeArms per batch
-  const DecodeArmsParts k = DecodeArmsPartsOf(e);
-  bw_ = k.bw;
-  peak_ = k.peak;
-  lora_bytes_ = k.lora_bytes;
-  linear_flops_per_token_ = k.linear_flops_per_token;
-  dense_weight_bytes_ = k.dense_weight_bytes;
-  kv_per_token_ = k.kv_per_token;
-  attn_flops_ = k.attn_flops;
-  moe_floor_s_ = k.moe_floor_s;
-  eager_s_ = k.eager_s;
-}
-
-DecodeArms DecodeArmsMaker::operator()(double batch) const {
-  const EngineConfig& e = *e_;
-  if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
-  // The quotients DecodeArmsKept keeps, taken here per call: the same
-  // operations on the same members, so the same bits.
-  DecodeArmsParts k{bw_, peak_, lora_bytes_, linear_flops_per_token_, dense_weight_bytes_, kv_per_token_,
-                    attn_flops_, moe_floor_s_, eager_s_};
-  k.dense_weight_mem_s = dense_weight_bytes_ / bw_;
-  k.kv_mem_s = kv_per_token_ / bw_;
-  k.attn_compute_s = attn_flops_ / peak_;
-  return DecodeArmsAt(e, k, AllReducer(e, false), batch);
-}
-
 DecodeArms DecodeArmsFor(const EngineConfig& e, double batch) {
   if (e.speculative) return SpeculativeDecodeArms(e, batch);  // src/perf/speculative.cc
-  return DecodeArmsMaker(e)(batch);
+  return DecodeArmsAt(e, DecodeArmsPartsOf(e), AllReducer(e, false), batch);
 }
 
 Work DecodeIteration(const EngineConfig& e, double batch, double context_tokens) {
@@ -495,17 +468,17 @@ double PaddedTokenFactor(const Scenario& s, double mean_seq_len) {
   return std::max(1.0, padded / mean_seq_len);
 }
 
-double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
+FsdpMicrobatchTraffic FsdpTrafficPerMicrobatch(const Scenario& s, double mean_seq_len, int gpus, bool forward_only) {
   const PlacementSpec& p = s.placement;
-  if (p.train_backend != TrainBackend::kFsdp || tokens <= 0 || gpus <= 0) return 0;
+  if (p.train_backend != TrainBackend::kFsdp || gpus <= 0) return {};
   // The count of micro-batches sets the traffic; one sequence each (the
   // bubble's fallback) would overstate it for the usual multi-sequence
   // micro-batches, so without train_micro_batch_tokens it is not priced (the
   // estimate says so).
-  if (MicrobatchTokens(s, mean_seq_len, forward_only) <= 0) return 0;
+  if (MicrobatchTokens(s, mean_seq_len, forward_only) <= 0) return {};
   const int tp = std::max(1, p.train_tp);
   const int shard = FsdpShardRanks(s, gpus);
-  if (shard <= 1) return 0;
+  if (shard <= 1) return {};
   // Per micro-batch each GPU receives (D - 1)/D of its TP shard's parameters
   // in bf16 for the forward, again for the backward (FSDP2 fully_shard per
   // layer reshards after forward), and reduce-scatters fp32 gradients of the
@@ -516,9 +489,15 @@ double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, in
   const double trainable = TrainableParams(s) / tp;
   const double bytes_per_mb = forward_only ? kFsdpGatherBytes * params
                                            : 2.0 * kFsdpGatherBytes * params + kFsdpReduceBytes * trainable;
-  const double moved = bytes_per_mb * (shard - 1.0) / shard;
   // The sharding group spans shard x tp GPUs.
-  return FsdpPassMicrobatches(s, tokens, mean_seq_len, gpus, forward_only) * moved / GroupLinkBytesPerS(s, shard * tp);
+  return {bytes_per_mb * (shard - 1.0) / shard, GroupLinkBytesPerS(s, shard * tp)};
+}
+
+double FsdpTrafficTime(const Scenario& s, double tokens, double mean_seq_len, int gpus, bool forward_only) {
+  if (tokens <= 0) return 0;
+  const FsdpMicrobatchTraffic per_mb = FsdpTrafficPerMicrobatch(s, mean_seq_len, gpus, forward_only);
+  if (per_mb.bytes <= 0) return 0;
+  return FsdpPassMicrobatches(s, tokens, mean_seq_len, gpus, forward_only) * per_mb.bytes / per_mb.link_bytes_per_s;
 }
 
 int FsdpShardRanks(const Scenario& s, int gpus) {
@@ -657,14 +636,16 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // The traffic follows the count of micro-batches, which the pass's own
   // tokens set (FsdpPassMicrobatches: the packs dealt, each padded to the
   // budget; max-length padding widens each sequence).
-  const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
-  parts.traffic_s = FsdpTrafficTime(s, handed, mean_seq_len, gpus, /*forward_only=*/false);
-  parts.traffic_forward_s = parts.traffic_s * FsdpForwardTrafficShare(s, /*forward_only=*/false);
   // Priced, as the traffic, only where a micro-batch is stated; the count of
-  // micro-batches is read for the host syncs below and, where DTensor's
-  // dispatch is priced, for the CPU's time per layer.
-  if (MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0) {
-    parts.microbatches = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/false);
+  // micro-batches, worked out once, sets the traffic, the host syncs below
+  // and, where DTensor's dispatch is priced, the CPU's time per layer.
+  const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
+  const bool stated = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0;
+  if (stated) parts.microbatches = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/false);
+  const FsdpMicrobatchTraffic per_mb = FsdpTrafficPerMicrobatch(s, mean_seq_len, gpus, /*forward_only=*/false);
+  parts.traffic_s = per_mb.bytes > 0 ? parts.microbatches * per_mb.bytes / per_mb.link_bytes_per_s : 0.0;
+  parts.traffic_forward_s = parts.traffic_s * FsdpForwardTrafficShare(s, /*forward_only=*/false);
+  if (stated) {
     const double cpu_layer_s = DtensorLayerForwardCpuTime(s);
     if (cpu_layer_s > 0) {
       parts.units = parts.microbatches * m.layers;
@@ -752,12 +733,19 @@ Work ForwardPass(const Scenario& s, double tokens, double mean_seq_len, int gpus
                      DtensorTpCollectiveTime(s, tokens * pad, gpus, /*forward_only=*/true)) *
                     SlowestRankFactor(s, tokens, mean_seq_len, gpus, /*forward_only=*/true);
   parts.compute_forward_s = parts.compute_s;
+  // One count of micro-batches for the traffic and DTensor's dispatch, worked
+  // out only where either is priced.
   const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
-  parts.traffic_s = FsdpTrafficTime(s, handed, mean_seq_len, gpus, /*forward_only=*/true);
-  parts.traffic_forward_s = parts.traffic_s;
+  const FsdpMicrobatchTraffic per_mb = FsdpTrafficPerMicrobatch(s, mean_seq_len, gpus, /*forward_only=*/true);
   const double cpu_layer_s = DtensorLayerForwardCpuTime(s);
-  if (cpu_layer_s > 0 && MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0) {
-    parts.units = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/true) * m.layers;
+  const bool stated = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/true) > 0;
+  const double microbatches = per_mb.bytes > 0 || (cpu_layer_s > 0 && stated)
+                                  ? FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/true)
+                                  : 0.0;
+  parts.traffic_s = per_mb.bytes > 0 ? microbatches * per_mb.bytes / per_mb.link_bytes_per_s : 0.0;
+  parts.traffic_forward_s = parts.traffic_s;
+  if (cpu_layer_s > 0 && stated) {
+    parts.units = microbatches * m.layers;
     parts.cpu_forward_s = parts.units * cpu_layer_s;
   }
   w.time_s = FsdpPassTime(parts) + MegatronPipelineSendTime(s, tokens * pad, mean_seq_len, gpus, /*forward_only=*/true);

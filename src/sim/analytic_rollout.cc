@@ -745,7 +745,7 @@ double SingleTurnOnLowerBound(const perf::EngineConfig& e, double n, double p, c
   const double most_held = kv_tokens * (1.0 + step_max / (p + kFragTokens));
   const double iters =
       std::max({len_max, tokens / seats, n * ((p + kFragTokens) * mu + q / 2) / most_held});
-  const perf::DecodeArmsMaker maker(e);
+  const perf::DecodeArmsKept maker(e);
   const perf::DecodeArms a0 = maker(0.0), a1 = maker(1.0);
   const double kappa = a0.flops.b > 0 && a0.compute_s.b > 0 ? a1.flops.a * a0.compute_s.b / a0.flops.b : 0.0;
   const double s_att = p > 0 ? std::max(a0.mem_s.b, a0.compute_s.b) : std::min(a0.mem_s.b, a0.compute_s.b);

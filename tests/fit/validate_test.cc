@@ -321,6 +321,23 @@ TEST(ValidateCli, CommittedLogsMarkdownMatchesTheCode) {
   fs::remove(tmp);
 }
 
+// `rlcost validate DIR --fits`: the named fits and their leave-one-out error,
+// instead of the report (exit 0); a folder that measures neither fit's metric
+// is refused, naming the metric (docs/model.md, "Named fits").
+TEST(ValidateCli, FitsPrintsTheNamedFitsAndTheirLeaveOneOutError) {
+  std::string dir = std::string(RLCOST_SOURCE_DIR) + "/../shared/validation/logs";
+  if (!fs::exists(dir)) GTEST_SKIP() << "../shared/validation/logs absent";
+  std::string out;
+  ASSERT_EQ(RunCli("validate " + dir + " --fits", &out), 0) << out;
+  EXPECT_NE(out.find("typical_update_share: 0.84 share of train_mfu (the catalog holds 0.84)"), std::string::npos) << out;
+  EXPECT_NE(out.find("pageable_copy_s_per_gb: 2.5 GB/s (the catalog holds 2.5)"), std::string::npos) << out;
+  EXPECT_NE(out.find("leave one run out, analytic path: "), std::string::npos) << out;
+  EXPECT_NE(out.find("leave one run out, simulated path: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("median |error| 12.5% over 30 metrics"), std::string::npos) << "--fits replaces the report";
+  EXPECT_NE(RunCli("validate " + std::string(RLCOST_SOURCE_DIR) + "/validation/levers --fits", &out), 0);
+  EXPECT_NE(out.find("no run here measures step.train_s"), std::string::npos) << out;
+}
+
 // validation/levers: every file is a case with its source, named in the
 // folder's README, and every metric is computed on both paths. The figures are
 // those `rlcost validate validation/levers` printed (release build,

@@ -1,7 +1,7 @@
 // perf::DecodeArmsKept (src/perf/decode_arms_kept.h): the decode iteration's
 // arms with the engine's quotients kept and the per-batch part inline, for the
 // analytic step's full-cache fluid models, which price a new batch at almost
-// every event. They must be DecodeArmsMaker's (and DecodeArmsFor's) bit for
+// every event. They must be DecodeArmsFor's bit for
 // bit, and the roofline of docs/model.md ("Decode") written out here from
 // perf.h's parts: dense and MoE models, tensor parallel or not, LoRA, eager
 // engines and a CUDA-graph cap crossed by the batch.
@@ -62,7 +62,7 @@ void ExpectSameBits(const DecodeArms& a, const DecodeArms& b, const std::string&
   EXPECT_EQ(Bits(a.fixed_s), Bits(b.fixed_s)) << where;
 }
 
-TEST(DecodeArmsKept, SameBitsAsMaker) {
+TEST(DecodeArmsKept, SameBitsAsDecodeArmsFor) {
   const std::string engines[] = {
       "model: llama-3.1-8b\nhardware: {gpu: a100-80g, gpus: 1}\n",
       "model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\nplacement: {rollout_tp: 2}\n",
@@ -76,12 +76,10 @@ TEST(DecodeArmsKept, SameBitsAsMaker) {
   for (const std::string& head : engines) {
     const EngineConfig e = engine(head);
     const DecodeArmsKept kept_arms(e);
-    const DecodeArmsMaker maker(e);
     for (double batch : {0.0, 0.25, 1.0, 4.0, 63.0, 64.0, 64.5, 213.37, 1024.0, 8192.0}) {
       const std::string where = head + " batch " + std::to_string(batch);
       const DecodeArms k = kept_arms(batch);
       ExpectSameBits(ArmsByHand(e, batch), k, where);
-      ExpectSameBits(maker(batch), k, where);
       ExpectSameBits(DecodeArmsFor(e, batch), k, where);
       ++checked;
     }
@@ -94,11 +92,10 @@ TEST(DecodeArmsKept, SameBitsAsMaker) {
   EXPECT_GT(DecodeArmsKept(capped)(65.0).fixed_s, DecodeArmsKept(capped)(64.0).fixed_s);
   const EngineConfig adapted = engine(lora);
   const EngineConfig plain_h100 = engine("model: llama-3.1-8b\nhardware: {gpu: h100-sxm, gpus: 8}\n");
-  const DecodeArmsMaker adapted_maker(adapted);
   EXPECT_GT(DecodeArmsKept(adapted)(64.0).bytes.a, DecodeArmsKept(plain_h100)(64.0).bytes.a);
   EXPECT_GT(DecodeArmsKept(adapted)(64.0).flops.a, DecodeArmsKept(plain_h100)(64.0).flops.a);
   for (double batch : {1.0, 64.0, 300.0}) {
-    ExpectSameBits(adapted_maker(batch), DecodeArmsKept(adapted)(batch), "lora");
+    ExpectSameBits(DecodeArmsFor(adapted, batch), DecodeArmsKept(adapted)(batch), "lora");
   }
   const EngineConfig moe = engine(engines[2]);
   EXPECT_GT(DecodeArmsKept(moe)(256.0).bytes.a, DecodeArmsKept(moe)(2.0).bytes.a);
