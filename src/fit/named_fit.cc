@@ -2,12 +2,15 @@
 #include "fit/named_fit.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "fit/calibrate.h"
 
 namespace rlcost::validate {
 namespace {
@@ -32,12 +35,8 @@ constexpr FitSpec kFits[] = {
     {"pageable_copy_s_per_gb", "step.weight_sync_s", "GB/s", 5, 80, 0.1, true},
 };
 
-double Efficiency::*MemberOf(const char* field) {
-  for (const auto& f : EfficiencyFields()) {
-    if (std::string_view(f.name) == field) return f.member;
-  }
-  return nullptr;
-}
+// Every FitSpec names an Efficiency field (calib::FindEfficiencyField).
+double Efficiency::*MemberOf(const char* field) { return calib::FindEfficiencyField(field)->member; }
 
 double FieldValue(const FitSpec& f, double v) { return f.reciprocal ? 1.0 / v : v; }
 
@@ -153,23 +152,13 @@ Result<Fitted> FitOne(const std::vector<std::string>& files, const Catalog& cat,
 }  // namespace
 
 Result<NamedFitReport> FitNamedDefaults(const std::string& dir, const Catalog& cat, const Options& opt) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Fail(ErrorCode::kNotFound, dir, "not a directory");
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::error_code entry_ec;
-    if (!entry.is_regular_file(entry_ec) || entry_ec) continue;
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(entry.path().string());
-  }
-  if (ec) return Fail(ErrorCode::kNotFound, dir, "cannot list: " + ec.message());
-  if (files.empty()) return Fail(ErrorCode::kNotFound, dir, "no scenario files (*.yaml, *.yml, *.json)");
+  auto listed = ScenarioFilesIn(dir);
+  if (!listed) return Fail(listed.error());
+  std::vector<std::string> files = std::move(*listed);
   std::sort(files.begin(), files.end());
 
   NamedFitReport rep;
-  fs::path p = fs::path(dir).lexically_normal();
-  rep.dir_name = p.filename().string();
-  if (rep.dir_name.empty()) rep.dir_name = p.parent_path().filename().string();
+  rep.dir_name = DirName(dir);
   std::vector<Fitted> fitted;
   for (const auto& f : kFits) {
     auto one = FitOne(files, cat, opt, f);
@@ -192,15 +181,26 @@ Result<NamedFitReport> FitNamedDefaults(const std::string& dir, const Catalog& c
       const int i = it != fitted[k].fold_index.end() ? it->second : fitted[k].index;
       values.emplace_back(MemberOf(kFits[k].field), FieldValue(kFits[k], i * kFits[k].step));
     }
-    auto v = ValidateFiles(files, With(cat, values), opt);
+    // Only the held-out run is predicted with its fold's values (a relative
+    // metric loads its other scenario itself), with its own facts alone.
+    const auto path_of_r = std::find_if(files.begin(), files.end(), [&](const std::string& f) {
+      return fs::path(f).filename().string() == r;
+    });
+    assert(path_of_r != files.end());  // r is a file name these files gave
+    Options one = opt;
+    Facts own;
+    if (opt.facts) {
+      own.file = opt.facts->file;
+      if (auto it = opt.facts->by_case.find(r); it != opt.facts->by_case.end()) own.by_case.insert(*it);
+      one.facts = &own;
+    }
+    auto v = ValidateFiles({*path_of_r}, With(cat, values), one);
     if (!v) return Fail(v.error());
     for (const auto& path : v->paths) {
       if (!path.available) continue;
       LeaveOneOut& l = loo[path.path];
       l.path = path.path;
-      for (const auto& ch : path.checks) {
-        if (ch.file == r) l.checks.push_back(ch);
-      }
+      l.checks.insert(l.checks.end(), path.checks.begin(), path.checks.end());
     }
   }
   for (auto& [path, l] : loo) {

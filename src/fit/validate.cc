@@ -515,7 +515,7 @@ const std::vector<InSample>& BuiltinInSample() {
   return list;
 }
 
-Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt) {
+Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Fail(ErrorCode::kNotFound, dir, "not a directory");
   std::vector<std::string> files;
@@ -527,12 +527,22 @@ Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Opt
   }
   if (ec) return Fail(ErrorCode::kNotFound, dir, "cannot list: " + ec.message());
   if (files.empty()) return Fail(ErrorCode::kNotFound, dir, "no scenario files (*.yaml, *.yml, *.json)");
-  auto rep = ValidateFiles(files, cat, opt);
-  if (!rep) return rep;
+  return files;
+}
+
+std::string DirName(const std::string& dir) {
   fs::path p = fs::path(dir).lexically_normal();
   std::string name = p.filename().string();
   if (name.empty()) name = p.parent_path().filename().string();
-  rep->dir_name = name;
+  return name;
+}
+
+Result<Report> ValidateDir(const std::string& dir, const Catalog& cat, const Options& opt) {
+  auto files = ScenarioFilesIn(dir);
+  if (!files) return Fail(files.error());
+  auto rep = ValidateFiles(*files, cat, opt);
+  if (!rep) return rep;
+  rep->dir_name = DirName(dir);
   return rep;
 }
 

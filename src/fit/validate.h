@@ -138,6 +138,13 @@ struct Options {
   const std::vector<InSample>* in_sample = nullptr;  // nullptr = BuiltinInSample()
 };
 
+// The scenario files of `dir` (*.yaml, *.yml, *.json; links that do not
+// resolve skipped), in directory order; an error when `dir` is not a folder or
+// holds none. ValidateDir and FitNamedDefaults (fit/named_fit.h) read the same.
+Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir);
+// The folder's own name for reports ("logs" for "../shared/validation/logs/").
+std::string DirName(const std::string& dir);
+
 // Loads every *.yaml / *.yml / *.json of `dir` (sorted by name). Bad input (a
 // scenario that does not load, an unknown metric key) fails with every problem
 // named by file and key; estimator failures are reported per metric instead.

@@ -633,12 +633,11 @@ Work TrainStep(const Scenario& s, double tokens, double mean_seq_len, int gpus) 
   // the backward) and one of the two ways of the TP collectives.
   const double forward_flops = TrainLinearFlopsPerToken(s, /*forward_only=*/true) * pad + attention;
   parts.compute_forward_s = engine * forward_flops / ((linear * pad + 3.0 * attention) * recompute) + tp / 2.0;
-  // The traffic follows the count of micro-batches, which the pass's own
-  // tokens set (FsdpPassMicrobatches: the packs dealt, each padded to the
-  // budget; max-length padding widens each sequence).
-  // Priced, as the traffic, only where a micro-batch is stated; the count of
-  // micro-batches, worked out once, sets the traffic, the host syncs below
-  // and, where DTensor's dispatch is priced, the CPU's time per layer.
+  // The count of micro-batches, which the pass's own tokens set
+  // (FsdpPassMicrobatches: the packs dealt, each padded to the budget;
+  // max-length padding widens each sequence), is worked out once, where a
+  // micro-batch is stated: it sets the traffic, the host syncs below and,
+  // where DTensor's dispatch is priced, the CPU's time per layer.
   const double handed = tokens * PaddedTokenFactor(s, mean_seq_len);
   const bool stated = MicrobatchTokens(s, mean_seq_len, /*forward_only=*/false) > 0;
   if (stated) parts.microbatches = FsdpPassMicrobatches(s, handed, mean_seq_len, gpus, /*forward_only=*/false);
